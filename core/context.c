@@ -1,0 +1,148 @@
+/*
+ * context.c — contexts, status names, the per-context error message and handle checks.
+ */
+#include "mg_internal.h"
+
+#include <omp.h>
+
+const char *mg_status_string(mg_status status) {
+    switch (status) {
+    case MG_SUCCESS: return "MG_SUCCESS";
+    case MG_INVALID_ARGUMENT: return "MG_INVALID_ARGUMENT";
+    case MG_INVALID_OBJECT: return "MG_INVALID_OBJECT";
+    case MG_OUT_OF_MEMORY: return "MG_OUT_OF_MEMORY";
+    case MG_IO_ERROR: return "MG_IO_ERROR";
+    case MG_PARSE_ERROR: return "MG_PARSE_ERROR";
+    case MG_UNAVAILABLE: return "MG_UNAVAILABLE";
+    case MG_DEVICE_ERROR: return "MG_DEVICE_ERROR";
+    case MG_NOT_CONVERGED: return "MG_NOT_CONVERGED";
+    case MG_INTERNAL_ERROR: return "MG_INTERNAL_ERROR";
+    }
+    return "MG_UNKNOWN_STATUS";
+}
+
+mg_status mg__error(mg_context ctx, mg_status status, const char *fmt, ...) {
+    if (ctx != NULL && ctx->magic == MG__MAGIC_CONTEXT) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+mg_status mg__check_context(const mg_context ctx) {
+    if (ctx == NULL) return MG_INVALID_ARGUMENT;
+    if (ctx->magic != MG__MAGIC_CONTEXT) return MG_INVALID_OBJECT;
+    ctx->error[0] = '\0';
+    return MG_SUCCESS;
+}
+
+mg_status mg__check_graph(mg_context ctx, const mg_graph g, const char *what) {
+    if (g == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "%s is NULL", what);
+    if (g->magic != MG__MAGIC_GRAPH)
+        return mg__error(ctx, MG_INVALID_OBJECT, "%s is not a live mg_graph", what);
+    return MG_SUCCESS;
+}
+
+mg_status mg__check_vector(mg_context ctx, const mg_vector v, const char *what) {
+    if (v == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "%s is NULL", what);
+    if (v->magic != MG__MAGIC_VECTOR)
+        return mg__error(ctx, MG_INVALID_OBJECT, "%s is not a live mg_vector", what);
+    return MG_SUCCESS;
+}
+
+mg_status mg__check_frontier(mg_context ctx, const mg_frontier f, const char *what) {
+    if (f == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "%s is NULL", what);
+    if (f->magic != MG__MAGIC_FRONTIER)
+        return mg__error(ctx, MG_INVALID_OBJECT, "%s is not a live mg_frontier", what);
+    return MG_SUCCESS;
+}
+
+mg_status mg_context_create(mg_context *ctx) {
+    if (ctx == NULL) return MG_INVALID_ARGUMENT;
+    *ctx = mg__calloc(1, sizeof **ctx);
+    if (*ctx == NULL) return MG_OUT_OF_MEMORY;
+    (*ctx)->magic = MG__MAGIC_CONTEXT;
+    (*ctx)->backend = MG_BACKEND_CPU;
+    (*ctx)->mode = MG_MODE_AUTO;
+    return MG_SUCCESS;
+}
+
+mg_status mg_context_free(mg_context *ctx) {
+    if (ctx == NULL || *ctx == NULL) return MG_SUCCESS;
+    if ((*ctx)->magic != MG__MAGIC_CONTEXT) return MG_INVALID_OBJECT;
+    (*ctx)->magic = MG__MAGIC_FREED;
+    mg__free(*ctx);
+    *ctx = NULL;
+    return MG_SUCCESS;
+}
+
+bool mg_built_with_cuda(void) {
+#ifdef MG_HAVE_CUDA
+    return true;
+#else
+    return false;
+#endif
+}
+
+mg_status mg_context_set_backend(mg_context ctx, mg_backend backend) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    switch (backend) {
+    case MG_BACKEND_AUTO:
+        /* The GPU engines are not part of this build yet, so auto resolves to the CPU. */
+        ctx->backend = MG_BACKEND_CPU;
+        return MG_SUCCESS;
+    case MG_BACKEND_CPU:
+        ctx->backend = MG_BACKEND_CPU;
+        return MG_SUCCESS;
+    case MG_BACKEND_GPU:
+        return mg__error(ctx, MG_UNAVAILABLE,
+                         "mg_context_set_backend: the GPU backend is not available in this build "
+                         "(CUDA %s; the GPU engines are not implemented yet)",
+                         mg_built_with_cuda() ? "compiled" : "not compiled");
+    }
+    return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_context_set_backend: unknown backend %d",
+                     (int)backend);
+}
+
+mg_backend mg_context_backend(const mg_context ctx) {
+    return (ctx != NULL && ctx->magic == MG__MAGIC_CONTEXT) ? ctx->backend : MG_BACKEND_CPU;
+}
+
+mg_status mg_context_set_threads(mg_context ctx, int threads) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (threads < 0)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_context_set_threads: threads must be >= 0 (got %d)", threads);
+    ctx->threads = threads;
+    if (threads > 0) omp_set_num_threads(threads);
+    return MG_SUCCESS;
+}
+
+mg_status mg_context_set_mode(mg_context ctx, mg_mode mode) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (mode != MG_MODE_AUTO && mode != MG_MODE_PUSH && mode != MG_MODE_PULL)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_context_set_mode: unknown mode %d",
+                         (int)mode);
+    ctx->mode = mode;
+    return MG_SUCCESS;
+}
+
+const char *mg_context_error(const mg_context ctx) {
+    if (ctx == NULL) return "context is NULL";
+    if (ctx->magic != MG__MAGIC_CONTEXT) return "not a live mg_context";
+    return ctx->error;
+}
+
+mg_status mg_context_last_advance(const mg_context ctx, mg_advance_info *info) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (info == NULL)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_context_last_advance: info is NULL");
+    *info = ctx->last_advance;
+    return MG_SUCCESS;
+}

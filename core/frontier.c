@@ -1,0 +1,318 @@
+/*
+ * frontier.c — vertex sets with two forms: a list (cheap to iterate when small) and a bitmap (cheap
+ * membership tests when large). Either form is computed from the other on demand and cached.
+ */
+#include "mg_internal.h"
+
+#include <omp.h>
+
+mg_status mg_frontier_create(mg_context ctx, mg_frontier *f, const mg_graph g) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (f == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_frontier_create: f is NULL");
+    *f = NULL;
+    if ((status = mg__check_graph(ctx, g, "mg_frontier_create: g")) != MG_SUCCESS) return status;
+    mg_frontier fr = mg__calloc(1, sizeof *fr);
+    if (fr == NULL)
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg_frontier_create: out of memory");
+    fr->magic = MG__MAGIC_FRONTIER;
+    fr->graph = g;
+    fr->n = g->n;
+    fr->list_valid = true; /* the empty list */
+    *f = fr;
+    return MG_SUCCESS;
+}
+
+mg_status mg_frontier_free(mg_frontier *f) {
+    if (f == NULL || *f == NULL) return MG_SUCCESS;
+    if ((*f)->magic != MG__MAGIC_FRONTIER) return MG_INVALID_OBJECT;
+    (*f)->magic = MG__MAGIC_FREED;
+    mg__free((*f)->list);
+    mg__free((*f)->bitmap);
+    mg__free(*f);
+    *f = NULL;
+    return MG_SUCCESS;
+}
+
+static mg_status alloc_list(mg_context ctx, mg_frontier f) {
+    if (f->list != NULL) return MG_SUCCESS;
+    f->list = mg__malloc(mg__mul_size(f->n, sizeof *f->list));
+    if (f->list == NULL)
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory for a frontier of %u vertices", f->n);
+    return MG_SUCCESS;
+}
+
+static mg_status alloc_bitmap(mg_context ctx, mg_frontier f) {
+    if (f->bitmap != NULL) return MG_SUCCESS;
+    f->bitmap = mg__calloc(mg__bitmap_words(f->n), sizeof *f->bitmap);
+    if (f->bitmap == NULL)
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory for a frontier of %u vertices", f->n);
+    return MG_SUCCESS;
+}
+
+mg_status mg__frontier_reserve(mg_context ctx, mg_frontier f) {
+    mg_status status = alloc_list(ctx, f);
+    if (status == MG_SUCCESS) status = alloc_bitmap(ctx, f);
+    return status;
+}
+
+mg_status mg__frontier_need_bitmap(mg_context ctx, const mg_frontier cf) {
+    mg_frontier f = (mg_frontier)cf;
+    if (f->bitmap_valid) return MG_SUCCESS;
+    mg_status status = alloc_bitmap(ctx, f);
+    if (status != MG_SUCCESS) return status;
+    const int64_t words = (int64_t)mg__bitmap_words(f->n);
+    uint64_t *bm = f->bitmap;
+#pragma omp parallel for schedule(static)
+    for (int64_t w = 0; w < words; w++) bm[w] = 0;
+    const uint32_t *list = f->list;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)f->count; i++) {
+        uint32_t v = list[i];
+        __atomic_fetch_or(&bm[v >> 6], 1ull << (v & 63), __ATOMIC_RELAXED);
+    }
+    f->bitmap_valid = true;
+    return MG_SUCCESS;
+}
+
+mg_status mg__frontier_need_list(mg_context ctx, const mg_frontier cf) {
+    mg_frontier f = (mg_frontier)cf;
+    if (f->list_valid) return MG_SUCCESS;
+    mg_status status = alloc_list(ctx, f);
+    if (status != MG_SUCCESS) return status;
+    /* Blocks of 64-bit words: count per block, scan, then write (vertices come out in order). */
+    const size_t words = mg__bitmap_words(f->n);
+    const size_t block_words = 1024;
+    const size_t nblocks = (words + block_words - 1) / block_words;
+    uint64_t *start = mg__malloc(mg__mul_size(nblocks + 1, sizeof *start));
+    if (start == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory converting a frontier");
+    const uint64_t *bm = f->bitmap;
+#pragma omp parallel for schedule(static)
+    for (int64_t b = 0; b < (int64_t)nblocks; b++) {
+        uint64_t c = 0;
+        size_t hi = ((size_t)b + 1) * block_words < words ? ((size_t)b + 1) * block_words : words;
+        for (size_t w = (size_t)b * block_words; w < hi; w++) c += (uint64_t)__builtin_popcountll(bm[w]);
+        start[b] = c;
+    }
+    start[nblocks] = 0;
+    uint64_t total = mg__exclusive_scan_u64(start, nblocks + 1);
+    uint32_t *list = f->list;
+#pragma omp parallel for schedule(static)
+    for (int64_t b = 0; b < (int64_t)nblocks; b++) {
+        uint64_t p = start[b];
+        size_t hi = ((size_t)b + 1) * block_words < words ? ((size_t)b + 1) * block_words : words;
+        for (size_t w = (size_t)b * block_words; w < hi; w++) {
+            uint64_t bits = bm[w];
+            while (bits) {
+                list[p++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+                bits &= bits - 1;
+            }
+        }
+    }
+    mg__free(start);
+    f->count = (uint32_t)total;
+    f->list_valid = true;
+    return MG_SUCCESS;
+}
+
+#define FRONTIER_PROLOGUE(f, what)                                                                 \
+    mg_status status = mg__check_context(ctx);                                                     \
+    if (status != MG_SUCCESS) return status;                                                       \
+    if ((status = mg__check_frontier(ctx, f, what)) != MG_SUCCESS) return status;
+
+mg_status mg_frontier_clear(mg_context ctx, mg_frontier f) {
+    FRONTIER_PROLOGUE(f, "mg_frontier_clear: f");
+    f->count = 0;
+    f->list_valid = true;
+    f->bitmap_valid = false;
+    return MG_SUCCESS;
+}
+
+mg_status mg_frontier_fill(mg_context ctx, mg_frontier f) {
+    FRONTIER_PROLOGUE(f, "mg_frontier_fill: f");
+    if ((status = mg__frontier_reserve(ctx, f)) != MG_SUCCESS) return status;
+    const size_t words = mg__bitmap_words(f->n);
+#pragma omp parallel for schedule(static)
+    for (int64_t w = 0; w < (int64_t)words; w++) f->bitmap[w] = ~0ull;
+    if (f->n % 64) f->bitmap[words - 1] = (1ull << (f->n % 64)) - 1;
+#pragma omp parallel for schedule(static)
+    for (int64_t v = 0; v < (int64_t)f->n; v++) f->list[v] = (uint32_t)v;
+    f->count = f->n;
+    f->list_valid = f->bitmap_valid = true;
+    return MG_SUCCESS;
+}
+
+mg_status mg_frontier_add(mg_context ctx, mg_frontier f, uint32_t vertex) {
+    FRONTIER_PROLOGUE(f, "mg_frontier_add: f");
+    if (vertex >= f->n)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_frontier_add: vertex %u is out of range (the graph has %u vertices)",
+                         vertex, f->n);
+    if ((status = mg__frontier_need_bitmap(ctx, f)) != MG_SUCCESS) return status;
+    if (mg__bit_test(f->bitmap, vertex)) return MG_SUCCESS;
+    if (f->list_valid) {
+        if ((status = alloc_list(ctx, f)) != MG_SUCCESS) return status;
+        f->list[f->count] = vertex;
+    }
+    f->bitmap[vertex >> 6] |= 1ull << (vertex & 63);
+    f->count++;
+    return MG_SUCCESS;
+}
+
+mg_status mg_frontier_contains(mg_context ctx, const mg_frontier f, uint32_t vertex, bool *in) {
+    FRONTIER_PROLOGUE(f, "mg_frontier_contains: f");
+    if (in == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_frontier_contains: in is NULL");
+    if (vertex >= f->n)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_frontier_contains: vertex %u is out of range (the graph has %u vertices)",
+                         vertex, f->n);
+    if ((status = mg__frontier_need_bitmap(ctx, f)) != MG_SUCCESS) return status;
+    *in = mg__bit_test(f->bitmap, vertex);
+    return MG_SUCCESS;
+}
+
+mg_status mg_frontier_count(mg_context ctx, const mg_frontier f, uint32_t *count) {
+    FRONTIER_PROLOGUE(f, "mg_frontier_count: f");
+    if (count == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_frontier_count: count is NULL");
+    *count = f->count;
+    return MG_SUCCESS;
+}
+
+static mg_status check_pair(mg_context ctx, const mg_frontier a, const mg_frontier b,
+                            const char *call) {
+    mg_status status = mg__check_frontier(ctx, a, call);
+    if (status == MG_SUCCESS) status = mg__check_frontier(ctx, b, call);
+    if (status == MG_SUCCESS && a->graph != b->graph)
+        status = mg__error(ctx, MG_INVALID_ARGUMENT, "%s: the frontiers belong to different graphs",
+                           call);
+    return status;
+}
+
+mg_status mg_frontier_copy(mg_context ctx, mg_frontier dst, const mg_frontier src) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if ((status = check_pair(ctx, dst, src, "mg_frontier_copy")) != MG_SUCCESS) return status;
+    if (dst == src) return MG_SUCCESS;
+    if ((status = mg__frontier_need_list(ctx, src)) != MG_SUCCESS) return status;
+    if ((status = alloc_list(ctx, dst)) != MG_SUCCESS) return status;
+    memcpy(dst->list, src->list, (size_t)src->count * sizeof *src->list);
+    dst->count = src->count;
+    dst->list_valid = true;
+    dst->bitmap_valid = false;
+    if (src->bitmap_valid) {
+        if ((status = alloc_bitmap(ctx, dst)) != MG_SUCCESS) return status;
+        memcpy(dst->bitmap, src->bitmap, mg__bitmap_words(src->n) * sizeof *src->bitmap);
+        dst->bitmap_valid = true;
+    }
+    return MG_SUCCESS;
+}
+
+mg_status mg_frontier_union(mg_context ctx, mg_frontier dst, const mg_frontier src) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if ((status = check_pair(ctx, dst, src, "mg_frontier_union")) != MG_SUCCESS) return status;
+    if (dst == src) return MG_SUCCESS;
+    if ((status = mg__frontier_need_bitmap(ctx, dst)) != MG_SUCCESS) return status;
+    uint64_t added = 0;
+    if (src->list_valid && src->count < src->n / 64) {
+        if (dst->list_valid && (status = alloc_list(ctx, dst)) != MG_SUCCESS) return status;
+        for (uint32_t i = 0; i < src->count; i++) {
+            uint32_t v = src->list[i];
+            if (mg__bit_test(dst->bitmap, v)) continue;
+            dst->bitmap[v >> 6] |= 1ull << (v & 63);
+            if (dst->list_valid) dst->list[dst->count] = v;
+            dst->count++;
+        }
+        return MG_SUCCESS;
+    }
+    if ((status = mg__frontier_need_bitmap(ctx, src)) != MG_SUCCESS) return status;
+    const int64_t words = (int64_t)mg__bitmap_words(dst->n);
+#pragma omp parallel for reduction(+ : added) schedule(static)
+    for (int64_t w = 0; w < words; w++) {
+        uint64_t before = dst->bitmap[w], after = before | src->bitmap[w];
+        dst->bitmap[w] = after;
+        added += (uint64_t)__builtin_popcountll(after & ~before);
+    }
+    dst->count += (uint32_t)added;
+    dst->list_valid = false;
+    return MG_SUCCESS;
+}
+
+mg_status mg_frontier_out_edges(mg_context ctx, const mg_frontier f, uint64_t *edges) {
+    FRONTIER_PROLOGUE(f, "mg_frontier_out_edges: f");
+    if (edges == NULL)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_frontier_out_edges: edges is NULL");
+    if ((status = mg__frontier_need_list(ctx, f)) != MG_SUCCESS) return status;
+    const uint64_t *off = f->graph->out.offsets;
+    uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (int64_t i = 0; i < (int64_t)f->count; i++) sum += off[f->list[i] + 1] - off[f->list[i]];
+    *edges = sum;
+    return MG_SUCCESS;
+}
+
+static inline bool compare(double x, mg_compare cmp, double t) {
+    switch (cmp) {
+    case MG_LT: return x < t;
+    case MG_LE: return x <= t;
+    case MG_GT: return x > t;
+    case MG_GE: return x >= t;
+    case MG_EQ: return x == t;
+    case MG_NE: return x != t;
+    }
+    return false;
+}
+
+mg_status mg_frontier_select(mg_context ctx, mg_frontier out, const mg_frontier in,
+                             const mg_vector values, mg_compare cmp, double threshold) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if ((status = mg__check_frontier(ctx, out, "mg_frontier_select: out")) != MG_SUCCESS) return status;
+    if (in != NULL && (status = check_pair(ctx, out, in, "mg_frontier_select")) != MG_SUCCESS)
+        return status;
+    if ((status = mg__check_vector(ctx, values, "mg_frontier_select: values")) != MG_SUCCESS)
+        return status;
+    if (values->graph != out->graph)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_frontier_select: values and out belong to different graphs");
+    if (cmp < MG_LT || cmp > MG_NE)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_frontier_select: unknown comparison %d",
+                         (int)cmp);
+    if (in != NULL && (status = mg__frontier_need_list(ctx, in)) != MG_SUCCESS) return status;
+    if ((status = mg__frontier_reserve(ctx, out)) != MG_SUCCESS) return status;
+
+    if (in == NULL) {
+        /* Scan all vertices into the bitmap; the list follows on demand. */
+        const int64_t words = (int64_t)mg__bitmap_words(out->n);
+        uint64_t total = 0;
+        MG__WITH_TYPE(values->type, {
+            const T *x = values->data;
+_Pragma("omp parallel for reduction(+ : total) schedule(static)")
+            for (int64_t w = 0; w < words; w++) {
+                uint64_t bits = 0;
+                uint32_t lo = (uint32_t)(w * 64);
+                uint32_t hi = lo + 64 < out->n ? lo + 64 : out->n;
+                for (uint32_t v = lo; v < hi; v++)
+                    if (compare((double)x[v], cmp, threshold)) bits |= 1ull << (v - lo);
+                out->bitmap[w] = bits;
+                total += (uint64_t)__builtin_popcountll(bits);
+            }
+        });
+        out->count = (uint32_t)total;
+        out->bitmap_valid = true;
+        out->list_valid = false;
+        return MG_SUCCESS;
+    }
+    /* Filter in's list in order; `in` may be `out`, which the in-place compaction allows. */
+    uint32_t k = 0;
+    const uint32_t *src = in->list;
+    MG__WITH_TYPE(values->type, {
+        const T *x = values->data;
+        for (uint32_t i = 0; i < in->count; i++)
+            if (compare((double)x[src[i]], cmp, threshold)) out->list[k++] = src[i];
+    });
+    out->count = k;
+    out->list_valid = true;
+    out->bitmap_valid = false;
+    return MG_SUCCESS;
+}

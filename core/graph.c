@@ -1,0 +1,463 @@
+/*
+ * graph.c — graph objects: building CSR (out-edges) and CSC (in-edges) from edge lists in parallel,
+ * symmetrising, dropping self-loops and parallel edges, and the read-only accessors.
+ *
+ * Build: count degrees with atomics, prefix-sum into offsets, scatter with atomic cursors, then sort
+ * each row (so results do not depend on the thread schedule) and compact it. Weighted rows are sorted
+ * as packed 64-bit keys (neighbour << 32 | order-preserving weight bits), so among parallel edges the
+ * least weight comes first and is the one kept.
+ */
+#include "mg_internal.h"
+
+#include <math.h>
+#include <omp.h>
+
+void mg_graph_options_init(mg_graph_options *opts) {
+    if (opts == NULL) return;
+    opts->directed = true;
+    opts->keep_self_loops = false;
+    opts->keep_duplicates = false;
+}
+
+/* ---- coo --------------------------------------------------------------------------------------- */
+
+mg_status mg__coo_init(mg_context ctx, mg__coo *coo, uint64_t capacity, bool weighted,
+                       mg_weight_type weight_type) {
+    memset(coo, 0, sizeof *coo);
+    coo->weight_type = weighted ? weight_type : MG_WEIGHT_NONE;
+    return mg__coo_reserve(ctx, coo, capacity);
+}
+
+mg_status mg__coo_reserve(mg_context ctx, mg__coo *coo, uint64_t capacity) {
+    if (capacity <= coo->capacity) return MG_SUCCESS;
+    size_t c = (size_t)capacity;
+    uint32_t *src = mg__realloc(coo->src, mg__mul_size(c, sizeof *src));
+    if (src == NULL) goto oom;
+    coo->src = src;
+    uint32_t *dst = mg__realloc(coo->dst, mg__mul_size(c, sizeof *dst));
+    if (dst == NULL) goto oom;
+    coo->dst = dst;
+    if (coo->weight_type != MG_WEIGHT_NONE) {
+        void *w = mg__realloc(coo->weights, mg__mul_size(c, 4));
+        if (w == NULL) goto oom;
+        coo->weights = w;
+    }
+    coo->capacity = capacity;
+    return MG_SUCCESS;
+oom:
+    return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory reserving an edge list of %llu edges",
+                     (unsigned long long)capacity);
+}
+
+void mg__coo_free(mg__coo *coo) {
+    if (coo == NULL) return;
+    mg__free(coo->src);
+    mg__free(coo->dst);
+    mg__free(coo->weights);
+    memset(coo, 0, sizeof *coo);
+}
+
+/* ---- sorting rows ------------------------------------------------------------------------------ */
+
+/* Order-preserving unsigned images of int32 and float weights (for non-NaN values). */
+static inline uint32_t weight_key(mg_weight_type t, uint32_t bits) {
+    if (t == MG_WEIGHT_INT32) return bits ^ 0x80000000u;
+    return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+}
+static inline uint32_t weight_from_key(mg_weight_type t, uint32_t key) {
+    if (t == MG_WEIGHT_INT32) return key ^ 0x80000000u;
+    return (key & 0x80000000u) ? (key & 0x7fffffffu) : ~key;
+}
+
+#define DEFINE_SORT(NAME, T)                                                                       \
+    static void NAME(T *a, size_t n) {                                                             \
+        while (n > 24) {                                                                           \
+            T p0 = a[0], p1 = a[n / 2], p2 = a[n - 1];                                             \
+            T pivot = p0 < p1 ? (p1 < p2 ? p1 : (p0 < p2 ? p2 : p0))                               \
+                              : (p0 < p2 ? p0 : (p1 < p2 ? p2 : p1));                              \
+            size_t i = 0, j = n - 1;                                                               \
+            for (;;) {                                                                             \
+                while (a[i] < pivot) i++;                                                          \
+                while (pivot < a[j]) j--;                                                          \
+                if (i >= j) break;                                                                 \
+                T t = a[i]; a[i] = a[j]; a[j] = t;                                                 \
+                i++; j--;                                                                          \
+            }                                                                                      \
+            /* recurse into the smaller side, loop on the larger (bounded stack) */                \
+            if (j + 1 < n - j - 1) { NAME(a, j + 1); a += j + 1; n -= j + 1; }                     \
+            else { NAME(a + j + 1, n - j - 1); n = j + 1; }                                        \
+        }                                                                                          \
+        for (size_t i = 1; i < n; i++) {                                                           \
+            T x = a[i];                                                                            \
+            size_t k = i;                                                                          \
+            while (k > 0 && x < a[k - 1]) { a[k] = a[k - 1]; k--; }                                \
+            a[k] = x;                                                                              \
+        }                                                                                          \
+    }
+DEFINE_SORT(sort_u32, uint32_t)
+DEFINE_SORT(sort_u64, uint64_t)
+
+/* ---- CSR build --------------------------------------------------------------------------------- */
+
+typedef struct {
+    uint32_t n;
+    uint64_t m;              /* input edges                                         */
+    const uint32_t *rows;    /* row (the CSR's key) of each input edge              */
+    const uint32_t *cols;
+    const uint32_t *weights; /* raw 32-bit weight bits, or NULL                     */
+    mg_weight_type weight_type;
+    bool symmetrize;         /* also add (col, row) for every input edge row != col */
+    bool drop_self_loops;
+    bool drop_duplicates;
+} csr_input;
+
+/* Builds out (offsets, indices, weights) from in; *m_out receives the stored edge count. */
+static mg_status build_csr(mg_context ctx, const csr_input *in, mg__csr *out, uint64_t *m_out) {
+    mg_status status = MG_SUCCESS;
+    const uint32_t n = in->n;
+    const bool weighted = in->weights != NULL;
+    uint64_t *offsets = NULL, *cursor = NULL, *keys = NULL;
+    uint32_t *indices = NULL, *weights = NULL;
+    memset(out, 0, sizeof *out);
+
+    offsets = mg__calloc((size_t)n + 1, sizeof *offsets);
+    cursor = mg__malloc(mg__mul_size((size_t)n + 1, sizeof *cursor));
+    if (offsets == NULL || cursor == NULL)
+        MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory building CSR offsets for %u vertices", n);
+
+    const int64_t m = (int64_t)in->m;
+#pragma omp parallel for schedule(static)
+    for (int64_t e = 0; e < m; e++) {
+        uint32_t r = in->rows[e], c = in->cols[e];
+        if (in->drop_self_loops && r == c) continue;
+        __atomic_fetch_add(&offsets[r], 1, __ATOMIC_RELAXED);
+        if (in->symmetrize && r != c) __atomic_fetch_add(&offsets[c], 1, __ATOMIC_RELAXED);
+    }
+    const uint64_t total = mg__exclusive_scan_u64(offsets, (size_t)n + 1);
+    memcpy(cursor, offsets, ((size_t)n + 1) * sizeof *cursor);
+
+    /* Weighted rows carry packed keys; unweighted rows sort the indices directly. */
+    if (weighted) {
+        keys = mg__malloc(mg__mul_size((size_t)total, sizeof *keys));
+        if (keys == NULL)
+            MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory building CSR: %llu weighted edges",
+                     (unsigned long long)total);
+    } else {
+        indices = mg__malloc(mg__mul_size((size_t)total, sizeof *indices));
+        if (indices == NULL)
+            MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory building CSR: %llu edges",
+                     (unsigned long long)total);
+    }
+
+#pragma omp parallel for schedule(static)
+    for (int64_t e = 0; e < m; e++) {
+        uint32_t r = in->rows[e], c = in->cols[e];
+        if (in->drop_self_loops && r == c) continue;
+        uint64_t kw = weighted ? weight_key(in->weight_type, in->weights[e]) : 0;
+        uint64_t p = __atomic_fetch_add(&cursor[r], 1, __ATOMIC_RELAXED);
+        if (weighted) keys[p] = (uint64_t)c << 32 | kw;
+        else indices[p] = c;
+        if (in->symmetrize && r != c) {
+            p = __atomic_fetch_add(&cursor[c], 1, __ATOMIC_RELAXED);
+            if (weighted) keys[p] = (uint64_t)r << 32 | kw;
+            else indices[p] = r;
+        }
+    }
+
+    /* Sort each row; with duplicates dropped, cursor[v] becomes the row's new length. */
+#pragma omp parallel for schedule(dynamic, 512)
+    for (int64_t v = 0; v < (int64_t)n; v++) {
+        uint64_t lo = offsets[v], hi = offsets[v + 1], len = hi - lo;
+        if (weighted) sort_u64(keys + lo, len);
+        else sort_u32(indices + lo, len);
+        if (!in->drop_duplicates || len == 0) {
+            cursor[v] = len;
+            continue;
+        }
+        uint64_t k = 1;
+        for (uint64_t i = 1; i < len; i++) {
+            if (weighted) {
+                if ((keys[lo + i] >> 32) != (keys[lo + k - 1] >> 32)) keys[lo + k++] = keys[lo + i];
+            } else if (indices[lo + i] != indices[lo + k - 1]) {
+                indices[lo + k++] = indices[lo + i];
+            }
+        }
+        cursor[v] = k;
+    }
+
+    uint64_t *new_offsets = cursor;
+    new_offsets[n] = 0;
+    const uint64_t kept = mg__exclusive_scan_u64(new_offsets, (size_t)n + 1);
+
+    uint32_t *final_indices = (!weighted && kept == total) ? indices : NULL;
+    if (final_indices == NULL) {
+        final_indices = mg__malloc(mg__mul_size((size_t)kept, sizeof *final_indices));
+        if (final_indices == NULL)
+            MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory building CSR: %llu edges",
+                     (unsigned long long)kept);
+    }
+    if (weighted) {
+        weights = mg__malloc(mg__mul_size((size_t)kept, sizeof *weights));
+        if (weights == NULL) {
+            mg__free(final_indices);
+            MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory building CSR weights: %llu edges",
+                     (unsigned long long)kept);
+        }
+    }
+    if (final_indices != indices || weighted) {
+#pragma omp parallel for schedule(dynamic, 512)
+        for (int64_t v = 0; v < (int64_t)n; v++) {
+            uint64_t from = offsets[v], to = new_offsets[v], len = new_offsets[v + 1] - to;
+            for (uint64_t i = 0; i < len; i++) {
+                if (weighted) {
+                    final_indices[to + i] = (uint32_t)(keys[from + i] >> 32);
+                    weights[to + i] = weight_from_key(in->weight_type, (uint32_t)keys[from + i]);
+                } else {
+                    final_indices[to + i] = indices[from + i];
+                }
+            }
+        }
+    }
+    if (final_indices != indices) mg__free(indices);
+    indices = NULL;
+    mg__free(offsets);
+    offsets = NULL;
+
+    out->offsets = new_offsets;
+    cursor = NULL;
+    out->indices = final_indices;
+    out->weights = weights;
+    weights = NULL;
+    *m_out = kept;
+
+cleanup:
+    mg__free(offsets);
+    mg__free(cursor);
+    mg__free(keys);
+    mg__free(indices);
+    mg__free(weights);
+    return status;
+}
+
+static void free_csr(mg__csr *c) {
+    mg__free(c->offsets);
+    mg__free(c->indices);
+    mg__free(c->weights);
+    memset(c, 0, sizeof *c);
+}
+
+/* Row index of every stored edge (the COO rows of a CSR). */
+static uint32_t *expand_rows(const mg__csr *c, uint32_t n, uint64_t m) {
+    uint32_t *rows = mg__malloc(mg__mul_size((size_t)m, sizeof *rows));
+    if (rows == NULL) return NULL;
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (int64_t v = 0; v < (int64_t)n; v++)
+        for (uint64_t e = c->offsets[v]; e < c->offsets[v + 1]; e++) rows[e] = (uint32_t)v;
+    return rows;
+}
+
+mg_status mg__graph_from_coo(mg_context ctx, mg_graph *g, const mg__coo *coo,
+                             const mg_graph_options *opts) {
+    mg_status status = MG_SUCCESS;
+    mg_graph graph = NULL;
+    uint32_t *rows = NULL;
+    mg_graph_options defaults;
+    if (opts == NULL) {
+        mg_graph_options_init(&defaults);
+        opts = &defaults;
+    }
+    *g = NULL;
+    graph = mg__calloc(1, sizeof *graph);
+    if (graph == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory allocating a graph");
+    graph->magic = MG__MAGIC_GRAPH;
+    graph->n = coo->n;
+    graph->directed = opts->directed;
+    graph->index_base = coo->index_base;
+    graph->weight_type = coo->weights != NULL ? coo->weight_type : MG_WEIGHT_NONE;
+
+    csr_input in = {
+        .n = coo->n, .m = coo->m, .rows = coo->src, .cols = coo->dst,
+        .weights = graph->weight_type != MG_WEIGHT_NONE ? coo->weights : NULL,
+        .weight_type = graph->weight_type, .symmetrize = !opts->directed,
+        .drop_self_loops = !opts->keep_self_loops, .drop_duplicates = !opts->keep_duplicates,
+    };
+    MG__TRY(build_csr(ctx, &in, &graph->out, &graph->m));
+
+    if (opts->directed) {
+        /* The CSC is the CSR of the reversed edges that survived the first build. */
+        rows = expand_rows(&graph->out, graph->n, graph->m);
+        if (rows == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory building the CSC");
+        csr_input rev = {
+            .n = graph->n, .m = graph->m, .rows = graph->out.indices, .cols = rows,
+            .weights = graph->out.weights, .weight_type = graph->weight_type,
+            .symmetrize = false, .drop_self_loops = false, .drop_duplicates = false,
+        };
+        uint64_t m_in = 0;
+        MG__TRY(build_csr(ctx, &rev, &graph->in, &m_in));
+    } else {
+        graph->in = graph->out; /* symmetric: in-edges are the out-edges */
+    }
+    *g = graph;
+    graph = NULL;
+
+cleanup:
+    mg__free(rows);
+    if (graph != NULL) {
+        graph->magic = MG__MAGIC_FREED;
+        if (graph->in.offsets != graph->out.offsets) free_csr(&graph->in);
+        free_csr(&graph->out);
+        mg__free(graph);
+    }
+    return status;
+}
+
+/* ---- public construction ----------------------------------------------------------------------- */
+
+mg_status mg_graph_create_from_coo(mg_context ctx, mg_graph *g, uint32_t n, uint64_t m,
+                                   const uint32_t *src, const uint32_t *dst, const void *weights,
+                                   mg_weight_type weight_type, const mg_graph_options *opts) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (g == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_graph_create_from_coo: g is NULL");
+    *g = NULL;
+    if (m > 0 && (src == NULL || dst == NULL))
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_graph_create_from_coo: src and dst must not be NULL when m > 0");
+    if (n == UINT32_MAX)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_graph_create_from_coo: n = %u is too large (at most %u vertices)", n,
+                         UINT32_MAX - 1);
+    if (weight_type != MG_WEIGHT_NONE && weight_type != MG_WEIGHT_INT32 &&
+        weight_type != MG_WEIGHT_FLOAT)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_graph_create_from_coo: unknown weight_type %d", (int)weight_type);
+    if (weight_type != MG_WEIGHT_NONE && weights == NULL && m > 0)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_graph_create_from_coo: weights is NULL but weight_type is set");
+
+    /* Validate ids in parallel; report the first bad edge. */
+    int64_t bad = -1;
+#pragma omp parallel for reduction(max : bad)
+    for (int64_t e = 0; e < (int64_t)m; e++)
+        if (src[e] >= n || dst[e] >= n) bad = bad < 0 ? e : bad;
+    if (bad >= 0) {
+        for (uint64_t e = 0; e < m; e++)
+            if (src[e] >= n || dst[e] >= n) {
+                bad = (int64_t)e;
+                break;
+            }
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_graph_create_from_coo: edge %lld (%u -> %u) has a vertex id >= n = %u",
+                         (long long)bad, src[bad], dst[bad], n);
+    }
+    if (weight_type == MG_WEIGHT_FLOAT) {
+        const float *w = weights;
+        for (uint64_t e = 0; e < m; e++)
+            if (isnan(w[e]))
+                return mg__error(ctx, MG_INVALID_ARGUMENT,
+                                 "mg_graph_create_from_coo: weight of edge %llu is NaN",
+                                 (unsigned long long)e);
+    }
+    mg__coo coo = {
+        .n = n, .m = m, .capacity = m, .src = (uint32_t *)src, .dst = (uint32_t *)dst,
+        .weights = weight_type != MG_WEIGHT_NONE ? (void *)weights : NULL,
+        .weight_type = weight_type, .index_base = 0, .symmetric = false,
+    };
+    return mg__graph_from_coo(ctx, g, &coo, opts);
+}
+
+mg_status mg_graph_free(mg_graph *g) {
+    if (g == NULL || *g == NULL) return MG_SUCCESS;
+    mg_graph graph = *g;
+    if (graph->magic != MG__MAGIC_GRAPH) return MG_INVALID_OBJECT;
+    graph->magic = MG__MAGIC_FREED;
+    if (graph->in.offsets != graph->out.offsets) free_csr(&graph->in);
+    free_csr(&graph->out);
+    mg__free(graph);
+    *g = NULL;
+    return MG_SUCCESS;
+}
+
+/* ---- accessors --------------------------------------------------------------------------------- */
+
+static bool live(const mg_graph g) { return g != NULL && g->magic == MG__MAGIC_GRAPH; }
+
+uint32_t mg_graph_num_vertices(const mg_graph g) { return live(g) ? g->n : 0; }
+uint64_t mg_graph_num_edges(const mg_graph g) { return live(g) ? g->m : 0; }
+bool mg_graph_is_directed(const mg_graph g) { return live(g) ? g->directed : true; }
+mg_weight_type mg_graph_weight_type(const mg_graph g) {
+    return live(g) ? g->weight_type : MG_WEIGHT_NONE;
+}
+int mg_graph_index_base(const mg_graph g) { return live(g) ? g->index_base : 0; }
+
+static mg_status view(const mg_graph g, const mg__csr *c, const uint64_t **offsets,
+                      const uint32_t **indices, const void **weights) {
+    if (offsets) *offsets = c->offsets;
+    if (indices) *indices = c->indices;
+    if (weights) *weights = c->weights;
+    return MG_SUCCESS;
+    (void)g;
+}
+
+mg_status mg_graph_csr(const mg_graph g, const uint64_t **offsets, const uint32_t **indices,
+                       const void **weights) {
+    if (g == NULL) return MG_INVALID_ARGUMENT;
+    if (!live(g)) return MG_INVALID_OBJECT;
+    return view(g, &g->out, offsets, indices, weights);
+}
+
+mg_status mg_graph_csc(const mg_graph g, const uint64_t **offsets, const uint32_t **indices,
+                       const void **weights) {
+    if (g == NULL) return MG_INVALID_ARGUMENT;
+    if (!live(g)) return MG_INVALID_OBJECT;
+    return view(g, &g->in, offsets, indices, weights);
+}
+
+/* In-degree group of MultiGraph's Table 3.1 (0-based: group 1 is index 0). */
+static int degree_group(uint64_t indeg) {
+    if (indeg >= 2048) return 0;
+    if (indeg >= 1024) return 1;
+    if (indeg >= 512) return 2;
+    if (indeg >= 256) return 3;
+    if (indeg >= 128) return 4;
+    return 5;
+}
+
+mg_status mg_graph_get_stats(mg_context ctx, const mg_graph g, mg_graph_stats *stats) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if ((status = mg__check_graph(ctx, g, "mg_graph_get_stats: g")) != MG_SUCCESS) return status;
+    if (stats == NULL)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_graph_get_stats: stats is NULL");
+    memset(stats, 0, sizeof *stats);
+    stats->n = g->n;
+    stats->m = g->m;
+    stats->mean_degree = g->n ? (double)g->m / g->n : 0.0;
+    uint32_t max_out = 0, max_in = 0, isolated = 0, sinks = 0;
+    uint64_t loops = 0;
+    uint32_t gv[6] = {0};
+    uint64_t ge[6] = {0};
+#pragma omp parallel for reduction(max : max_out, max_in) reduction(+ : isolated, sinks, loops) \
+    reduction(+ : gv[:6], ge[:6])
+    for (int64_t v = 0; v < (int64_t)g->n; v++) {
+        uint64_t od = g->out.offsets[v + 1] - g->out.offsets[v];
+        uint64_t id = g->in.offsets[v + 1] - g->in.offsets[v];
+        if (od > max_out) max_out = (uint32_t)od;
+        if (id > max_in) max_in = (uint32_t)id;
+        if (od == 0 && id == 0) isolated++;
+        if (od == 0) sinks++;
+        for (uint64_t e = g->out.offsets[v]; e < g->out.offsets[v + 1]; e++)
+            if (g->out.indices[e] == (uint32_t)v) loops++;
+        int grp = degree_group(id);
+        gv[grp]++;
+        ge[grp] += id;
+    }
+    stats->max_out_degree = max_out;
+    stats->max_in_degree = max_in;
+    stats->isolated = isolated;
+    stats->zero_out_degree = sinks;
+    stats->self_loops = loops;
+    memcpy(stats->group_vertices, gv, sizeof gv);
+    memcpy(stats->group_edges, ge, sizeof ge);
+    return MG_SUCCESS;
+}

@@ -1,0 +1,406 @@
+/*
+ * mgraph.h — the public C API of mgraph, a graph analytics framework (MultiGraph design).
+ *
+ * Model: a graph is a sparse edge matrix; an algorithm is a loop of mg_advance() calls, each running
+ * an *edge program* (contribution / combine / apply) from the vertices of an input frontier along
+ * their edges, producing new destination values and an output frontier.  Vectors and frontiers are
+ * bound to one graph and indexed by the caller's vertex ids (0-based, in the graph's numbering);
+ * whatever reordering an engine does internally never shows through this API.
+ *
+ * Conventions (after SuiteSparse:GraphBLAS and cuGraph's C API):
+ *  - every call returns an mg_status; on failure mg_context_error(ctx) says which call, which
+ *    argument and, for files, which file and line;
+ *  - handles are opaque; mg_x_free(&h) frees and sets h to NULL (freeing NULL is fine);
+ *  - the library never prints and never exits.
+ */
+#ifndef MGRAPH_H
+#define MGRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MG_VERSION_MAJOR 0
+#define MG_VERSION_MINOR 1
+#define MG_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Status and errors                                                                                */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef enum {
+    MG_SUCCESS = 0,
+    MG_INVALID_ARGUMENT,   /* a NULL handle, a value out of range, mismatched objects           */
+    MG_INVALID_OBJECT,     /* a freed or garbage handle (caught by the object's magic number)   */
+    MG_OUT_OF_MEMORY,      /* host or device allocation failed                                  */
+    MG_IO_ERROR,           /* a file could not be opened, read or written                       */
+    MG_PARSE_ERROR,        /* a file's content is malformed (the message names file and line)   */
+    MG_UNAVAILABLE,        /* the requested backend is not built or no device is present        */
+    MG_DEVICE_ERROR,       /* a CUDA call failed (the message names the call)                   */
+    MG_NOT_CONVERGED,      /* an iterative algorithm hit its iteration limit before tolerance   */
+    MG_INTERNAL_ERROR
+} mg_status;
+
+/* A short, static name for a status ("MG_PARSE_ERROR"). */
+const char *mg_status_string(mg_status status);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Context: the backend, its threads or device, and the last error message                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct mg_context_s *mg_context;
+
+typedef enum {
+    MG_BACKEND_AUTO = 0, /* the GPU if one is present and the library was built with CUDA, else CPU */
+    MG_BACKEND_CPU,
+    MG_BACKEND_GPU
+} mg_backend;
+
+/* How an engine chooses between pushing from the frontier and pulling into destinations. */
+typedef enum {
+    MG_MODE_AUTO = 0, /* per call, by the engine's cost estimate (direction optimisation) */
+    MG_MODE_PUSH,     /* always scan the frontier's edges (sparse-frontier style)        */
+    MG_MODE_PULL      /* always scan the eligible destinations' edges (dense style)      */
+} mg_mode;
+
+/* Creates a context on the CPU backend (only MG_OUT_OF_MEMORY can fail); pick another backend with
+ * mg_context_set_backend. */
+mg_status mg_context_create(mg_context *ctx);
+mg_status mg_context_free(mg_context *ctx);
+
+/* MG_BACKEND_AUTO resolves at once; asking for MG_BACKEND_GPU where it is unavailable fails with
+ * MG_UNAVAILABLE and leaves the context as it was. */
+mg_status mg_context_set_backend(mg_context ctx, mg_backend backend);
+mg_backend mg_context_backend(const mg_context ctx);
+/* Number of CPU threads (0: OpenMP's default). */
+mg_status mg_context_set_threads(mg_context ctx, int threads);
+mg_status mg_context_set_mode(mg_context ctx, mg_mode mode);
+/* The message of the last failed call on this context ("" if none). Valid until the next call. */
+const char *mg_context_error(const mg_context ctx);
+/* True when this build of the library contains the CUDA backend. */
+bool mg_built_with_cuda(void);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Graphs                                                                                           */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct mg_graph_s *mg_graph;
+
+typedef enum { MG_WEIGHT_NONE = 0, MG_WEIGHT_INT32, MG_WEIGHT_FLOAT } mg_weight_type;
+
+typedef struct {
+    bool directed;         /* false: every edge is stored in both directions (symmetrised)        */
+    bool keep_self_loops;  /* default false: self-loops are dropped                               */
+    bool keep_duplicates;  /* default false: of parallel edges one is kept, with the least weight */
+} mg_graph_options;
+
+/* Defaults: directed, self-loops and duplicates dropped. */
+void mg_graph_options_init(mg_graph_options *opts);
+
+/* Builds a graph of n vertices from m edges src[i] -> dst[i] (0-based ids < n). weights is NULL or
+ * an array of m int32_t (MG_WEIGHT_INT32) or float (MG_WEIGHT_FLOAT). The arrays are copied. */
+mg_status mg_graph_create_from_coo(mg_context ctx, mg_graph *g, uint32_t n, uint64_t m,
+                                   const uint32_t *src, const uint32_t *dst, const void *weights,
+                                   mg_weight_type weight_type, const mg_graph_options *opts);
+mg_status mg_graph_free(mg_graph *g);
+
+typedef enum {
+    MG_FORMAT_AUTO = 0, /* by extension: .mtx, .txt/.el/.wel/.edges (SNAP), .gr (DIMACS), .mgb */
+    MG_FORMAT_MATRIX_MARKET,
+    MG_FORMAT_SNAP,
+    MG_FORMAT_DIMACS,
+    MG_FORMAT_BINARY
+} mg_format;
+
+typedef struct {
+    mg_format format;
+    /* Directedness: -1 as the file says (a symmetric Matrix Market file is undirected, everything
+     * else directed), 0 force directed, 1 force undirected (symmetrise). */
+    int undirected;
+    bool keep_self_loops;
+    bool keep_duplicates;
+    bool ignore_weights;   /* load only the structure                                   */
+    bool allow_negative_weights; /* default false: a negative weight is a parse error    */
+    /* Called now and then while a large file loads (fraction in [0,1]); may be NULL. */
+    void (*progress)(double fraction, void *user);
+    void *progress_user;
+} mg_read_options;
+
+void mg_read_options_init(mg_read_options *opts);
+
+/* Reads a graph file. Errors name the file and the line. */
+mg_status mg_graph_read(mg_context ctx, mg_graph *g, const char *path, const mg_read_options *opts);
+/* Writes Matrix Market (MG_FORMAT_MATRIX_MARKET) or the binary format (MG_FORMAT_BINARY); with
+ * MG_FORMAT_AUTO the extension decides. The file is written to a temporary name and renamed, so a
+ * failed write never leaves a partial file at path. */
+mg_status mg_graph_write(mg_context ctx, const mg_graph g, const char *path, mg_format format);
+
+uint32_t mg_graph_num_vertices(const mg_graph g);
+/* Stored directed edges (an undirected edge counts twice, once per direction). */
+uint64_t mg_graph_num_edges(const mg_graph g);
+bool mg_graph_is_directed(const mg_graph g);
+mg_weight_type mg_graph_weight_type(const mg_graph g);
+/* The numbering the graph's source file used: 1 for Matrix Market and DIMACS, 0 otherwise.
+ * The API is 0-based; front ends add this to print ids as the file wrote them. */
+int mg_graph_index_base(const mg_graph g);
+
+/* Read-only views of the host CSR (out-edges, by source) and CSC (in-edges, by destination):
+ * offsets has n+1 entries, indices m, weights m (NULL when unweighted). Valid while g lives. */
+mg_status mg_graph_csr(const mg_graph g, const uint64_t **offsets, const uint32_t **indices,
+                       const void **weights);
+mg_status mg_graph_csc(const mg_graph g, const uint64_t **offsets, const uint32_t **indices,
+                       const void **weights);
+
+/* Degree statistics and the in-degree groups of MultiGraph (Table 3.1: group 1 in-degree >= 2048,
+ * 2: [1024,2048), 3: [512,1024), 4: [256,512), 5: [128,256), 6: < 128). */
+typedef struct {
+    uint32_t n;
+    uint64_t m;
+    uint32_t max_out_degree, max_in_degree;
+    double mean_degree;
+    uint32_t isolated;          /* no in- and no out-edges */
+    uint32_t zero_out_degree;   /* sinks (dangling in PageRank) */
+    uint64_t self_loops;
+    uint32_t group_vertices[6]; /* vertices in in-degree group 1..6 */
+    uint64_t group_edges[6];    /* in-edges of those vertices      */
+} mg_graph_stats;
+
+mg_status mg_graph_get_stats(mg_context ctx, const mg_graph g, mg_graph_stats *stats);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Vectors: one value per vertex of a graph                                                         */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct mg_vector_s *mg_vector;
+
+typedef enum {
+    MG_INT32 = 0,
+    MG_INT64,
+    MG_FLOAT,
+    MG_DOUBLE,
+    MG_VERTEX   /* int32 vertex ids (-1 for none); translated to the caller's numbering on read */
+} mg_type;
+
+mg_status mg_vector_create(mg_context ctx, mg_vector *v, const mg_graph g, mg_type type);
+mg_status mg_vector_free(mg_vector *v);
+mg_type mg_vector_type(const mg_vector v);
+uint32_t mg_vector_size(const mg_vector v);
+
+/* Scalars cross the API as double; integer types convert exactly within +-2^53. */
+mg_status mg_vector_get(mg_context ctx, const mg_vector v, uint32_t vertex, double *value);
+mg_status mg_vector_set(mg_context ctx, mg_vector v, uint32_t vertex, double value);
+/* Copies all values to/from a host array of the vector's C type (int32_t, int64_t, float, double). */
+mg_status mg_vector_extract(mg_context ctx, const mg_vector v, void *values);
+mg_status mg_vector_load(mg_context ctx, mg_vector v, const void *values);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Frontiers: sets of vertices; the engine converts between list and bitmap forms as it needs       */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct mg_frontier_s *mg_frontier;
+
+mg_status mg_frontier_create(mg_context ctx, mg_frontier *f, const mg_graph g);
+mg_status mg_frontier_free(mg_frontier *f);
+mg_status mg_frontier_clear(mg_context ctx, mg_frontier f);
+mg_status mg_frontier_fill(mg_context ctx, mg_frontier f);  /* all vertices */
+mg_status mg_frontier_add(mg_context ctx, mg_frontier f, uint32_t vertex);
+mg_status mg_frontier_contains(mg_context ctx, const mg_frontier f, uint32_t vertex, bool *in);
+mg_status mg_frontier_count(mg_context ctx, const mg_frontier f, uint32_t *count);
+mg_status mg_frontier_copy(mg_context ctx, mg_frontier dst, const mg_frontier src);
+mg_status mg_frontier_union(mg_context ctx, mg_frontier dst, const mg_frontier src); /* dst |= src */
+/* Sum of the out-degrees of the frontier's vertices (the edges a push from it would scan). */
+mg_status mg_frontier_out_edges(mg_context ctx, const mg_frontier f, uint64_t *edges);
+
+typedef enum { MG_LT = 0, MG_LE, MG_GT, MG_GE, MG_EQ, MG_NE } mg_compare;
+
+/* out = { v in in (all vertices when in is NULL) : values[v] <cmp> threshold }. out may be in. */
+mg_status mg_frontier_select(mg_context ctx, mg_frontier out, const mg_frontier in,
+                             const mg_vector values, mg_compare cmp, double threshold);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Vector operations (each over the vertices of mask, or all vertices when mask is NULL)            */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef enum { MG_OP_ADD = 0, MG_OP_SUB, MG_OP_MUL, MG_OP_DIV, MG_OP_MIN, MG_OP_MAX } mg_binary_op;
+
+/* v[i] = value */
+mg_status mg_vector_assign(mg_context ctx, mg_vector v, const mg_frontier mask, double value);
+/* z[i] = a * x[i] + b   (z may be x; all of one type) */
+mg_status mg_vector_affine(mg_context ctx, mg_vector z, const mg_frontier mask, double a,
+                           const mg_vector x, double b);
+/* z[i] = x[i] op y[i]   (z may be x or y; all of one type) */
+mg_status mg_vector_ewise(mg_context ctx, mg_vector z, const mg_frontier mask, mg_binary_op op,
+                          const mg_vector x, const mg_vector y);
+/* sum (MG_OP_ADD), min or max of v over mask, as double */
+mg_status mg_vector_reduce(mg_context ctx, const mg_vector v, const mg_frontier mask,
+                           mg_binary_op op, double *result);
+/* sum over i of |x[i] - y[i]| */
+mg_status mg_vector_l1_distance(mg_context ctx, const mg_vector x, const mg_vector y,
+                                double *result);
+/* v[i] = the out-degree (MG_EDGES_OUT) or in-degree (MG_EDGES_IN) of i */
+typedef enum { MG_EDGES_OUT = 0, MG_EDGES_IN } mg_edges;
+mg_status mg_vector_degree(mg_context ctx, mg_vector v, mg_edges which);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Edge programs and the advance                                                                    */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* What an active source s sends along an edge (s, d, w). x is the source vector. */
+typedef enum {
+    MG_CONTRIB_SRC = 0,        /* x[s]                                                 */
+    MG_CONTRIB_SRC_PLUS_ONE,   /* x[s] + 1                                             */
+    MG_CONTRIB_SRC_PLUS_WEIGHT,/* x[s] + w            (1 per edge when unweighted)     */
+    MG_CONTRIB_SRC_TIMES_WEIGHT,/* x[s] * w           (1 per edge when unweighted)     */
+    MG_CONTRIB_SRC_DIV_OUTDEG, /* x[s] / outdeg(s)    (along MG_EDGES_OUT only)        */
+    MG_CONTRIB_SRC_ID          /* s                   (no source vector needed)        */
+} mg_contribution;
+
+/* How the contributions reaching one destination are merged. */
+typedef enum {
+    MG_COMBINE_MIN = 0,
+    MG_COMBINE_MAX,
+    MG_COMBINE_SUM,
+    MG_COMBINE_ANY   /* any one of them: lets an engine stop at the first (BFS parents) */
+} mg_combine;
+
+/* How the combined value c merges into the destination value y[d], and when d joins the output
+ * frontier. Except MG_APPLY_AFFINE, only destinations that received a contribution are touched. */
+typedef enum {
+    MG_APPLY_MIN = 0,  /* y = min(y, c);            joins if y decreased                        */
+    MG_APPLY_MAX,      /* y = max(y, c);            joins if y increased                        */
+    MG_APPLY_IF_UNSET, /* if y == unset: y = c;     joins if it was unset                       */
+    MG_APPLY_ASSIGN,   /* y = c;                    joins                                       */
+    MG_APPLY_ADD,      /* y = y + c;                joins if |y| > epsilon                      */
+    MG_APPLY_AFFINE    /* y = alpha * c + beta for every eligible destination (c = 0 when none
+                          arrived); joins if |y_new - y_old| > epsilon                         */
+} mg_apply;
+
+typedef struct {
+    mg_contribution contribution;
+    mg_combine combine;
+    mg_apply apply;
+    mg_edges edges;        /* MG_EDGES_OUT: s -> d along stored edges; MG_EDGES_IN: reversed    */
+    double alpha, beta;    /* MG_APPLY_AFFINE                                                   */
+    double epsilon;        /* MG_APPLY_ADD and MG_APPLY_AFFINE                                  */
+    double unset;          /* MG_APPLY_IF_UNSET (default -1)                                    */
+    bool mask_complement;  /* destinations eligible when NOT in the mask                        */
+} mg_program;
+
+/* Defaults: MG_CONTRIB_SRC, MG_COMBINE_MIN, MG_APPLY_MIN, MG_EDGES_OUT, alpha 1, beta 0,
+ * epsilon 0, unset -1, no complement. */
+void mg_program_init(mg_program *p);
+
+/*
+ * One step of an edge program.
+ *   in    the active sources (NULL: every vertex);
+ *   x     the source values (NULL only for MG_CONTRIB_SRC_ID);
+ *   y     the destination values, updated in place; may be x, in which case updates may be seen
+ *         by later edges of the same step (allowed for the monotone MG_APPLY_MIN / MAX / IF_UNSET);
+ *   mask  the eligible destinations (NULL: all; see mask_complement);
+ *   out   receives the destinations that joined (NULL: not needed); must differ from in and mask.
+ * x and y have one type (MG_VERTEX counts as int32); MG_CONTRIB_SRC_ID needs an integer y.
+ */
+mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *program,
+                     const mg_frontier in, const mg_vector x, mg_vector y, const mg_frontier mask,
+                     mg_frontier out);
+
+/* What the last mg_advance on this context did (for --trace and the TEPS figures). */
+typedef struct {
+    uint32_t frontier_vertices; /* active sources                              */
+    uint64_t frontier_edges;    /* their edges along the program's direction    */
+    uint64_t edges_scanned;     /* edges the engine actually looked at          */
+    uint32_t output_vertices;   /* vertices that joined out                     */
+    bool pulled;                /* the engine pulled into destinations          */
+    double seconds;
+} mg_advance_info;
+
+mg_status mg_context_last_advance(const mg_context ctx, mg_advance_info *info);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Built-in algorithms (algos/): each a short loop over the calls above                             */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* BFS from source: depth (MG_INT32, -1 unreached) and, if parent is not NULL, a BFS-tree parent
+ * (MG_VERTEX, the source is its own parent, -1 unreached). */
+mg_status mg_bfs(mg_context ctx, const mg_graph g, uint32_t source, mg_vector depth,
+                 mg_vector parent);
+
+/* Single-source shortest paths over non-negative, finite weights (an unweighted graph has weight 1
+ * per edge). dist is MG_INT64 for integer weights and unweighted graphs, MG_DOUBLE for float
+ * weights; unreached vertices hold INT64_MAX or +infinity. delta: the bucket width of the
+ * near-far (delta-stepping) schedule, 0 for a default from the weights. */
+mg_status mg_sssp(mg_context ctx, const mg_graph g, uint32_t source, double delta, mg_vector dist);
+
+/* Connected components (weakly connected on directed graphs): label (MG_VERTEX) = the smallest
+ * vertex id in the component. */
+mg_status mg_cc(mg_context ctx, const mg_graph g, mg_vector label);
+
+typedef struct {
+    double damping;        /* default 0.85                                                    */
+    double tolerance;      /* default 1e-4: stop when the L1 change of one iteration is below */
+    int max_iterations;    /* default 100                                                     */
+    bool data_driven;      /* default false: topology-driven power iteration                  */
+    int iterations;        /* out: iterations (topology) or vertex pushes / n (data-driven)   */
+} mg_pagerank_options;
+
+void mg_pagerank_options_init(mg_pagerank_options *opts);
+/* PageRank into rank (MG_DOUBLE): ranks sum to 1, a dangling vertex's rank is spread over all
+ * vertices (the definition networkx uses). opts may be NULL. */
+mg_status mg_pagerank(mg_context ctx, const mg_graph g, mg_pagerank_options *opts, mg_vector rank);
+
+/* Betweenness centrality (Brandes) into bc (MG_DOUBLE). With nsources == 1, bc is the source's
+ * dependency delta_s(v); otherwise the unnormalised centrality summed over the given sources
+ * (sources == NULL: all vertices), halved on undirected graphs as networkx does. */
+mg_status mg_bc(mg_context ctx, const mg_graph g, const uint32_t *sources, uint32_t nsources,
+                mg_vector bc);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Generators (datasets/): deterministic for a seed, whatever the thread count                      */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef enum {
+    MG_GEN_RMAT = 0,   /* R-MAT, parameters a b c (d = 1-a-b-c), ids as generated            */
+    MG_GEN_KRONECKER,  /* Graph500 Kronecker: R-MAT a=0.57 b=c=0.19 and a random permutation */
+    MG_GEN_UNIFORM,    /* Erdos-Renyi style: uniformly random endpoints                      */
+    MG_GEN_GEOMETRIC,  /* 2D random geometric: points in the unit square, radius neighbours  */
+    MG_GEN_GRID        /* 2D grid, road-like: 4-neighbour lattice with random weights        */
+} mg_generator;
+
+typedef struct {
+    mg_generator kind;
+    int scale;            /* n = 2^scale (RMAT, KRONECKER, UNIFORM, GEOMETRIC); default 16    */
+    double edge_factor;   /* edges = edge_factor * n (RMAT, KRONECKER, UNIFORM); default 16   */
+    double a, b, c;       /* R-MAT probabilities; defaults 0.57 0.19 0.19                     */
+    uint32_t width, height; /* GRID; default: square of 2^scale vertices                     */
+    uint64_t seed;        /* default 1                                                        */
+    mg_weight_type weights; /* default MG_WEIGHT_NONE                                         */
+    double weight_min, weight_max; /* default 1 and 255 (integers, inclusive, for INT32)      */
+    mg_graph_options graph; /* default: undirected, no self-loops or duplicates               */
+} mg_gen_options;
+
+void mg_gen_options_init(mg_gen_options *opts);
+mg_status mg_generate(mg_context ctx, mg_graph *g, const mg_gen_options *opts);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Serial references and verifiers (for --validate and the tests)                                  */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Each checks a result vector against a plain serial computation and returns MG_SUCCESS when it
+ * holds, MG_INVALID_ARGUMENT with a message naming the first bad vertex otherwise. */
+mg_status mg_check_bfs(mg_context ctx, const mg_graph g, uint32_t source, const mg_vector depth,
+                       const mg_vector parent);
+mg_status mg_check_sssp(mg_context ctx, const mg_graph g, uint32_t source, const mg_vector dist);
+mg_status mg_check_cc(mg_context ctx, const mg_graph g, const mg_vector label);
+mg_status mg_check_pagerank(mg_context ctx, const mg_graph g, const mg_pagerank_options *opts,
+                            const mg_vector rank);
+mg_status mg_check_bc(mg_context ctx, const mg_graph g, const uint32_t *sources, uint32_t nsources,
+                      const mg_vector bc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MGRAPH_H */

@@ -1,0 +1,193 @@
+/*
+ * mg_internal.h — object layouts, error handling and memory helpers shared inside the library.
+ * Nothing here is installed; every name is prefixed mg__ (internal) or MG__ (macros).
+ */
+#ifndef MG_INTERNAL_H
+#define MG_INTERNAL_H
+
+#include "mgraph.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Magic numbers catch a freed or garbage handle (GraphBLAS style). */
+#define MG__MAGIC_CONTEXT  0x6d67637478ULL
+#define MG__MAGIC_GRAPH    0x6d67677268ULL
+#define MG__MAGIC_VECTOR   0x6d67766563ULL
+#define MG__MAGIC_FRONTIER 0x6d6766726eULL
+#define MG__MAGIC_FREED    0xdeadbeefULL
+
+#define MG__ERROR_SIZE 1024
+
+struct mg_context_s {
+    uint64_t magic;
+    mg_backend backend;
+    mg_mode mode;
+    int threads;
+    char error[MG__ERROR_SIZE];
+    mg_advance_info last_advance;
+};
+
+/* Compressed sparse rows: offsets[n+1], indices[m], weights[m] (NULL when unweighted). */
+typedef struct {
+    uint64_t *offsets;
+    uint32_t *indices;
+    void *weights;
+} mg__csr;
+
+struct mg_graph_s {
+    uint64_t magic;
+    uint32_t n;
+    uint64_t m;
+    bool directed;
+    int index_base;
+    mg_weight_type weight_type;
+    mg__csr out;   /* by source: out-edges                                          */
+    mg__csr in;    /* by destination: in-edges; shares out's arrays when undirected */
+};
+
+struct mg_vector_s {
+    uint64_t magic;
+    const struct mg_graph_s *graph; /* for size and (later) the engine's vertex numbering */
+    mg_type type;
+    uint32_t n;
+    void *data;                      /* host values, n elements of the type's C type      */
+};
+
+/* A frontier keeps a vertex list, a bitmap, or both; each is valid only when its flag says so. */
+struct mg_frontier_s {
+    uint64_t magic;
+    const struct mg_graph_s *graph;
+    uint32_t n;
+    uint32_t count;        /* number of vertices (always valid)        */
+    uint32_t *list;        /* capacity n                               */
+    bool list_valid;
+    uint64_t *bitmap;      /* (n + 63) / 64 words                      */
+    bool bitmap_valid;
+};
+
+/* Edge lists as read from a file or made by a generator, before the graph is built. */
+typedef struct {
+    uint32_t n;
+    uint64_t m;
+    uint64_t capacity;
+    uint32_t *src;
+    uint32_t *dst;
+    void *weights;          /* int32_t or float per edge, or NULL */
+    mg_weight_type weight_type;
+    int index_base;         /* numbering of the source file       */
+    bool symmetric;         /* the file declared itself undirected */
+} mg__coo;
+
+/* ---- errors ------------------------------------------------------------------------------------ */
+
+/* Records a printf-style message in ctx (if not NULL) and returns status. */
+mg_status mg__error(mg_context ctx, mg_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* One cleanup path per function (LAGraph's TRY): on failure jump to the label `cleanup` with the
+ * status in the local variable `status`. */
+#define MG__TRY(call)                                                                              \
+    do {                                                                                           \
+        status = (call);                                                                           \
+        if (status != MG_SUCCESS) goto cleanup;                                                    \
+    } while (0)
+
+#define MG__FAIL(ctx, st, ...)                                                                     \
+    do {                                                                                           \
+        status = mg__error((ctx), (st), __VA_ARGS__);                                              \
+        goto cleanup;                                                                              \
+    } while (0)
+
+/* Checks a handle's magic; `what` names the call and argument for the message. */
+mg_status mg__check_context(const mg_context ctx);
+mg_status mg__check_graph(mg_context ctx, const mg_graph g, const char *what);
+mg_status mg__check_vector(mg_context ctx, const mg_vector v, const char *what);
+mg_status mg__check_frontier(mg_context ctx, const mg_frontier f, const char *what);
+
+/* ---- memory ------------------------------------------------------------------------------------ */
+
+/* All library allocations go through these so a test can fail the k-th one (LAGraph's brutal
+ * tests). They return NULL on failure (or on an injected failure); the caller reports
+ * MG_OUT_OF_MEMORY. mg__malloc(0) returns a valid pointer. */
+void *mg__malloc(size_t bytes);
+void *mg__calloc(size_t count, size_t size);
+void *mg__realloc(void *p, size_t bytes);
+void mg__free(void *p);
+/* count * size, or SIZE_MAX when it overflows (so the allocation fails cleanly). */
+size_t mg__mul_size(size_t count, size_t size);
+
+/* Test hook: fail the allocation that comes `k` allocations from now (k >= 1); 0 disables.
+ * Returns how many allocations happened since the last call (so a test can sweep k). */
+uint64_t mg__inject_alloc_failure(uint64_t k);
+
+/* ---- coo and graph construction ---------------------------------------------------------------- */
+
+mg_status mg__coo_init(mg_context ctx, mg__coo *coo, uint64_t capacity, bool weighted,
+                       mg_weight_type weight_type);
+/* Grows the arrays to hold at least `capacity` edges. */
+mg_status mg__coo_reserve(mg_context ctx, mg__coo *coo, uint64_t capacity);
+void mg__coo_free(mg__coo *coo);
+
+/* Builds g from coo (ids already 0-based and < coo->n). Consumes nothing; coo stays valid. */
+mg_status mg__graph_from_coo(mg_context ctx, mg_graph *g, const mg__coo *coo,
+                             const mg_graph_options *opts);
+
+/* ---- readers and writers (core/io) ------------------------------------------------------------- */
+
+mg_status mg__read_matrix_market(mg_context ctx, const char *path, const mg_read_options *opts,
+                                 mg__coo *coo);
+mg_status mg__read_snap(mg_context ctx, const char *path, const mg_read_options *opts,
+                        mg__coo *coo);
+mg_status mg__read_dimacs(mg_context ctx, const char *path, const mg_read_options *opts,
+                          mg__coo *coo);
+/* The binary format holds a built graph, so it bypasses the coo. */
+mg_status mg__read_binary(mg_context ctx, const char *path, const mg_read_options *opts,
+                          mg_graph *g);
+mg_status mg__write_matrix_market(mg_context ctx, const mg_graph g, const char *path);
+mg_status mg__write_binary(mg_context ctx, const mg_graph g, const char *path);
+
+/* ---- parallel building blocks (core/parallel.c) ------------------------------------------------- */
+
+/* Exclusive prefix sum of a[0..n) in place; returns the total. */
+uint64_t mg__exclusive_scan_u64(uint64_t *a, size_t n);
+
+/* ---- frontier forms (core/frontier.c) ----------------------------------------------------------- */
+
+/* Make the list / bitmap form valid (computing it from the other form when needed). A frontier is a
+ * cache of both forms, so these take a const frontier: only the representation changes. */
+mg_status mg__frontier_need_list(mg_context ctx, const mg_frontier f);
+mg_status mg__frontier_need_bitmap(mg_context ctx, const mg_frontier f);
+/* Allocate both arrays without computing anything (for an engine about to overwrite f). */
+mg_status mg__frontier_reserve(mg_context ctx, mg_frontier f);
+
+static inline bool mg__bit_test(const uint64_t *bitmap, uint32_t v) {
+    return (bitmap[v >> 6] >> (v & 63)) & 1u;
+}
+
+/* Runs the statements (...) with T typedef'd to the C type of mg_type t. */
+#define MG__WITH_TYPE(t, ...)                                                                     \
+    switch (t) {                                                                                   \
+    case MG_INT32: case MG_VERTEX: { typedef int32_t T; __VA_ARGS__; } break;                             \
+    case MG_INT64: { typedef int64_t T; __VA_ARGS__; } break;                                             \
+    case MG_FLOAT: { typedef float T; __VA_ARGS__; } break;                                               \
+    case MG_DOUBLE: { typedef double T; __VA_ARGS__; } break;                                             \
+    }
+
+/* ---- small helpers ----------------------------------------------------------------------------- */
+
+static inline size_t mg__bitmap_words(uint32_t n) { return ((size_t)n + 63) / 64; }
+
+static inline size_t mg__type_size(mg_type t) {
+    switch (t) {
+    case MG_INT32: case MG_VERTEX: case MG_FLOAT: return 4;
+    default: return 8;
+    }
+}
+
+#endif /* MG_INTERNAL_H */

@@ -1,0 +1,249 @@
+/*
+ * vector.c — per-vertex value vectors and the element-wise operations algorithms compose with
+ * mg_advance (assign, affine, element-wise binary ops, reductions, degrees).
+ */
+#include "mg_internal.h"
+
+#include <math.h>
+
+static bool valid_type(mg_type t) { return t >= MG_INT32 && t <= MG_VERTEX; }
+
+mg_status mg_vector_create(mg_context ctx, mg_vector *v, const mg_graph g, mg_type type) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (v == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_create: v is NULL");
+    *v = NULL;
+    if ((status = mg__check_graph(ctx, g, "mg_vector_create: g")) != MG_SUCCESS) return status;
+    if (!valid_type(type))
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_create: unknown type %d", (int)type);
+    mg_vector vec = mg__calloc(1, sizeof *vec);
+    void *data = mg__calloc(g->n, mg__type_size(type));
+    if (vec == NULL || data == NULL) {
+        mg__free(vec);
+        mg__free(data);
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg_vector_create: out of memory for %u values",
+                         g->n);
+    }
+    vec->magic = MG__MAGIC_VECTOR;
+    vec->graph = g;
+    vec->type = type;
+    vec->n = g->n;
+    vec->data = data;
+    *v = vec;
+    return MG_SUCCESS;
+}
+
+mg_status mg_vector_free(mg_vector *v) {
+    if (v == NULL || *v == NULL) return MG_SUCCESS;
+    if ((*v)->magic != MG__MAGIC_VECTOR) return MG_INVALID_OBJECT;
+    (*v)->magic = MG__MAGIC_FREED;
+    mg__free((*v)->data);
+    mg__free(*v);
+    *v = NULL;
+    return MG_SUCCESS;
+}
+
+mg_type mg_vector_type(const mg_vector v) { return v ? v->type : MG_INT32; }
+uint32_t mg_vector_size(const mg_vector v) { return v ? v->n : 0; }
+
+#define VECTOR_PROLOGUE(v, what)                                                                   \
+    mg_status status = mg__check_context(ctx);                                                     \
+    if (status != MG_SUCCESS) return status;                                                       \
+    if ((status = mg__check_vector(ctx, v, what)) != MG_SUCCESS) return status;
+
+mg_status mg_vector_get(mg_context ctx, const mg_vector v, uint32_t vertex, double *value) {
+    VECTOR_PROLOGUE(v, "mg_vector_get: v");
+    if (value == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_get: value is NULL");
+    if (vertex >= v->n)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_vector_get: vertex %u is out of range (the graph has %u vertices)",
+                         vertex, v->n);
+    MG__WITH_TYPE(v->type, { *value = (double)((const T *)v->data)[vertex]; });
+    return MG_SUCCESS;
+}
+
+mg_status mg_vector_set(mg_context ctx, mg_vector v, uint32_t vertex, double value) {
+    VECTOR_PROLOGUE(v, "mg_vector_set: v");
+    if (vertex >= v->n)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_vector_set: vertex %u is out of range (the graph has %u vertices)",
+                         vertex, v->n);
+    MG__WITH_TYPE(v->type, { ((T *)v->data)[vertex] = (T)value; });
+    return MG_SUCCESS;
+}
+
+mg_status mg_vector_extract(mg_context ctx, const mg_vector v, void *values) {
+    VECTOR_PROLOGUE(v, "mg_vector_extract: v");
+    if (values == NULL)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_extract: values is NULL");
+    memcpy(values, v->data, (size_t)v->n * mg__type_size(v->type));
+    return MG_SUCCESS;
+}
+
+mg_status mg_vector_load(mg_context ctx, mg_vector v, const void *values) {
+    VECTOR_PROLOGUE(v, "mg_vector_load: v");
+    if (values == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_load: values is NULL");
+    memcpy(v->data, values, (size_t)v->n * mg__type_size(v->type));
+    return MG_SUCCESS;
+}
+
+/* Checks the mask and makes its list form valid; *list and *count describe the vertices to visit
+ * (list NULL: all vertices). */
+static mg_status mask_vertices(mg_context ctx, const mg_vector v, const mg_frontier mask,
+                               const char *call, const uint32_t **list, int64_t *count) {
+    *list = NULL;
+    *count = v->n;
+    if (mask == NULL) return MG_SUCCESS;
+    mg_status status = mg__check_frontier(ctx, mask, call);
+    if (status != MG_SUCCESS) return status;
+    if (mask->graph != v->graph)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "%s belongs to another graph than the vector",
+                         call);
+    if ((status = mg__frontier_need_list(ctx, mask)) != MG_SUCCESS) return status;
+    *list = mask->list;
+    *count = mask->count;
+    return MG_SUCCESS;
+}
+
+static mg_status same_shape(mg_context ctx, const mg_vector a, const mg_vector b, const char *call) {
+    if (a->graph != b->graph)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "%s: the vectors belong to different graphs", call);
+    bool ai = a->type == MG_INT32 || a->type == MG_VERTEX, bi = b->type == MG_INT32 || b->type == MG_VERTEX;
+    if (a->type != b->type && !(ai && bi))
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "%s: the vectors have different types", call);
+    return MG_SUCCESS;
+}
+
+#define FOR_MASKED(list, count, i, BODY)                                                           \
+    _Pragma("omp parallel for schedule(static)") for (int64_t k_ = 0; k_ < (count); k_++) {        \
+        const int64_t i = (list) ? (int64_t)(list)[k_] : k_;                                       \
+        BODY;                                                                                      \
+    }
+
+mg_status mg_vector_assign(mg_context ctx, mg_vector v, const mg_frontier mask, double value) {
+    VECTOR_PROLOGUE(v, "mg_vector_assign: v");
+    const uint32_t *list;
+    int64_t count;
+    if ((status = mask_vertices(ctx, v, mask, "mg_vector_assign: mask", &list, &count)) != MG_SUCCESS)
+        return status;
+    MG__WITH_TYPE(v->type, {
+        T *x = v->data;
+        const T val = (T)value;
+        FOR_MASKED(list, count, i, x[i] = val);
+    });
+    return MG_SUCCESS;
+}
+
+mg_status mg_vector_affine(mg_context ctx, mg_vector z, const mg_frontier mask, double a,
+                           const mg_vector x, double b) {
+    VECTOR_PROLOGUE(z, "mg_vector_affine: z");
+    if ((status = mg__check_vector(ctx, x, "mg_vector_affine: x")) != MG_SUCCESS) return status;
+    if ((status = same_shape(ctx, z, x, "mg_vector_affine")) != MG_SUCCESS) return status;
+    const uint32_t *list;
+    int64_t count;
+    if ((status = mask_vertices(ctx, z, mask, "mg_vector_affine: mask", &list, &count)) != MG_SUCCESS)
+        return status;
+    MG__WITH_TYPE(z->type, {
+        T *zz = z->data;
+        const T *xx = x->data;
+        FOR_MASKED(list, count, i, zz[i] = (T)(a * (double)xx[i] + b));
+    });
+    return MG_SUCCESS;
+}
+
+mg_status mg_vector_ewise(mg_context ctx, mg_vector z, const mg_frontier mask, mg_binary_op op,
+                          const mg_vector x, const mg_vector y) {
+    VECTOR_PROLOGUE(z, "mg_vector_ewise: z");
+    if ((status = mg__check_vector(ctx, x, "mg_vector_ewise: x")) != MG_SUCCESS) return status;
+    if ((status = mg__check_vector(ctx, y, "mg_vector_ewise: y")) != MG_SUCCESS) return status;
+    if ((status = same_shape(ctx, z, x, "mg_vector_ewise")) != MG_SUCCESS) return status;
+    if ((status = same_shape(ctx, z, y, "mg_vector_ewise")) != MG_SUCCESS) return status;
+    if (op < MG_OP_ADD || op > MG_OP_MAX)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_ewise: unknown op %d", (int)op);
+    const uint32_t *list;
+    int64_t count;
+    if ((status = mask_vertices(ctx, z, mask, "mg_vector_ewise: mask", &list, &count)) != MG_SUCCESS)
+        return status;
+    MG__WITH_TYPE(z->type, {
+        T *zz = z->data;
+        const T *xx = x->data, *yy = y->data;
+        switch (op) {
+        case MG_OP_ADD: FOR_MASKED(list, count, i, zz[i] = xx[i] + yy[i]); break;
+        case MG_OP_SUB: FOR_MASKED(list, count, i, zz[i] = xx[i] - yy[i]); break;
+        case MG_OP_MUL: FOR_MASKED(list, count, i, zz[i] = xx[i] * yy[i]); break;
+        case MG_OP_DIV:
+            /* integer division by zero is undefined in C: give 0 rather than trap */
+            FOR_MASKED(list, count, i, zz[i] = (yy[i] == 0 && (T)0.5 == 0) ? 0 : xx[i] / yy[i]);
+            break;
+        case MG_OP_MIN: FOR_MASKED(list, count, i, zz[i] = xx[i] < yy[i] ? xx[i] : yy[i]); break;
+        case MG_OP_MAX: FOR_MASKED(list, count, i, zz[i] = xx[i] > yy[i] ? xx[i] : yy[i]); break;
+        }
+    });
+    return MG_SUCCESS;
+}
+
+mg_status mg_vector_reduce(mg_context ctx, const mg_vector v, const mg_frontier mask,
+                           mg_binary_op op, double *result) {
+    VECTOR_PROLOGUE(v, "mg_vector_reduce: v");
+    if (result == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_reduce: result is NULL");
+    if (op != MG_OP_ADD && op != MG_OP_MIN && op != MG_OP_MAX)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_vector_reduce: op must be MG_OP_ADD, MG_OP_MIN or MG_OP_MAX");
+    const uint32_t *list;
+    int64_t count;
+    if ((status = mask_vertices(ctx, v, mask, "mg_vector_reduce: mask", &list, &count)) != MG_SUCCESS)
+        return status;
+    double acc = op == MG_OP_ADD ? 0.0 : (op == MG_OP_MIN ? INFINITY : -INFINITY);
+    MG__WITH_TYPE(v->type, {
+        const T *x = v->data;
+        if (op == MG_OP_ADD) {
+            double s = 0;
+_Pragma("omp parallel for reduction(+ : s) schedule(static)")
+            for (int64_t k = 0; k < count; k++) s += (double)x[list ? list[k] : k];
+            acc = s;
+        } else if (op == MG_OP_MIN) {
+            double s = INFINITY;
+_Pragma("omp parallel for reduction(min : s) schedule(static)")
+            for (int64_t k = 0; k < count; k++) s = fmin(s, (double)x[list ? list[k] : k]);
+            acc = s;
+        } else {
+            double s = -INFINITY;
+_Pragma("omp parallel for reduction(max : s) schedule(static)")
+            for (int64_t k = 0; k < count; k++) s = fmax(s, (double)x[list ? list[k] : k]);
+            acc = s;
+        }
+    });
+    *result = acc;
+    return MG_SUCCESS;
+}
+
+mg_status mg_vector_l1_distance(mg_context ctx, const mg_vector x, const mg_vector y,
+                                double *result) {
+    VECTOR_PROLOGUE(x, "mg_vector_l1_distance: x");
+    if ((status = mg__check_vector(ctx, y, "mg_vector_l1_distance: y")) != MG_SUCCESS) return status;
+    if ((status = same_shape(ctx, x, y, "mg_vector_l1_distance")) != MG_SUCCESS) return status;
+    if (result == NULL)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_l1_distance: result is NULL");
+    double s = 0;
+    MG__WITH_TYPE(x->type, {
+        const T *a = x->data, *b = y->data;
+_Pragma("omp parallel for reduction(+ : s) schedule(static)")
+        for (int64_t i = 0; i < (int64_t)x->n; i++) s += fabs((double)a[i] - (double)b[i]);
+    });
+    *result = s;
+    return MG_SUCCESS;
+}
+
+mg_status mg_vector_degree(mg_context ctx, mg_vector v, mg_edges which) {
+    VECTOR_PROLOGUE(v, "mg_vector_degree: v");
+    if (which != MG_EDGES_OUT && which != MG_EDGES_IN)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_degree: unknown edge direction %d",
+                         (int)which);
+    const uint64_t *off = which == MG_EDGES_OUT ? v->graph->out.offsets : v->graph->in.offsets;
+    MG__WITH_TYPE(v->type, {
+        T *x = v->data;
+_Pragma("omp parallel for schedule(static)")
+        for (int64_t i = 0; i < (int64_t)v->n; i++) x[i] = (T)(off[i + 1] - off[i]);
+    });
+    return MG_SUCCESS;
+}
