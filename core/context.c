@@ -73,6 +73,7 @@ mg_status mg_context_free(mg_context *ctx) {
     if (ctx == NULL || *ctx == NULL) return MG_SUCCESS;
     if ((*ctx)->magic != MG__MAGIC_CONTEXT) return MG_INVALID_OBJECT;
     (*ctx)->magic = MG__MAGIC_FREED;
+    if ((*ctx)->free_engine_workspace != NULL) (*ctx)->free_engine_workspace((*ctx)->engine_workspace);
     mg__free(*ctx);
     *ctx = NULL;
     return MG_SUCCESS;

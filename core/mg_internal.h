@@ -28,6 +28,9 @@ struct mg_context_s {
     int threads;
     char error[MG__ERROR_SIZE];
     mg_advance_info last_advance;
+    /* Scratch space an engine keeps between calls (owned and freed by that engine). */
+    void *engine_workspace;
+    void (*free_engine_workspace)(void *workspace);
 };
 
 /* Compressed sparse rows: offsets[n+1], indices[m], weights[m] (NULL when unweighted). */

@@ -1,0 +1,92 @@
+/*
+ * advance.c — mg_advance: checks an edge program and its operands once, then runs it on the
+ * context's backend (the CPU engine today; the GPU engines plug in here).
+ */
+#include "engine.h"
+
+#include <omp.h>
+
+void mg_program_init(mg_program *p) {
+    if (p == NULL) return;
+    memset(p, 0, sizeof *p);
+    p->contribution = MG_CONTRIB_SRC;
+    p->combine = MG_COMBINE_MIN;
+    p->apply = MG_APPLY_MIN;
+    p->edges = MG_EDGES_OUT;
+    p->alpha = 1.0;
+    p->beta = 0.0;
+    p->epsilon = 0.0;
+    p->unset = -1.0;
+    p->mask_complement = false;
+}
+
+static bool is_integer(mg_type t) { return t == MG_INT32 || t == MG_VERTEX || t == MG_INT64; }
+static bool same_type(mg_type a, mg_type b) {
+    return a == b || (a != MG_INT64 && b != MG_INT64 && is_integer(a) && is_integer(b));
+}
+
+#define ADV "mg_advance: "
+
+mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, const mg_frontier in,
+                     const mg_vector x, mg_vector y, const mg_frontier mask, mg_frontier out) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if ((status = mg__check_graph(ctx, g, ADV "g")) != MG_SUCCESS) return status;
+    if (p == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "program is NULL");
+    if ((unsigned)p->contribution > MG_CONTRIB_SRC_ID)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "unknown contribution %d", (int)p->contribution);
+    if ((unsigned)p->combine > MG_COMBINE_ANY)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "unknown combine %d", (int)p->combine);
+    if ((unsigned)p->apply > MG_APPLY_AFFINE)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "unknown apply %d", (int)p->apply);
+    if (p->edges != MG_EDGES_OUT && p->edges != MG_EDGES_IN)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "unknown edge direction %d", (int)p->edges);
+    if ((status = mg__check_vector(ctx, y, ADV "y")) != MG_SUCCESS) return status;
+    if (y->graph != g) return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "y belongs to another graph");
+    if (p->contribution == MG_CONTRIB_SRC_ID) {
+        if (!is_integer(y->type))
+            return mg__error(ctx, MG_INVALID_ARGUMENT,
+                             ADV "MG_CONTRIB_SRC_ID needs an integer y (MG_VERTEX, MG_INT32, MG_INT64)");
+    } else {
+        if ((status = mg__check_vector(ctx, x, ADV "x")) != MG_SUCCESS) return status;
+        if (x->graph != g) return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "x belongs to another graph");
+        if (!same_type(x->type, y->type))
+            return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "x and y have different value types");
+    }
+    if (p->contribution == MG_CONTRIB_SRC_DIV_OUTDEG && is_integer(y->type))
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         ADV "MG_CONTRIB_SRC_DIV_OUTDEG needs MG_FLOAT or MG_DOUBLE values");
+    if (in != NULL) {
+        if ((status = mg__check_frontier(ctx, in, ADV "in")) != MG_SUCCESS) return status;
+        if (in->graph != g) return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "in belongs to another graph");
+    }
+    if (mask != NULL) {
+        if ((status = mg__check_frontier(ctx, mask, ADV "mask")) != MG_SUCCESS) return status;
+        if (mask->graph != g)
+            return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "mask belongs to another graph");
+    }
+    if (out != NULL) {
+        if ((status = mg__check_frontier(ctx, out, ADV "out")) != MG_SUCCESS) return status;
+        if (out->graph != g)
+            return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "out belongs to another graph");
+        if (out == in || out == mask)
+            return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "out must differ from in and mask");
+    }
+
+    mg__advance_call call = {ctx, g, p, in, x, y, mask, out};
+    mg_advance_info info;
+    memset(&info, 0, sizeof info);
+    double t0 = omp_get_wtime();
+    switch (ctx->backend) {
+    case MG_BACKEND_CPU:
+    case MG_BACKEND_AUTO:
+        status = mg__cpu_advance(&call, &info);
+        break;
+    case MG_BACKEND_GPU:
+        status = mg__error(ctx, MG_UNAVAILABLE, ADV "the GPU backend is not available in this build");
+        break;
+    }
+    info.seconds = omp_get_wtime() - t0;
+    if (status == MG_SUCCESS) ctx->last_advance = info;
+    return status;
+}

@@ -1,0 +1,598 @@
+/*
+ * cpu_engine.c — the OpenMP engine behind mg_advance.
+ *
+ * Two ways to run one edge program step, chosen per call (direction optimisation, after Beamer et
+ * al., "Direction-Optimizing Breadth-First Search", SC'12, and Ligra's edgeMap):
+ *  - push: each active source scans its edges and updates destinations with atomics. Programs whose
+ *    combine and apply agree (min/min, max/max, any/if-unset, sum/add) update y directly; the rest
+ *    combine into a scratch accumulator first and apply once per touched destination.
+ *  - pull: each eligible destination scans its in-edges, combines the contributions of active
+ *    sources in a register and applies once; no atomics, and MG_COMBINE_ANY stops at the first
+ *    active source. Destinations are visited 64 at a time so each thread owns whole bitmap words.
+ * The choice compares the frontier's edges with the edges of the eligible destinations.
+ *
+ * Kernels are written once per value type (DEFINE_ENGINE) as always-inline functions taking the
+ * contribution and combine as constants; the dispatch switch instantiates each combination, so the
+ * per-edge code has no branches on the program.
+ */
+#include "engine.h"
+
+#include <math.h>
+#include <omp.h>
+
+/* Push is taken without further estimates when the frontier's edges are below m / PUSH_CHEAP. */
+#define PUSH_CHEAP 32
+/* Pull when frontier edges * factor exceed the eligible destinations' in-edges. A pull with
+ * MG_COMBINE_ANY usually stops early, so it pays off sooner (Beamer's alpha). */
+#define PULL_FACTOR_ANY 15
+#define PULL_FACTOR 2
+/* Vertices a thread buffers before appending them to the output list. */
+#define LOCAL_OUT 512
+
+/* ---- workspace kept in the context between calls ----------------------------------------------- */
+
+typedef struct {
+    uint32_t n;          /* capacity in vertices                                         */
+    uint64_t *touched;   /* bitmap, all zero between calls                               */
+    uint32_t *touched_list;
+    void *acc;           /* n values of up to 8 bytes: the combine's identity between calls */
+    int acc_key;         /* which (type, combine) identity acc holds; -1: none            */
+    void *scaled;        /* n values: x[s] / outdeg(s) for pulls of MG_CONTRIB_SRC_DIV_OUTDEG */
+} workspace;
+
+static void free_workspace(void *p) {
+    workspace *ws = p;
+    if (ws == NULL) return;
+    mg__free(ws->touched);
+    mg__free(ws->touched_list);
+    mg__free(ws->acc);
+    mg__free(ws->scaled);
+    mg__free(ws);
+}
+
+static mg_status get_workspace(mg_context ctx, uint32_t n, workspace **out) {
+    workspace *ws = ctx->engine_workspace;
+    if (ws != NULL && ws->n >= n) {
+        *out = ws;
+        return MG_SUCCESS;
+    }
+    free_workspace(ws);
+    ctx->engine_workspace = NULL;
+    ws = mg__calloc(1, sizeof *ws);
+    if (ws != NULL) {
+        ws->n = n;
+        ws->acc_key = -1;
+        ws->touched = mg__calloc(mg__bitmap_words(n), sizeof *ws->touched);
+        ws->touched_list = mg__malloc(mg__mul_size(n, sizeof *ws->touched_list));
+        ws->acc = mg__malloc(mg__mul_size(n, 8));
+        ws->scaled = mg__malloc(mg__mul_size(n, 8));
+    }
+    if (ws == NULL || ws->touched == NULL || ws->touched_list == NULL || ws->acc == NULL ||
+        ws->scaled == NULL) {
+        free_workspace(ws);
+        return mg__error(ctx, MG_OUT_OF_MEMORY,
+                         "mg_advance: out of memory for the engine's workspace (%u vertices)", n);
+    }
+    ctx->engine_workspace = ws;
+    ctx->free_engine_workspace = free_workspace;
+    *out = ws;
+    return MG_SUCCESS;
+}
+
+/* ---- one call, resolved ----------------------------------------------------------------------- */
+
+typedef struct {
+    uint32_t n;
+    const mg_program *p;
+    const uint64_t *push_off; const uint32_t *push_idx; const void *push_w;
+    const uint64_t *pull_off; const uint32_t *pull_idx; const void *pull_w;
+    const uint64_t *outdeg_off;  /* out-edge offsets, for MG_CONTRIB_SRC_DIV_OUTDEG */
+    mg_weight_type wt;
+    const uint32_t *active_list; /* push: active sources (NULL: all) */
+    int64_t active_count;
+    const uint64_t *active_bm;   /* pull: active sources (NULL: all) */
+    const uint64_t *mask_bm;     /* NULL: all eligible */
+    bool complement;
+    const void *x;               /* pull of SRC_DIV_OUTDEG: the pre-scaled values */
+    void *y;
+    uint64_t *out_bm;            /* NULL: output not wanted */
+    uint32_t *out_list;
+    uint64_t out_cursor;
+    workspace *ws;
+    uint64_t scanned;
+    uint64_t joined;
+} run;
+
+static inline bool eligible(const run *r, uint32_t d) {
+    return r->mask_bm == NULL || (mg__bit_test(r->mask_bm, d) != r->complement);
+}
+
+/* Appends newly joined vertices to a list through a per-thread buffer. */
+typedef struct {
+    uint32_t k;
+    uint32_t buf[LOCAL_OUT];
+} local_list;
+
+static inline void local_flush(local_list *l, uint32_t *list, uint64_t *cursor) {
+    if (l->k == 0) return;
+    uint64_t at = __atomic_fetch_add(cursor, l->k, __ATOMIC_RELAXED);
+    memcpy(list + at, l->buf, l->k * sizeof *list);
+    l->k = 0;
+}
+
+static inline void local_push(local_list *l, uint32_t v, uint32_t *list, uint64_t *cursor) {
+    l->buf[l->k++] = v;
+    if (l->k == LOCAL_OUT) local_flush(l, list, cursor);
+}
+
+/* Sets bit v; true if this call set it. */
+static inline bool bit_claim(uint64_t *bm, uint32_t v) {
+    uint64_t bit = 1ull << (v & 63);
+    if (__atomic_load_n(&bm[v >> 6], __ATOMIC_RELAXED) & bit) return false;
+    return !(__atomic_fetch_or(&bm[v >> 6], bit, __ATOMIC_RELAXED) & bit);
+}
+
+static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
+    if (wt == MG_WEIGHT_INT32) return (double)((const int32_t *)w)[e];
+    if (wt == MG_WEIGHT_FLOAT) return (double)((const float *)w)[e];
+    return 1.0;
+}
+
+/* ---- kernels, once per value type ------------------------------------------------------------- */
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+#define DEFINE_ENGINE(T, SUF, T_MAX, T_LOWEST)                                                     \
+                                                                                                   \
+    ALWAYS_INLINE T identity_##SUF(int C) {                                                        \
+        return C == MG_COMBINE_MIN ? T_MAX : (C == MG_COMBINE_MAX ? T_LOWEST : (T)0);              \
+    }                                                                                              \
+    ALWAYS_INLINE T combine_##SUF(int C, T a, T b) {                                               \
+        switch (C) {                                                                               \
+        case MG_COMBINE_MIN: return b < a ? b : a;                                                 \
+        case MG_COMBINE_MAX: return b > a ? b : a;                                                 \
+        case MG_COMBINE_SUM: return a + b;                                                         \
+        default: return b;                                                                         \
+        }                                                                                          \
+    }                                                                                              \
+    /* The per-source part of a contribution (read once per source in a push). */                 \
+    ALWAYS_INLINE T source_value_##SUF(const run *r, int K, uint32_t s) {                          \
+        if (K == MG_CONTRIB_SRC_ID) return (T)s;                                                   \
+        T v;                                                                                       \
+        __atomic_load((const T *)r->x + s, &v, __ATOMIC_RELAXED);                                  \
+        if (K == MG_CONTRIB_SRC_DIV_OUTDEG) {                                                      \
+            uint64_t deg = r->outdeg_off[s + 1] - r->outdeg_off[s];                                \
+            v = deg ? (T)(v / (T)deg) : (T)0;                                                      \
+        }                                                                                          \
+        return v;                                                                                  \
+    }                                                                                              \
+    /* The per-edge part. */                                                                       \
+    ALWAYS_INLINE T edge_value_##SUF(const run *r, int K, T xs, const void *w, uint64_t e) {       \
+        switch (K) {                                                                               \
+        case MG_CONTRIB_SRC_PLUS_ONE: return xs + (T)1;                                            \
+        case MG_CONTRIB_SRC_PLUS_WEIGHT: return xs + (T)weight_at(w, r->wt, e);                    \
+        case MG_CONTRIB_SRC_TIMES_WEIGHT: return xs * (T)weight_at(w, r->wt, e);                   \
+        default: return xs;                                                                        \
+        }                                                                                          \
+    }                                                                                              \
+    /* Merges combined value c into y[d]; true when d joins the output frontier. */                \
+    ALWAYS_INLINE bool apply_##SUF(const run *r, uint32_t d, T c, bool found) {                    \
+        T *y = r->y;                                                                               \
+        const mg_program *p = r->p;                                                                \
+        T old;                                                                                     \
+        __atomic_load(y + d, &old, __ATOMIC_RELAXED);                                              \
+        T nv = old;                                                                                \
+        bool joins = false;                                                                        \
+        switch (p->apply) {                                                                        \
+        case MG_APPLY_MIN: joins = found && c < old; if (joins) nv = c; break;                     \
+        case MG_APPLY_MAX: joins = found && c > old; if (joins) nv = c; break;                     \
+        case MG_APPLY_IF_UNSET: joins = found && old == (T)p->unset; if (joins) nv = c; break;     \
+        case MG_APPLY_ASSIGN: joins = found; if (joins) nv = c; break;                             \
+        case MG_APPLY_ADD:                                                                         \
+            if (found) { nv = old + c; joins = fabs((double)nv) > p->epsilon; }                    \
+            break;                                                                                 \
+        case MG_APPLY_AFFINE:                                                                      \
+            nv = (T)(p->alpha * (double)(found ? c : (T)0) + p->beta);                             \
+            joins = fabs((double)nv - (double)old) > p->epsilon;                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        if (nv != old || p->apply == MG_APPLY_AFFINE) __atomic_store(y + d, &nv, __ATOMIC_RELAXED); \
+        return joins;                                                                              \
+    }                                                                                              \
+    ALWAYS_INLINE bool atomic_min_##SUF(T *p, T v) {                                               \
+        T old;                                                                                     \
+        __atomic_load(p, &old, __ATOMIC_RELAXED);                                                  \
+        while (v < old)                                                                            \
+            if (__atomic_compare_exchange(p, &old, &v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))  \
+                return true;                                                                       \
+        return false;                                                                              \
+    }                                                                                              \
+    ALWAYS_INLINE bool atomic_max_##SUF(T *p, T v) {                                               \
+        T old;                                                                                     \
+        __atomic_load(p, &old, __ATOMIC_RELAXED);                                                  \
+        while (v > old)                                                                            \
+            if (__atomic_compare_exchange(p, &old, &v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))  \
+                return true;                                                                       \
+        return false;                                                                              \
+    }                                                                                              \
+    ALWAYS_INLINE void atomic_add_##SUF(T *p, T v) {                                               \
+        T old, nv;                                                                                 \
+        __atomic_load(p, &old, __ATOMIC_RELAXED);                                                  \
+        do {                                                                                       \
+            nv = old + v;                                                                          \
+        } while (!__atomic_compare_exchange(p, &old, &nv, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)); \
+    }                                                                                              \
+    ALWAYS_INLINE void atomic_combine_##SUF(int C, T *p, T v) {                                    \
+        switch (C) {                                                                               \
+        case MG_COMBINE_MIN: atomic_min_##SUF(p, v); break;                                        \
+        case MG_COMBINE_MAX: atomic_max_##SUF(p, v); break;                                        \
+        case MG_COMBINE_SUM: atomic_add_##SUF(p, v); break;                                        \
+        default: __atomic_store(p, &v, __ATOMIC_RELAXED); break;                                   \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    /* Pull: every eligible destination combines its active in-neighbours' contributions. */       \
+    ALWAYS_INLINE void pull_kernel_##SUF(run *r, const int K, const int C) {                       \
+        const mg_program *p = r->p;                                                                \
+        const int64_t words = (int64_t)mg__bitmap_words(r->n);                                     \
+        const uint64_t tail = (r->n % 64) ? (1ull << (r->n % 64)) - 1 : ~0ull;                     \
+        const T unset = (T)p->unset;                                                               \
+        const T *y = r->y;                                                                         \
+        uint64_t scanned = 0, joined = 0;                                                          \
+        _Pragma("omp parallel for schedule(dynamic, 64) reduction(+ : scanned, joined)")           \
+        for (int64_t wd = 0; wd < words; wd++) {                                                   \
+            uint64_t todo = r->mask_bm ? (r->complement ? ~r->mask_bm[wd] : r->mask_bm[wd]) : ~0ull; \
+            if (wd == words - 1) todo &= tail;                                                     \
+            uint64_t out_bits = 0;                                                                 \
+            while (todo) {                                                                         \
+                const int b = __builtin_ctzll(todo);                                               \
+                todo &= todo - 1;                                                                  \
+                const uint32_t d = (uint32_t)(wd * 64 + b);                                        \
+                if (p->apply == MG_APPLY_IF_UNSET) {                                               \
+                    T cur;                                                                         \
+                    __atomic_load(y + d, &cur, __ATOMIC_RELAXED);                                  \
+                    if (cur != unset) continue;                                                    \
+                }                                                                                  \
+                T acc = identity_##SUF(C);                                                         \
+                bool found = false;                                                                \
+                const uint64_t lo = r->pull_off[d], hi = r->pull_off[d + 1];                       \
+                uint64_t e = lo;                                                                   \
+                for (; e < hi; e++) {                                                              \
+                    const uint32_t s = r->pull_idx[e];                                             \
+                    if (r->active_bm && !mg__bit_test(r->active_bm, s)) continue;                  \
+                    T c = edge_value_##SUF(r, K, source_value_##SUF(r, K, s), r->pull_w, e);       \
+                    found = true;                                                                  \
+                    if (C == MG_COMBINE_ANY) {                                                     \
+                        acc = c;                                                                   \
+                        e++;                                                                       \
+                        break;                                                                     \
+                    }                                                                              \
+                    acc = combine_##SUF(C, acc, c);                                                \
+                }                                                                                  \
+                scanned += e - lo;                                                                 \
+                if ((found || p->apply == MG_APPLY_AFFINE) && apply_##SUF(r, d, acc, found))       \
+                    out_bits |= 1ull << b;                                                         \
+            }                                                                                      \
+            if (r->out_bm) r->out_bm[wd] = out_bits;                                               \
+            joined += (uint64_t)__builtin_popcountll(out_bits);                                    \
+        }                                                                                          \
+        r->scanned = scanned;                                                                      \
+        r->joined = joined;                                                                        \
+    }                                                                                              \
+                                                                                                   \
+    /* Push: every active source sends along its edges. Direct programs update y with one atomic   \
+     * per edge; the others combine into ws->acc and are applied per touched destination. */       \
+    ALWAYS_INLINE void push_kernel_##SUF(run *r, const int K, const int C, const int direct) {     \
+        const mg_program *p = r->p;                                                                \
+        T *y = r->y;                                                                               \
+        T *acc = r->ws->acc;                                                                       \
+        const T unset = (T)p->unset;                                                               \
+        uint64_t *touched = r->ws->touched;                                                        \
+        uint32_t *touched_list = r->ws->touched_list;                                              \
+        uint64_t touched_cursor = 0, scanned = 0;                                                  \
+        const bool to_out = direct != 0 && p->apply != MG_APPLY_ADD;                               \
+        _Pragma("omp parallel reduction(+ : scanned)")                                             \
+        {                                                                                          \
+            local_list mine;                                                                       \
+            mine.k = 0;                                                                            \
+            _Pragma("omp for schedule(dynamic, 64) nowait")                                        \
+            for (int64_t i = 0; i < r->active_count; i++) {                                        \
+                const uint32_t s = r->active_list ? r->active_list[i] : (uint32_t)i;               \
+                const T xs = source_value_##SUF(r, K, s);                                          \
+                const uint64_t lo = r->push_off[s], hi = r->push_off[s + 1];                       \
+                scanned += hi - lo;                                                                \
+                for (uint64_t e = lo; e < hi; e++) {                                               \
+                    const uint32_t d = r->push_idx[e];                                             \
+                    if (!eligible(r, d)) continue;                                                 \
+                    const T c = edge_value_##SUF(r, K, xs, r->push_w, e);                          \
+                    bool joined = false;                                                           \
+                    switch (direct ? (int)p->apply : -1) {                                              \
+                    case MG_APPLY_MIN: joined = atomic_min_##SUF(y + d, c); break;                 \
+                    case MG_APPLY_MAX: joined = atomic_max_##SUF(y + d, c); break;                 \
+                    case MG_APPLY_IF_UNSET: {                                                      \
+                        T cur;                                                                     \
+                        __atomic_load(y + d, &cur, __ATOMIC_RELAXED);                              \
+                        T expect = unset, val = c;                                                 \
+                        joined = cur == unset &&                                                   \
+                                 __atomic_compare_exchange(y + d, &expect, &val, false,            \
+                                                           __ATOMIC_RELAXED, __ATOMIC_RELAXED);    \
+                        break;                                                                     \
+                    }                                                                              \
+                    case MG_APPLY_ADD: atomic_add_##SUF(y + d, c); break;                          \
+                    default: atomic_combine_##SUF(C, acc + d, c); break;                           \
+                    }                                                                              \
+                    if (to_out) {                                                                  \
+                        if (joined && r->out_bm && bit_claim(r->out_bm, d))                        \
+                            local_push(&mine, d, r->out_list, &r->out_cursor);                     \
+                    } else if (bit_claim(touched, d)) {                                            \
+                        local_push(&mine, d, touched_list, &touched_cursor);                       \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+            local_flush(&mine, to_out ? r->out_list : touched_list,                                \
+                        to_out ? &r->out_cursor : &touched_cursor);                                \
+        }                                                                                          \
+        r->scanned = scanned;                                                                      \
+        if (to_out) {                                                                              \
+            r->joined = r->out_cursor;                                                             \
+            return;                                                                                \
+        }                                                                                          \
+        /* Apply at the touched destinations (all eligible ones for AFFINE), then return the       \
+         * accumulator to the combine's identity and the touched bitmap to zero. */                \
+        const bool from_acc = direct == 0;                                                         \
+        if (p->apply == MG_APPLY_AFFINE) {                                                         \
+            uint64_t joined = 0;                                                                   \
+            const int64_t words = (int64_t)mg__bitmap_words(r->n);                                 \
+            const uint64_t tail = (r->n % 64) ? (1ull << (r->n % 64)) - 1 : ~0ull;                 \
+            _Pragma("omp parallel for schedule(static) reduction(+ : joined)")                     \
+            for (int64_t wd = 0; wd < words; wd++) {                                               \
+                uint64_t todo = r->mask_bm ? (r->complement ? ~r->mask_bm[wd] : r->mask_bm[wd]) : ~0ull; \
+                if (wd == words - 1) todo &= tail;                                                 \
+                uint64_t out_bits = 0;                                                             \
+                while (todo) {                                                                     \
+                    const int b = __builtin_ctzll(todo);                                           \
+                    todo &= todo - 1;                                                              \
+                    const uint32_t d = (uint32_t)(wd * 64 + b);                                    \
+                    if (apply_##SUF(r, d, acc[d], (touched[wd] >> b) & 1)) out_bits |= 1ull << b;  \
+                }                                                                                  \
+                if (r->out_bm) r->out_bm[wd] = out_bits;                                           \
+                joined += (uint64_t)__builtin_popcountll(out_bits);                                \
+            }                                                                                      \
+            r->joined = joined;                                                                    \
+            r->out_list = NULL; /* the bitmap form alone is valid */                               \
+        } else {                                                                                   \
+            _Pragma("omp parallel")                                                                \
+            {                                                                                      \
+                local_list mine;                                                                   \
+                mine.k = 0;                                                                        \
+                _Pragma("omp for schedule(static) nowait")                                         \
+                for (int64_t i = 0; i < (int64_t)touched_cursor; i++) {                            \
+                    const uint32_t d = touched_list[i];                                            \
+                    bool joins;                                                                    \
+                    if (from_acc) {                                                                \
+                        joins = apply_##SUF(r, d, acc[d], true);                                   \
+                    } else { /* MG_APPLY_ADD, already added in place */                            \
+                        T cur;                                                                     \
+                        __atomic_load(y + d, &cur, __ATOMIC_RELAXED);                              \
+                        joins = fabs((double)cur) > p->epsilon;                                    \
+                    }                                                                              \
+                    if (joins && r->out_bm) {                                                      \
+                        __atomic_fetch_or(&r->out_bm[d >> 6], 1ull << (d & 63), __ATOMIC_RELAXED); \
+                        local_push(&mine, d, r->out_list, &r->out_cursor);                         \
+                    }                                                                              \
+                }                                                                                  \
+                local_flush(&mine, r->out_list, &r->out_cursor);                                   \
+            }                                                                                      \
+            r->joined = r->out_cursor;                                                             \
+        }                                                                                          \
+        const T id = identity_##SUF(C);                                                            \
+        _Pragma("omp parallel for schedule(static)")                                               \
+        for (int64_t i = 0; i < (int64_t)touched_cursor; i++) {                                    \
+            const uint32_t d = touched_list[i];                                                    \
+            if (from_acc) acc[d] = id;                                                             \
+            __atomic_store_n(&touched[d >> 6], 0, __ATOMIC_RELAXED);                               \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void pull_##SUF(run *r, int K, int C) {                                                 \
+        switch (K * 4 + C) {                                                                       \
+        DISPATCH_ALL(pull_kernel_##SUF, r)                                                         \
+        }                                                                                          \
+    }                                                                                              \
+    static void push_##SUF(run *r, int K, int C, int direct) {                                     \
+        if (direct) {                                                                              \
+            switch (K * 4 + C) { DISPATCH_ALL_DIRECT(push_kernel_##SUF, r) }                       \
+        } else {                                                                                   \
+            switch (K * 4 + C) { DISPATCH_ALL_ACC(push_kernel_##SUF, r) }                          \
+        }                                                                                          \
+    }                                                                                              \
+    static void fill_identity_##SUF(void *a, uint32_t n, int C) {                                  \
+        T *acc = a;                                                                                \
+        const T id = identity_##SUF(C);                                                            \
+        _Pragma("omp parallel for schedule(static)")                                               \
+        for (int64_t i = 0; i < (int64_t)n; i++) acc[i] = id;                                      \
+    }                                                                                              \
+    __attribute__((unused)) static void prescale_##SUF(run *r, const T *x, T *scaled) {                                    \
+        const int64_t count = r->active_list ? r->active_count : (int64_t)r->n;                    \
+        _Pragma("omp parallel for schedule(static)")                                               \
+        for (int64_t i = 0; i < count; i++) {                                                      \
+            const uint32_t s = r->active_list ? r->active_list[i] : (uint32_t)i;                   \
+            const uint64_t deg = r->outdeg_off[s + 1] - r->outdeg_off[s];                          \
+            scaled[s] = deg ? (T)(x[s] / (T)deg) : (T)0;                                           \
+        }                                                                                          \
+    }
+
+/* One case per (contribution, combine): K * 4 + C. */
+#define CASE_KC(F, r, K, C, ...) case (K) * 4 + (C): F(r, K, C __VA_ARGS__); break;
+#define CASES_K(F, r, K, ...)                                                                      \
+    CASE_KC(F, r, K, MG_COMBINE_MIN, __VA_ARGS__) CASE_KC(F, r, K, MG_COMBINE_MAX, __VA_ARGS__)     \
+    CASE_KC(F, r, K, MG_COMBINE_SUM, __VA_ARGS__) CASE_KC(F, r, K, MG_COMBINE_ANY, __VA_ARGS__)
+#define CASES_ALL(F, r, ...)                                                                       \
+    CASES_K(F, r, MG_CONTRIB_SRC, __VA_ARGS__) CASES_K(F, r, MG_CONTRIB_SRC_PLUS_ONE, __VA_ARGS__) \
+    CASES_K(F, r, MG_CONTRIB_SRC_PLUS_WEIGHT, __VA_ARGS__)                                         \
+    CASES_K(F, r, MG_CONTRIB_SRC_TIMES_WEIGHT, __VA_ARGS__)                                        \
+    CASES_K(F, r, MG_CONTRIB_SRC_DIV_OUTDEG, __VA_ARGS__) CASES_K(F, r, MG_CONTRIB_SRC_ID, __VA_ARGS__)
+#define DISPATCH_ALL(F, r) CASES_ALL(F, r, )
+#define DISPATCH_ALL_DIRECT(F, r) CASES_ALL(F, r, , 1)
+#define DISPATCH_ALL_ACC(F, r) CASES_ALL(F, r, , 0)
+
+DEFINE_ENGINE(int32_t, i32, INT32_MAX, INT32_MIN)
+DEFINE_ENGINE(int64_t, i64, INT64_MAX, INT64_MIN)
+DEFINE_ENGINE(float, f32, INFINITY, -INFINITY)
+DEFINE_ENGINE(double, f64, INFINITY, -INFINITY)
+
+/* ---- the call --------------------------------------------------------------------------------- */
+
+/* Programs whose apply can be done by the combining atomic itself. */
+static bool is_direct(const mg_program *p) {
+    switch (p->apply) {
+    case MG_APPLY_MIN: return p->combine == MG_COMBINE_MIN || p->combine == MG_COMBINE_ANY;
+    case MG_APPLY_MAX: return p->combine == MG_COMBINE_MAX || p->combine == MG_COMBINE_ANY;
+    case MG_APPLY_IF_UNSET: return p->combine == MG_COMBINE_ANY;
+    case MG_APPLY_ADD: return p->combine == MG_COMBINE_SUM;
+    default: return false;
+    }
+}
+
+static int type_index(mg_type t) {
+    switch (t) {
+    case MG_INT64: return 1;
+    case MG_FLOAT: return 2;
+    case MG_DOUBLE: return 3;
+    default: return 0;
+    }
+}
+
+/* Sum of degrees (offsets) over the vertices of list, or over eligible vertices of a mask. */
+static uint64_t degree_sum_list(const uint64_t *off, const uint32_t *list, int64_t count) {
+    uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (int64_t i = 0; i < count; i++) sum += off[list[i] + 1] - off[list[i]];
+    return sum;
+}
+
+static uint64_t degree_sum_eligible(const run *r) {
+    if (r->mask_bm == NULL) return r->pull_off[r->n];
+    uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (int64_t v = 0; v < (int64_t)r->n; v++)
+        if (eligible(r, (uint32_t)v)) sum += r->pull_off[v + 1] - r->pull_off[v];
+    return sum;
+}
+
+/* Empties out's bitmap cheaply: through its list when that is short. */
+static void clear_out_bitmap(mg_frontier out) {
+    if (out->bitmap_valid && out->list_valid && out->count < out->n / 64) {
+        for (uint32_t i = 0; i < out->count; i++) out->bitmap[out->list[i] >> 6] = 0;
+        return;
+    }
+    const int64_t words = (int64_t)mg__bitmap_words(out->n);
+#pragma omp parallel for schedule(static)
+    for (int64_t w = 0; w < words; w++) out->bitmap[w] = 0;
+}
+
+mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info) {
+    mg_context ctx = call->ctx;
+    const struct mg_graph_s *g = call->g;
+    const mg_program *p = call->program;
+    mg_status status = MG_SUCCESS;
+    workspace *ws = NULL;
+    MG__TRY(get_workspace(ctx, g->n, &ws));
+
+    const mg__csr *push_csr = p->edges == MG_EDGES_OUT ? &g->out : &g->in;
+    const mg__csr *pull_csr = p->edges == MG_EDGES_OUT ? &g->in : &g->out;
+    run r = {
+        .n = g->n, .p = p,
+        .push_off = push_csr->offsets, .push_idx = push_csr->indices, .push_w = push_csr->weights,
+        .pull_off = pull_csr->offsets, .pull_idx = pull_csr->indices, .pull_w = pull_csr->weights,
+        .outdeg_off = g->out.offsets, .wt = g->weight_type,
+        .complement = p->mask_complement,
+        .x = call->x ? call->x->data : NULL, .y = call->y->data, .ws = ws,
+    };
+    if (call->mask != NULL) {
+        MG__TRY(mg__frontier_need_bitmap(ctx, call->mask));
+        r.mask_bm = call->mask->bitmap;
+    }
+    if (call->out != NULL) {
+        MG__TRY(mg__frontier_reserve(ctx, call->out));
+        r.out_bm = call->out->bitmap;
+        r.out_list = call->out->list;
+    }
+
+    /* Decide push or pull. */
+    const bool direct = is_direct(p);
+    uint32_t nf = g->n;
+    uint64_t mf = push_csr->offsets[g->n];
+    if (call->in != NULL) {
+        MG__TRY(mg__frontier_need_list(ctx, call->in));
+        nf = call->in->count;
+        r.active_list = call->in->list;
+        mf = degree_sum_list(push_csr->offsets, call->in->list, nf);
+    }
+    r.active_count = nf;
+    bool pull;
+    if (ctx->mode == MG_MODE_PUSH) pull = false;
+    else if (ctx->mode == MG_MODE_PULL) pull = true;
+    else if (call->in == NULL || p->apply == MG_APPLY_AFFINE) pull = true;
+    else if (mf < g->m / PUSH_CHEAP) pull = false;
+    else {
+        uint64_t factor = p->combine == MG_COMBINE_ANY ? PULL_FACTOR_ANY : PULL_FACTOR;
+        pull = mf * factor > degree_sum_eligible(&r);
+    }
+
+    if (call->out != NULL && !pull) clear_out_bitmap(call->out);
+    const int K = (int)p->contribution, C = (int)p->combine, ti = type_index(call->y->type);
+    if (pull) {
+        if (call->in != NULL) {
+            MG__TRY(mg__frontier_need_bitmap(ctx, call->in));
+            r.active_bm = call->in->bitmap;
+        }
+        int k = K;
+        if (K == MG_CONTRIB_SRC_DIV_OUTDEG) {
+            /* Divide once per source rather than once per edge. */
+            switch (ti) {
+            case 2: prescale_f32(&r, r.x, ws->scaled); break;
+            case 3: prescale_f64(&r, r.x, ws->scaled); break;
+            }
+            r.x = ws->scaled;
+            k = MG_CONTRIB_SRC;
+        }
+        switch (ti) {
+        case 0: pull_i32(&r, k, C); break;
+        case 1: pull_i64(&r, k, C); break;
+        case 2: pull_f32(&r, k, C); break;
+        case 3: pull_f64(&r, k, C); break;
+        }
+    } else {
+        const int key = ti * 4 + C;
+        if (!direct && ws->acc_key != key) {
+            switch (ti) {
+            case 0: fill_identity_i32(ws->acc, g->n, C); break;
+            case 1: fill_identity_i64(ws->acc, g->n, C); break;
+            case 2: fill_identity_f32(ws->acc, g->n, C); break;
+            case 3: fill_identity_f64(ws->acc, g->n, C); break;
+            }
+            ws->acc_key = key;
+        }
+        switch (ti) {
+        case 0: push_i32(&r, K, C, direct); break;
+        case 1: push_i64(&r, K, C, direct); break;
+        case 2: push_f32(&r, K, C, direct); break;
+        case 3: push_f64(&r, K, C, direct); break;
+        }
+    }
+
+    if (call->out != NULL) {
+        call->out->count = (uint32_t)r.joined;
+        call->out->bitmap_valid = true;
+        call->out->list_valid = !pull && r.out_list != NULL;
+    }
+    info->frontier_vertices = nf;
+    info->frontier_edges = mf;
+    info->edges_scanned = r.scanned;
+    info->output_vertices = (uint32_t)r.joined;
+    info->pulled = pull;
+
+cleanup:
+    return status;
+}

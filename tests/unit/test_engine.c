@@ -1,0 +1,245 @@
+/*
+ * test_engine.c — mg_advance against a brute-force evaluation of the same edge program, for every
+ * value type, contribution, combine and apply rule, with and without frontiers and masks, forced
+ * push, forced pull and automatic choice, on 1 and 2 threads.
+ */
+#include "check.h"
+#include "mgraph.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 257, M = 3000 };
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t next_rand(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+
+typedef struct {
+    const uint64_t *off;
+    const uint32_t *idx;
+    const int32_t *w;
+} csr_view;
+
+static double contribution(mg_contribution k, double xs, uint32_t s, double w, double outdeg) {
+    switch (k) {
+    case MG_CONTRIB_SRC: return xs;
+    case MG_CONTRIB_SRC_PLUS_ONE: return xs + 1;
+    case MG_CONTRIB_SRC_PLUS_WEIGHT: return xs + w;
+    case MG_CONTRIB_SRC_TIMES_WEIGHT: return xs * w;
+    case MG_CONTRIB_SRC_DIV_OUTDEG: return outdeg ? xs / outdeg : 0;
+    case MG_CONTRIB_SRC_ID: return s;
+    }
+    return 0;
+}
+
+/* Runs one configuration and compares with brute force; returns the number of mismatches. */
+static int run_case(mg_context ctx, mg_graph g, mg_type type, const mg_program *p, bool use_in,
+                    bool use_mask, mg_mode mode) {
+    int bad = 0;
+    const bool fp = type == MG_FLOAT || type == MG_DOUBLE;
+    mg_vector x = NULL, y = NULL;
+    mg_frontier in = NULL, mask = NULL, out = NULL;
+    double xv[N], y0[N], got[N];
+    bool in_set[N], mask_set[N];
+    CHECK_OK(ctx, mg_vector_create(ctx, &x, g, type));
+    CHECK_OK(ctx, mg_vector_create(ctx, &y, g, type));
+    CHECK_OK(ctx, mg_frontier_create(ctx, &in, g));
+    CHECK_OK(ctx, mg_frontier_create(ctx, &mask, g));
+    CHECK_OK(ctx, mg_frontier_create(ctx, &out, g));
+    for (uint32_t v = 0; v < N; v++) {
+        xv[v] = fp ? (next_rand() % 1000) / 8.0 : (double)(next_rand() % 1000);
+        y0[v] = (p->apply == MG_APPLY_IF_UNSET && next_rand() % 2) ? p->unset
+                                                                   : (double)(next_rand() % 1200);
+        in_set[v] = use_in ? next_rand() % 3 == 0 : true;
+        mask_set[v] = next_rand() % 2;
+        CHECK_OK(ctx, mg_vector_set(ctx, x, v, xv[v]));
+        CHECK_OK(ctx, mg_vector_set(ctx, y, v, y0[v]));
+        if (use_in && in_set[v]) CHECK_OK(ctx, mg_frontier_add(ctx, in, v));
+        if (mask_set[v]) CHECK_OK(ctx, mg_frontier_add(ctx, mask, v));
+    }
+    CHECK_OK(ctx, mg_context_set_mode(ctx, mode));
+    CHECK_OK(ctx, mg_advance(ctx, g, p, use_in ? in : NULL, x, y, use_mask ? mask : NULL, out));
+    CHECK_OK(ctx, mg_context_set_mode(ctx, MG_MODE_AUTO));
+
+    const uint64_t *off, *ioff;
+    const uint32_t *idx, *iidx;
+    const void *w;
+    mg_graph_csr(g, &off, &idx, &w);
+    mg_graph_csc(g, &ioff, &iidx, NULL);
+    /* along MG_EDGES_OUT a destination's sources are its in-neighbours (CSC); along IN, the CSR */
+    const bool along_out = p->edges == MG_EDGES_OUT;
+    const uint64_t *doff = along_out ? ioff : off;
+    const uint32_t *didx = along_out ? iidx : idx;
+    for (uint32_t d = 0; d < N; d++) {
+        double c = 0;
+        bool found = false, eligible = !use_mask || (mask_set[d] != p->mask_complement);
+        bool any_ok = false;
+        double gv;
+        CHECK_OK(ctx, mg_vector_get(ctx, y, d, &gv));
+        got[d] = gv;
+        for (uint64_t e = doff[d]; e < doff[d + 1] && eligible; e++) {
+            uint32_t s = didx[e];
+            if (!in_set[s]) continue;
+            /* the weight of this edge: search the CSR row of the edge's source */
+            uint32_t from = along_out ? s : d, to = along_out ? d : s;
+            double wt = 1;
+            for (uint64_t f = off[from]; f < off[from + 1]; f++)
+                if (idx[f] == to) wt = ((const int32_t *)w)[f];
+            double xs = xv[s];
+            double cv = contribution(p->contribution, xs, s, wt, (double)(off[s + 1] - off[s]));
+            if (type == MG_FLOAT) cv = (float)cv;
+            if (!fp) cv = floor(cv);
+            if (p->combine == MG_COMBINE_ANY && fabs(cv - (double)0) >= 0 && !any_ok) {
+                /* ANY: the engine may pick any contribution; accept the one it kept below */
+            }
+            if (!found) c = cv;
+            else if (p->combine == MG_COMBINE_MIN) c = fmin(c, cv);
+            else if (p->combine == MG_COMBINE_MAX) c = fmax(c, cv);
+            else if (p->combine == MG_COMBINE_SUM) c += cv;
+            if (p->combine == MG_COMBINE_ANY && (gv == cv)) any_ok = true;
+            found = true;
+        }
+        double expect = y0[d];
+        bool joins = false;
+        switch (p->apply) {
+        case MG_APPLY_MIN: if (found && c < y0[d]) { expect = c; joins = true; } break;
+        case MG_APPLY_MAX: if (found && c > y0[d]) { expect = c; joins = true; } break;
+        case MG_APPLY_IF_UNSET: if (found && y0[d] == p->unset) { expect = c; joins = true; } break;
+        case MG_APPLY_ASSIGN: if (found) { expect = c; joins = true; } break;
+        case MG_APPLY_ADD: if (found) { expect = y0[d] + c; joins = fabs(expect) > p->epsilon; } break;
+        case MG_APPLY_AFFINE:
+            if (eligible) {
+                expect = p->alpha * (found ? c : 0) + p->beta;
+                if (!fp) expect = (double)(int64_t)expect;
+                joins = fabs(expect - y0[d]) > p->epsilon;
+            }
+            break;
+        }
+        bool value_ok;
+        if (p->combine == MG_COMBINE_ANY && found && joins &&
+            (p->apply == MG_APPLY_IF_UNSET || p->apply == MG_APPLY_ASSIGN))
+            value_ok = any_ok;
+        else if (fp)
+            value_ok = fabs(got[d] - expect) <= 1e-4 * (1 + fabs(expect));
+        else
+            value_ok = got[d] == expect;
+        bool in_out;
+        CHECK_OK(ctx, mg_frontier_contains(ctx, out, d, &in_out));
+        if (!value_ok || in_out != joins) {
+            if (bad < 3)
+                fprintf(stderr,
+                        "  mismatch type %d contrib %d combine %d apply %d in %d mask %d mode %d: "
+                        "vertex %u got %g expected %g, joined %d expected %d\n",
+                        type, p->contribution, p->combine, p->apply, use_in, use_mask, mode, d,
+                        got[d], expect, in_out, joins);
+            bad++;
+        }
+    }
+    /* The output frontier's list form must agree with its bitmap. */
+    uint32_t count = 0, listed = 0;
+    CHECK_OK(ctx, mg_frontier_count(ctx, out, &count));
+    for (uint32_t d = 0; d < N; d++) {
+        bool inside;
+        mg_frontier_contains(ctx, out, d, &inside);
+        listed += inside;
+    }
+    CHECK(count == listed);
+    mg_vector_free(&x);
+    mg_vector_free(&y);
+    mg_frontier_free(&in);
+    mg_frontier_free(&mask);
+    mg_frontier_free(&out);
+    return bad;
+}
+
+int main(void) {
+    mg_context ctx = NULL;
+    mg_graph g = NULL;
+    CHECK_OK(ctx, mg_context_create(&ctx));
+    uint32_t src[M], dst[M];
+    int32_t w[M];
+    for (int e = 0; e < M; e++) {
+        /* skew: a few vertices get many edges, so pull and push differ in cost */
+        src[e] = next_rand() % 4 == 0 ? next_rand() % 8 : next_rand() % N;
+        dst[e] = next_rand() % N;
+        w[e] = 1 + (int32_t)(next_rand() % 50);
+    }
+    mg_graph_options opts;
+    mg_graph_options_init(&opts);
+    CHECK_OK(ctx, mg_graph_create_from_coo(ctx, &g, N, M, src, dst, w, MG_WEIGHT_INT32, &opts));
+
+    const mg_type types[] = {MG_INT32, MG_INT64, MG_FLOAT, MG_DOUBLE};
+    const mg_apply applies[] = {MG_APPLY_MIN, MG_APPLY_MAX, MG_APPLY_IF_UNSET,
+                                MG_APPLY_ASSIGN, MG_APPLY_ADD, MG_APPLY_AFFINE};
+    const mg_mode modes[] = {MG_MODE_PUSH, MG_MODE_PULL, MG_MODE_AUTO};
+    int cases = 0, failed = 0;
+    for (int threads = 1; threads <= 2; threads++) {
+        omp_set_num_threads(threads);
+        for (int ti = 0; ti < 4; ti++)
+            for (int k = MG_CONTRIB_SRC; k <= MG_CONTRIB_SRC_ID; k++)
+                for (int c = MG_COMBINE_MIN; c <= MG_COMBINE_ANY; c++)
+                    for (int a = 0; a < 6; a++)
+                        for (int variant = 0; variant < 4; variant++) {
+                            mg_type t = types[ti];
+                            bool fp = t == MG_FLOAT || t == MG_DOUBLE;
+                            if (k == MG_CONTRIB_SRC_DIV_OUTDEG && !fp) continue;
+                            if (k == MG_CONTRIB_SRC_ID && fp) continue;
+                            /* ANY with a value-dependent apply is only defined up to the choice */
+                            if (c == MG_COMBINE_ANY && applies[a] != MG_APPLY_IF_UNSET &&
+                                applies[a] != MG_APPLY_ASSIGN)
+                                continue;
+                            /* integer sums of products can overflow int32: keep SUM to small terms */
+                            if (c == MG_COMBINE_SUM && k == MG_CONTRIB_SRC_TIMES_WEIGHT && !fp) continue;
+                            mg_program p;
+                            mg_program_init(&p);
+                            p.contribution = (mg_contribution)k;
+                            p.combine = (mg_combine)c;
+                            p.apply = applies[a];
+                            p.edges = variant & 1 ? MG_EDGES_IN : MG_EDGES_OUT;
+                            if (k == MG_CONTRIB_SRC_DIV_OUTDEG) p.edges = MG_EDGES_OUT;
+                            p.mask_complement = variant & 2;
+                            p.alpha = fp ? 0.5 : 2;
+                            p.beta = 3;
+                            p.epsilon = 2.5;
+                            for (int mi = 0; mi < 3; mi++) {
+                                bool use_in = (cases % 3) != 0, use_mask = (cases % 2) == 0;
+                                cases++;
+                                int bad = run_case(ctx, g, t, &p, use_in, use_mask, modes[mi]);
+                                CHECK(bad == 0);
+                                failed += bad != 0;
+                            }
+                        }
+    }
+    printf("engine: %d configurations, %d with mismatches\n", cases, failed);
+
+    /* Bad calls are rejected with a message. */
+    mg_vector vi = NULL, vf = NULL;
+    mg_frontier f = NULL;
+    CHECK_OK(ctx, mg_vector_create(ctx, &vi, g, MG_INT32));
+    CHECK_OK(ctx, mg_vector_create(ctx, &vf, g, MG_FLOAT));
+    CHECK_OK(ctx, mg_frontier_create(ctx, &f, g));
+    mg_program p;
+    mg_program_init(&p);
+    CHECK(mg_advance(ctx, g, &p, NULL, vi, vf, NULL, NULL) == MG_INVALID_ARGUMENT);
+    CHECK(strstr(mg_context_error(ctx), "different value types") != NULL);
+    CHECK(mg_advance(ctx, g, NULL, NULL, vi, vi, NULL, NULL) == MG_INVALID_ARGUMENT);
+    CHECK(mg_advance(ctx, g, &p, f, vi, vi, NULL, f) == MG_INVALID_ARGUMENT);
+    p.contribution = MG_CONTRIB_SRC_DIV_OUTDEG;
+    CHECK(mg_advance(ctx, g, &p, NULL, vi, vi, NULL, NULL) == MG_INVALID_ARGUMENT);
+    p.contribution = (mg_contribution)99;
+    CHECK(mg_advance(ctx, g, &p, NULL, vi, vi, NULL, NULL) == MG_INVALID_ARGUMENT);
+    mg_vector_free(&vi);
+    CHECK(vi == NULL);
+    mg_vector_free(&vf);
+    mg_frontier_free(&f);
+    mg_graph_free(&g);
+    mg_context_free(&ctx);
+    return check_report();
+}
