@@ -147,3 +147,11 @@ mg_status mg_context_last_advance(const mg_context ctx, mg_advance_info *info) {
     *info = ctx->last_advance;
     return MG_SUCCESS;
 }
+
+mg_status mg_context_set_trace(mg_context ctx, mg_trace_fn trace, void *user) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    ctx->trace = trace;
+    ctx->trace_user = user;
+    return MG_SUCCESS;
+}

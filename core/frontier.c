@@ -303,6 +303,32 @@ _Pragma("omp parallel for reduction(+ : total) schedule(static)")
         out->list_valid = false;
         return MG_SUCCESS;
     }
+    if (in->count >= (1u << 16)) {
+        /* Large: mark the survivors in a fresh bitmap in parallel (the list follows on demand). */
+        uint64_t *bm = mg__calloc(mg__bitmap_words(out->n), sizeof *bm);
+        if (bm == NULL)
+            return mg__error(ctx, MG_OUT_OF_MEMORY, "mg_frontier_select: out of memory");
+        uint64_t total = 0;
+        const uint32_t *list = in->list;
+        const int64_t count = in->count;
+        MG__WITH_TYPE(values->type, {
+            const T *x = values->data;
+            _Pragma("omp parallel for reduction(+ : total) schedule(static)")
+            for (int64_t i = 0; i < count; i++) {
+                const uint32_t v = list[i];
+                if (compare((double)x[v], cmp, threshold)) {
+                    __atomic_fetch_or(&bm[v >> 6], 1ull << (v & 63), __ATOMIC_RELAXED);
+                    total++;
+                }
+            }
+        });
+        mg__free(out->bitmap);
+        out->bitmap = bm;
+        out->count = (uint32_t)total;
+        out->bitmap_valid = true;
+        out->list_valid = false;
+        return MG_SUCCESS;
+    }
     /* Filter in's list in order; `in` may be `out`, which the in-place compaction allows. */
     uint32_t k = 0;
     const uint32_t *src = in->list;

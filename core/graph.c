@@ -297,6 +297,7 @@ mg_status mg__graph_from_coo(mg_context ctx, mg_graph *g, const mg__coo *coo,
     } else {
         graph->in = graph->out; /* symmetric: in-edges are the out-edges */
     }
+    mg__graph_finish(graph);
     *g = graph;
     graph = NULL;
 
@@ -309,6 +310,40 @@ cleanup:
         mg__free(graph);
     }
     return status;
+}
+
+void mg__graph_finish(mg_graph g) {
+    double lo = g->m ? 1.0 : 0.0, hi = lo;
+    if (g->weight_type != MG_WEIGHT_NONE && g->m > 0) {
+        lo = INFINITY;
+        hi = -INFINITY;
+        const int64_t m = (int64_t)g->m;
+        if (g->weight_type == MG_WEIGHT_INT32) {
+            const int32_t *w = g->out.weights;
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
+            for (int64_t e = 0; e < m; e++) {
+                lo = fmin(lo, (double)w[e]);
+                hi = fmax(hi, (double)w[e]);
+            }
+        } else {
+            const float *w = g->out.weights;
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
+            for (int64_t e = 0; e < m; e++) {
+                lo = fmin(lo, (double)w[e]);
+                hi = fmax(hi, (double)w[e]);
+            }
+        }
+    }
+    g->weight_min = lo;
+    g->weight_max = hi;
+}
+
+mg_status mg_graph_weight_range(const mg_graph g, double *min_weight, double *max_weight) {
+    if (g == NULL) return MG_INVALID_ARGUMENT;
+    if (g->magic != MG__MAGIC_GRAPH) return MG_INVALID_OBJECT;
+    if (min_weight) *min_weight = g->weight_min;
+    if (max_weight) *max_weight = g->weight_max;
+    return MG_SUCCESS;
 }
 
 /* ---- public construction ----------------------------------------------------------------------- */

@@ -28,6 +28,8 @@ struct mg_context_s {
     int threads;
     char error[MG__ERROR_SIZE];
     mg_advance_info last_advance;
+    mg_trace_fn trace;
+    void *trace_user;
     /* Scratch space an engine keeps between calls (owned and freed by that engine). */
     void *engine_workspace;
     void (*free_engine_workspace)(void *workspace);
@@ -47,6 +49,7 @@ struct mg_graph_s {
     bool directed;
     int index_base;
     mg_weight_type weight_type;
+    double weight_min, weight_max; /* cached by mg__graph_finish                          */
     mg__csr out;   /* by source: out-edges                                          */
     mg__csr in;    /* by destination: in-edges; shares out's arrays when undirected */
 };
@@ -140,6 +143,10 @@ void mg__coo_free(mg__coo *coo);
 /* Builds g from coo (ids already 0-based and < coo->n). Consumes nothing; coo stays valid. */
 mg_status mg__graph_from_coo(mg_context ctx, mg_graph *g, const mg__coo *coo,
                              const mg_graph_options *opts);
+
+/* Computes the cached properties of a graph whose arrays are complete (the weight range). Every
+ * constructor calls it, including the binary reader. */
+void mg__graph_finish(mg_graph g);
 
 /* ---- readers and writers (core/io) ------------------------------------------------------------- */
 

@@ -87,6 +87,9 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
         break;
     }
     info.seconds = omp_get_wtime() - t0;
-    if (status == MG_SUCCESS) ctx->last_advance = info;
+    if (status == MG_SUCCESS) {
+        ctx->last_advance = info;
+        if (ctx->trace != NULL) ctx->trace(&info, ctx->trace_user);
+    }
     return status;
 }

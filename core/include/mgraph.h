@@ -144,6 +144,9 @@ uint32_t mg_graph_num_vertices(const mg_graph g);
 uint64_t mg_graph_num_edges(const mg_graph g);
 bool mg_graph_is_directed(const mg_graph g);
 mg_weight_type mg_graph_weight_type(const mg_graph g);
+/* The least and largest stored edge weight (1 and 1 for an unweighted graph, 0 and 0 with no edges),
+ * computed once when the graph is built. */
+mg_status mg_graph_weight_range(const mg_graph g, double *min_weight, double *max_weight);
 /* The numbering the graph's source file used: 1 for Matrix Market and DIMACS, 0 otherwise.
  * The API is 0-based; front ends add this to print ids as the file wrote them. */
 int mg_graph_index_base(const mg_graph g);
@@ -319,6 +322,11 @@ typedef struct {
 } mg_advance_info;
 
 mg_status mg_context_last_advance(const mg_context ctx, mg_advance_info *info);
+
+/* Calls trace(info, user) after every mg_advance on this context (NULL turns it off): the hook
+ * behind `--trace`, which prints one line per step. */
+typedef void (*mg_trace_fn)(const mg_advance_info *info, void *user);
+mg_status mg_context_set_trace(mg_context ctx, mg_trace_fn trace, void *user);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Built-in algorithms (algos/): each a short loop over the calls above                             */

@@ -1,0 +1,323 @@
+/*
+ * binary.c — mgraph's binary graph format (.mgb): a built graph, loaded at file-read speed.
+ *
+ * Layout (native little-endian; a byte-order field rejects a file from a big-endian machine):
+ *   64-byte header (struct mgb_header below)
+ *   out CSR: offsets[n+1] (uint64), indices[m] (uint32), weights[m] (int32/float, if weighted)
+ *   in CSC:  the same three arrays, for directed graphs only (an undirected graph's CSC is its CSR)
+ * The header's sizes are checked against the file's length before anything is allocated; the
+ * checksum (header with checksum 0, then every array) is verified and the arrays are validated
+ * (offsets start at 0, never decrease, end at m; indices < n) before the graph is handed out.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "io_internal.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#define MGB_MAGIC "MGRAPHB"   /* 7 characters and the terminating NUL: 8 bytes */
+#define MGB_VERSION 1u
+#define MGB_BYTE_ORDER 0x01020304u
+#define MGB_FLAG_DIRECTED 1u
+
+typedef struct {
+    char magic[8];
+    uint32_t version;
+    uint32_t header_bytes;
+    uint32_t byte_order;
+    uint32_t flags;
+    uint64_t n;
+    uint64_t m;
+    int32_t weight_type;
+    int32_t index_base;
+    uint64_t payload_bytes;
+    uint64_t checksum;
+} mgb_header;
+_Static_assert(sizeof(mgb_header) == 64, "the .mgb header is 64 bytes");
+
+/* ---- checksum ---------------------------------------------------------------------------------- */
+
+#define P1 0x9E3779B185EBCA87ULL
+#define P2 0xC2B2AE3D27D4EB4FULL
+#define HASH_BLOCK (1u << 20)
+
+static inline uint64_t mix64(uint64_t h) { /* MurmurHash3's finaliser: a bijection */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static inline uint64_t load64(const unsigned char *p) {
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* Four independent lanes of (lane ^ word) * odd: each step is a bijection of the word, so any
+ * single changed word changes the result, and the lanes keep four multipliers busy. */
+static uint64_t block_hash(const unsigned char *p, size_t len) {
+    uint64_t a = P1, b = P2, c = ~P1, d = ~P2;
+    size_t i = 0;
+    for (; i + 32 <= len; i += 32) {
+        a = (a ^ load64(p + i)) * P1;
+        b = (b ^ load64(p + i + 8)) * P1;
+        c = (c ^ load64(p + i + 16)) * P1;
+        d = (d ^ load64(p + i + 24)) * P1;
+    }
+    for (; i + 8 <= len; i += 8) a = (a ^ load64(p + i)) * P2;
+    if (i < len) {
+        uint64_t w = 0;
+        memcpy(&w, p + i, len - i);
+        d = (d ^ w) * P2;
+    }
+    uint64_t h = mix64(a);
+    h = (h ^ b) * P2;
+    h = (h ^ c) * P2;
+    h = (h ^ d) * P2;
+    return mix64(h ^ len);
+}
+
+/* Blocks hash in parallel; a sum of position-keyed block hashes combines them in any order. */
+static uint64_t array_hash(const void *data, size_t len) {
+    const unsigned char *p = data;
+    const int64_t blocks = (int64_t)((len + HASH_BLOCK - 1) / HASH_BLOCK);
+    uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static) if (blocks > 1)
+    for (int64_t k = 0; k < blocks; k++) {
+        size_t lo = (size_t)k * HASH_BLOCK, hi = lo + HASH_BLOCK < len ? lo + HASH_BLOCK : len;
+        sum += mix64(block_hash(p + lo, hi - lo) ^ ((uint64_t)k * P1));
+    }
+    return mix64(sum ^ ((uint64_t)len * P2));
+}
+
+static inline uint64_t chain(uint64_t h, uint64_t section) { return mix64(h ^ section) * P1; }
+
+/* ---- sections ---------------------------------------------------------------------------------- */
+
+typedef struct {
+    void *data;
+    uint64_t bytes;
+} section;
+
+/* The arrays in file order; returns how many. */
+static int sections_of(uint32_t n, uint64_t m, bool directed, bool weighted, const mg__csr *out,
+                       const mg__csr *in, section s[6]) {
+    int k = 0;
+    const mg__csr *csr[2] = {out, in};
+    for (int c = 0; c < (directed ? 2 : 1); c++) {
+        s[k++] = (section){csr[c]->offsets, ((uint64_t)n + 1) * 8};
+        s[k++] = (section){csr[c]->indices, m * 4};
+        if (weighted) s[k++] = (section){csr[c]->weights, m * 4};
+    }
+    return k;
+}
+
+static uint64_t checksum_of(const mgb_header *h, const section *s, int count) {
+    mgb_header zeroed = *h;
+    zeroed.checksum = 0;
+    uint64_t sum = chain(P2, array_hash(&zeroed, sizeof zeroed));
+    for (int i = 0; i < count; i++) sum = chain(sum, array_hash(s[i].data, (size_t)s[i].bytes));
+    return sum;
+}
+
+/* ---- writer ------------------------------------------------------------------------------------ */
+
+mg_status mg__write_binary(mg_context ctx, const mg_graph g, const char *path) {
+    mg_status status = MG_SUCCESS;
+    mg__atomic_file af = {0};
+    const bool weighted = g->weight_type != MG_WEIGHT_NONE && g->out.weights != NULL;
+    section s[6];
+    const int count = sections_of(g->n, g->m, g->directed, weighted, &g->out, &g->in, s);
+
+    mgb_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, MGB_MAGIC, sizeof h.magic);
+    h.version = MGB_VERSION;
+    h.header_bytes = sizeof h;
+    h.byte_order = MGB_BYTE_ORDER;
+    h.flags = g->directed ? MGB_FLAG_DIRECTED : 0;
+    h.n = g->n;
+    h.m = g->m;
+    h.weight_type = weighted ? (int32_t)g->weight_type : (int32_t)MG_WEIGHT_NONE;
+    h.index_base = g->index_base;
+    for (int i = 0; i < count; i++) h.payload_bytes += s[i].bytes;
+    h.checksum = checksum_of(&h, s, count);
+
+    MG__TRY(mg__atomic_open(ctx, path, &af));
+    MG__TRY(mg__atomic_write(ctx, &af, &h, sizeof h));
+    for (int i = 0; i < count; i++)
+        MG__TRY(mg__atomic_write(ctx, &af, s[i].data, (size_t)s[i].bytes));
+    MG__TRY(mg__atomic_commit(ctx, &af));
+
+cleanup:
+    mg__atomic_abort(&af);
+    return status;
+}
+
+/* ---- reader ------------------------------------------------------------------------------------ */
+
+static bool read_full(int fd, void *data, uint64_t bytes) {
+    char *p = data;
+    while (bytes > 0) {
+        size_t want = bytes > (1u << 30) ? (1u << 30) : (size_t)bytes;
+        ssize_t got = read(fd, p, want);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        p += got;
+        bytes -= (uint64_t)got;
+    }
+    return true;
+}
+
+/* Returns NULL when c is a valid CSR of n vertices and m edges, else what is wrong. */
+static const char *csr_problem(uint32_t n, uint64_t m, const mg__csr *c, uint64_t *where) {
+    *where = UINT64_MAX;
+    if (c->offsets[0] != 0) return "the first offset is not 0";
+    if (c->offsets[n] != m) return "the last offset is not the edge count";
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for reduction(min : bad) schedule(static)
+    for (int64_t v = 0; v < (int64_t)n; v++)
+        if (c->offsets[v] > c->offsets[v + 1] && v < bad) bad = v;
+    if (bad != INT64_MAX) {
+        *where = (uint64_t)bad;
+        return "offsets decrease after vertex";
+    }
+#pragma omp parallel for reduction(min : bad) schedule(static)
+    for (int64_t e = 0; e < (int64_t)m; e++)
+        if (c->indices[e] >= n && e < bad) bad = e;
+    if (bad != INT64_MAX) {
+        *where = (uint64_t)bad;
+        return "a vertex id >= n at edge";
+    }
+    return NULL;
+}
+
+static void free_graph(mg_graph g) {
+    if (g == NULL) return;
+    if (g->in.offsets != g->out.offsets) {
+        mg__free(g->in.offsets);
+        mg__free(g->in.indices);
+        mg__free(g->in.weights);
+    }
+    mg__free(g->out.offsets);
+    mg__free(g->out.indices);
+    mg__free(g->out.weights);
+    g->magic = MG__MAGIC_FREED;
+    mg__free(g);
+}
+
+static mg_status alloc_csr(mg_context ctx, const char *path, mg__csr *c, uint32_t n, uint64_t m,
+                           bool weighted) {
+    c->offsets = mg__malloc(mg__mul_size((size_t)n + 1, sizeof *c->offsets));
+    c->indices = mg__malloc(mg__mul_size((size_t)m, sizeof *c->indices));
+    if (weighted) c->weights = mg__malloc(mg__mul_size((size_t)m, 4));
+    if (c->offsets == NULL || c->indices == NULL || (weighted && c->weights == NULL))
+        return mg__error(ctx, MG_OUT_OF_MEMORY,
+                         "mg_graph_read: %s: out of memory for a graph of %u vertices and %llu "
+                         "edges",
+                         path, n, (unsigned long long)m);
+    return MG_SUCCESS;
+}
+
+mg_status mg__read_binary(mg_context ctx, const char *path, const mg_read_options *opts,
+                          mg_graph *g) {
+    mg_status status = MG_SUCCESS;
+    mg_graph graph = NULL;
+    int fd = -1;
+    uint64_t size = 0;
+    (void)opts; /* weights and directedness are applied by the caller */
+    *g = NULL;
+    MG__TRY(mg__io_open_regular(ctx, path, &fd, &size));
+
+    mgb_header h;
+    if (size < sizeof h)
+        MG__FAIL(ctx, MG_PARSE_ERROR,
+                 "mg_graph_read: %s: truncated binary file: %llu bytes, less than the %zu-byte "
+                 "header",
+                 path, (unsigned long long)size, sizeof h);
+    if (!read_full(fd, &h, sizeof h))
+        MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: %s: cannot read the header: %s", path,
+                 strerror(errno));
+    if (memcmp(h.magic, MGB_MAGIC, sizeof h.magic) != 0)
+        MG__FAIL(ctx, MG_PARSE_ERROR,
+                 "mg_graph_read: %s: not an mgraph binary file (bad magic number)", path);
+    if (h.byte_order != MGB_BYTE_ORDER)
+        MG__FAIL(ctx, MG_PARSE_ERROR,
+                 "mg_graph_read: %s: written on a machine of the other byte order", path);
+    if (h.version != MGB_VERSION)
+        MG__FAIL(ctx, MG_PARSE_ERROR,
+                 "mg_graph_read: %s: binary format version %u, this library reads version %u",
+                 path, h.version, MGB_VERSION);
+    if (h.header_bytes != sizeof h || (h.flags & ~MGB_FLAG_DIRECTED) != 0 ||
+        h.weight_type < MG_WEIGHT_NONE || h.weight_type > MG_WEIGHT_FLOAT ||
+        (h.index_base != 0 && h.index_base != 1))
+        MG__FAIL(ctx, MG_PARSE_ERROR, "mg_graph_read: %s: corrupt header (bad header fields)",
+                 path);
+    if (h.n > MG__IO_MAX_VERTICES || h.m > (UINT64_MAX >> 8))
+        MG__FAIL(ctx, MG_PARSE_ERROR,
+                 "mg_graph_read: %s: corrupt header (n = %llu, m = %llu out of range)", path,
+                 (unsigned long long)h.n, (unsigned long long)h.m);
+    const bool directed = (h.flags & MGB_FLAG_DIRECTED) != 0;
+    const bool weighted = h.weight_type != MG_WEIGHT_NONE;
+    const uint32_t n = (uint32_t)h.n;
+    const uint64_t m = h.m;
+    /* n < 2^32 and m < 2^56 keep these sums far from overflow */
+    const uint64_t per_csr = (h.n + 1) * 8 + m * 4 + (weighted ? m * 4 : 0);
+    const uint64_t payload = per_csr * (directed ? 2 : 1);
+    if (payload != h.payload_bytes)
+        MG__FAIL(ctx, MG_PARSE_ERROR,
+                 "mg_graph_read: %s: corrupt header (payload size %llu does not match n and m)",
+                 path, (unsigned long long)h.payload_bytes);
+    if (size != sizeof h + payload)
+        MG__FAIL(ctx, MG_PARSE_ERROR,
+                 "mg_graph_read: %s: %s binary file: the header needs %llu bytes, the file has "
+                 "%llu",
+                 path, size < sizeof h + payload ? "truncated" : "oversized",
+                 (unsigned long long)(sizeof h + payload), (unsigned long long)size);
+
+    graph = mg__calloc(1, sizeof *graph);
+    if (graph == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg_graph_read: out of memory");
+    graph->magic = MG__MAGIC_GRAPH;
+    graph->n = n;
+    graph->m = m;
+    graph->directed = directed;
+    graph->index_base = h.index_base;
+    graph->weight_type = (mg_weight_type)h.weight_type;
+    MG__TRY(alloc_csr(ctx, path, &graph->out, n, m, weighted));
+    if (directed)
+        MG__TRY(alloc_csr(ctx, path, &graph->in, n, m, weighted));
+    else
+        graph->in = graph->out; /* ownership as in core/graph.c: in shares out's arrays */
+
+    section s[6];
+    const int count = sections_of(n, m, directed, weighted, &graph->out, &graph->in, s);
+    errno = 0;
+    for (int i = 0; i < count; i++)
+        if (!read_full(fd, s[i].data, s[i].bytes))
+            MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: %s: read failed: %s", path,
+                     errno ? strerror(errno) : "unexpected end of file");
+    if (checksum_of(&h, s, count) != h.checksum)
+        MG__FAIL(ctx, MG_PARSE_ERROR,
+                 "mg_graph_read: %s: checksum mismatch: the file is corrupt", path);
+    for (int c = 0; c < (directed ? 2 : 1); c++) {
+        uint64_t where = 0;
+        const char *why = csr_problem(n, m, c == 0 ? &graph->out : &graph->in, &where);
+        if (why != NULL && where == UINT64_MAX)
+            MG__FAIL(ctx, MG_PARSE_ERROR, "mg_graph_read: %s: invalid %s: %s", path,
+                     c == 0 ? "CSR" : "CSC", why);
+        if (why != NULL)
+            MG__FAIL(ctx, MG_PARSE_ERROR, "mg_graph_read: %s: invalid %s: %s %llu", path,
+                     c == 0 ? "CSR" : "CSC", why, (unsigned long long)where);
+    }
+    mg__graph_finish(graph);
+    *g = graph;
+    graph = NULL;
+
+cleanup:
+    if (fd >= 0) close(fd);
+    free_graph(graph);
+    return status;
+}

@@ -1,0 +1,150 @@
+/*
+ * io_internal.h — what the graph file readers and writers (core/io) share: opening and mapping a
+ * file, the parallel line-chunk parser behind the three text formats, messages that name file and
+ * line, and the write-to-temporary-then-rename helper that keeps partial files away from a target.
+ */
+#ifndef MG_IO_INTERNAL_H
+#define MG_IO_INTERNAL_H
+
+#include "mg_internal.h"
+
+/* The largest vertex count a graph can have (mg_graph_create_from_coo refuses UINT32_MAX). */
+#define MG__IO_MAX_VERTICES ((uint64_t)UINT32_MAX - 1)
+
+/* The vertices a file of `bytes` bytes may declare: 2^24 + 64 per byte, which no real graph file
+ * comes near (isolated vertices are rare), while a 200-byte file claiming 4e9 vertices cannot
+ * make the graph builder allocate 32 GiB of offsets. */
+static inline uint64_t mg__io_vertex_cap(uint64_t bytes) {
+    uint64_t cap = ((uint64_t)1 << 24) + (bytes > (UINT64_MAX >> 7) ? (UINT64_MAX >> 1) : bytes * 64);
+    return cap < MG__IO_MAX_VERTICES ? cap : MG__IO_MAX_VERTICES;
+}
+
+/* ---- reading ----------------------------------------------------------------------------------- */
+
+/* A whole file, mapped read-only. data is NULL for an empty file (size 0). */
+typedef struct {
+    const char *path;
+    const char *data;
+    size_t size;
+} mg__mapped_file;
+
+/* Opens path as a regular file for reading; fails with MG_IO_ERROR naming the path (missing,
+ * directory, unreadable, not a regular file). On success *fd is open and *size its length. */
+mg_status mg__io_open_regular(mg_context ctx, const char *path, int *fd, uint64_t *size);
+/* Maps path whole; an empty file is a parse error ("path:1: the file is empty"). */
+mg_status mg__io_map(mg_context ctx, const char *path, mg__mapped_file *file);
+void mg__io_unmap(mg__mapped_file *file);
+
+/* Records "mg_graph_read: path:line: <message>" and returns status. */
+mg_status mg__io_fail_line(mg_context ctx, mg_status status, const char *path, uint64_t line,
+                           const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* Walks the header lines one at a time (the header is parsed serially before the parallel body). */
+typedef struct {
+    const char *p, *end;
+    uint64_t line;  /* number of the line next_line returns next (1-based) */
+} mg__line_cursor;
+
+/* Returns false at end of input; else [*begin, *stop) is the line without '\n' and trailing '\r',
+ * *number its line number. */
+bool mg__next_line(mg__line_cursor *c, const char **begin, const char **stop, uint64_t *number);
+
+/* Space, tab, and '\r' (so CRLF files parse like LF files) separate tokens. */
+static inline bool mg__io_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/* Splits [p, end) into at most max tokens (begin/stop pairs); returns how many there are in all
+ * (possibly more than max). */
+static inline int mg__io_tokens(const char *p, const char *end, const char *tok[][2], int max) {
+    int n = 0;
+    for (;;) {
+        while (p < end && mg__io_space(*p)) p++;
+        if (p == end) return n;
+        const char *s = p;
+        while (p < end && !mg__io_space(*p)) p++;
+        if (n < max) {
+            tok[n][0] = s;
+            tok[n][1] = p;
+        }
+        n++;
+    }
+}
+
+/* Whether the token [s, e) is the word lit, ignoring ASCII case. */
+static inline bool mg__io_token_is(const char *s, const char *e, const char *lit) {
+    for (; s < e && *lit; s++, lit++) {
+        char a = *s, b = *lit;
+        if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+        if (b >= 'A' && b <= 'Z') b = (char)(b - 'A' + 'a');
+        if (a != b) return false;
+    }
+    return s == e && *lit == '\0';
+}
+
+/* Token length for "%.*s", capped so a garbled line cannot flood a message. */
+static inline int mg__io_token_len(const char *s, const char *e) {
+    return e - s > 40 ? 40 : (int)(e - s);
+}
+
+/* Parses an unsigned decimal token at *p (after spaces) within [*p, end): returns 0 and advances
+ * on success, else one of the MG__TOK_ codes. */
+enum { MG__TOK_OK = 0, MG__TOK_MISSING, MG__TOK_BAD, MG__TOK_NEGATIVE, MG__TOK_OVERFLOW };
+int mg__io_parse_u64(const char **p, const char *end, uint64_t *value);
+
+typedef enum { MG__TEXT_MATRIX_MARKET, MG__TEXT_SNAP, MG__TEXT_DIMACS } mg__text_kind;
+
+/* How the weight column is read. */
+typedef enum {
+    MG__WCOL_NONE = 0, /* no weight column                                              */
+    MG__WCOL_SKIP,     /* a weight column that must be there but is not loaded          */
+    MG__WCOL_INT,      /* int32                                                          */
+    MG__WCOL_REAL,     /* float                                                          */
+    MG__WCOL_AUTO      /* int32 while every token is an int32 integer, else float (SNAP) */
+} mg__weight_column;
+
+/* The body of a text file: after the header, one edge per non-blank, non-comment line. */
+typedef struct {
+    mg__text_kind kind;
+    const char *path;
+    const char *body;          /* first byte of the body (a line start)                        */
+    size_t body_size;
+    uint64_t body_line;        /* line number of body[0]                                       */
+    bool one_based;            /* ids are 1..max (else 0..max)                                  */
+    uint64_t row_max, col_max; /* the largest legal source / destination id as written         */
+    bool capped;               /* 0-based: the id limit comes from mg__io_vertex_cap            */
+    uint64_t declared;         /* entries the header promises, or UINT64_MAX if it says nothing */
+    uint64_t declared_line;    /* the header line that promised them                            */
+    int columns;               /* SNAP: 2 or 3, from the first edge line                        */
+    uint64_t columns_line;     /* SNAP: that first edge line                                     */
+    mg__weight_column weights;
+    bool allow_negative;
+    void (*progress)(double fraction, void *user); /* may be NULL */
+    void *progress_user;
+} mg__text_body;
+
+/* Parses the body in parallel into coo (allocated here; the caller frees it even on failure).
+ * Sets coo->m, coo->weight_type and, for 0-based files, coo->n = largest id + 1. Ids in coo are
+ * 0-based. The first error in file order is the one reported. */
+mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *body, mg__coo *coo);
+
+/* ---- writing ----------------------------------------------------------------------------------- */
+
+/* A file written under a temporary name ("path.tmp.<pid>") and renamed over path on commit. */
+typedef struct {
+    FILE *file;
+    char *tmp_path;
+    const char *path;
+} mg__atomic_file;
+
+mg_status mg__atomic_open(mg_context ctx, const char *path, mg__atomic_file *af);
+/* Writes bytes; on failure records an MG_IO_ERROR naming path. */
+mg_status mg__atomic_write(mg_context ctx, mg__atomic_file *af, const void *data, size_t bytes);
+/* Flushes, closes and renames; on any failure removes the temporary file. */
+mg_status mg__atomic_commit(mg_context ctx, mg__atomic_file *af);
+/* Closes and removes the temporary file (safe to call after commit or on a zeroed af). */
+void mg__atomic_abort(mg__atomic_file *af);
+
+#endif /* MG_IO_INTERNAL_H */

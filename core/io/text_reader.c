@@ -1,0 +1,514 @@
+/*
+ * text_reader.c — the machinery under the Matrix Market, SNAP and DIMACS readers: opening and
+ * mapping files, and parsing an edge-list body in parallel.
+ *
+ * The body is cut into chunks at line boundaries. Pass 1 (parallel) counts each chunk's lines and
+ * edge lines; prefix sums give every chunk its first line number and its first slot in the coo,
+ * so pass 2 (parallel) parses straight into the final arrays with hand-written number parsers
+ * (strtod only for real values that are not plain decimals). Each chunk stops at its first error
+ * and keeps it; the error of the lowest-numbered failing chunk is the first in file order.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "io_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <omp.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- files ------------------------------------------------------------------------------------- */
+
+mg_status mg__io_open_regular(mg_context ctx, const char *path, int *fd, uint64_t *size) {
+    *fd = -1;
+    *size = 0;
+    int f = open(path, O_RDONLY | O_CLOEXEC);
+    if (f < 0)
+        return mg__error(ctx, MG_IO_ERROR, "mg_graph_read: cannot open %s: %s", path,
+                         strerror(errno));
+    struct stat st;
+    if (fstat(f, &st) != 0) {
+        int e = errno;
+        close(f);
+        return mg__error(ctx, MG_IO_ERROR, "mg_graph_read: cannot stat %s: %s", path, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(f);
+        return mg__error(ctx, MG_IO_ERROR, "mg_graph_read: %s is a directory, not a graph file",
+                         path);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(f);
+        return mg__error(ctx, MG_IO_ERROR, "mg_graph_read: %s is not a regular file", path);
+    }
+    *fd = f;
+    *size = (uint64_t)st.st_size;
+    return MG_SUCCESS;
+}
+
+mg_status mg__io_map(mg_context ctx, const char *path, mg__mapped_file *file) {
+    memset(file, 0, sizeof *file);
+    file->path = path;
+    int fd;
+    uint64_t size;
+    mg_status status = mg__io_open_regular(ctx, path, &fd, &size);
+    if (status != MG_SUCCESS) return status;
+    if (size == 0) {
+        close(fd);
+        return mg__io_fail_line(ctx, MG_PARSE_ERROR, path, 1, "the file is empty");
+    }
+    if (size > (uint64_t)SIZE_MAX) {
+        close(fd);
+        return mg__error(ctx, MG_IO_ERROR, "mg_graph_read: %s is too large to map", path);
+    }
+    void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int e = errno;
+    close(fd); /* the mapping keeps the file alive */
+    if (map == MAP_FAILED)
+        return mg__error(ctx, MG_IO_ERROR, "mg_graph_read: cannot map %s: %s", path, strerror(e));
+    file->data = map;
+    file->size = (size_t)size;
+    return MG_SUCCESS;
+}
+
+void mg__io_unmap(mg__mapped_file *file) {
+    if (file->data != NULL) munmap((void *)file->data, file->size);
+    file->data = NULL;
+    file->size = 0;
+}
+
+mg_status mg__io_fail_line(mg_context ctx, mg_status status, const char *path, uint64_t line,
+                           const char *fmt, ...) {
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return mg__error(ctx, status, "mg_graph_read: %s:%llu: %s", path, (unsigned long long)line,
+                     msg);
+}
+
+bool mg__next_line(mg__line_cursor *c, const char **begin, const char **stop, uint64_t *number) {
+    if (c->p >= c->end) return false;
+    const char *nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
+    const char *le = nl ? nl : c->end;
+    const char *s = le;
+    while (s > c->p && s[-1] == '\r') s--;
+    *begin = c->p;
+    *stop = s;
+    *number = c->line++;
+    c->p = nl ? nl + 1 : c->end;
+    return true;
+}
+
+/* ---- tokens ------------------------------------------------------------------------------------ */
+
+static inline const char *skip_space(const char *p, const char *end) {
+    while (p < end && mg__io_space(*p)) p++;
+    return p;
+}
+
+static inline const char *token_end(const char *p, const char *end) {
+    while (p < end && !mg__io_space(*p)) p++;
+    return p;
+}
+
+static inline bool is_digit(char c) { return (unsigned)(c - '0') < 10u; }
+
+int mg__io_parse_u64(const char **pp, const char *end, uint64_t *value) {
+    const char *p = skip_space(*pp, end);
+    if (p == end) return MG__TOK_MISSING;
+    if (!is_digit(*p)) return (*p == '-' && p + 1 < end && is_digit(p[1])) ? MG__TOK_NEGATIVE
+                                                                            : MG__TOK_BAD;
+    uint64_t v = 0;
+    bool overflow = false;
+    for (; p < end && is_digit(*p); p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10) overflow = true;
+        v = v * 10 + d;
+    }
+    if (p < end && !mg__io_space(*p)) return MG__TOK_BAD; /* "12x", "1.5" */
+    if (overflow) return MG__TOK_OVERFLOW;
+    *value = v;
+    *pp = p;
+    return MG__TOK_OK;
+}
+
+/* A signed integer token; MG__TOK_OVERFLOW outside int32. */
+static inline int parse_i32(const char **pp, const char *end, int32_t *value) {
+    const char *p = skip_space(*pp, end);
+    if (p == end) return MG__TOK_MISSING;
+    bool neg = false;
+    if (*p == '+' || *p == '-') {
+        neg = *p == '-';
+        p++;
+    }
+    if (p == end || !is_digit(*p)) return MG__TOK_BAD;
+    int64_t v = 0;
+    bool overflow = false;
+    for (; p < end && is_digit(*p); p++) {
+        v = v * 10 + (*p - '0');
+        if (v > (int64_t)INT32_MAX + 1) {
+            overflow = true;
+            v = (int64_t)INT32_MAX + 1; /* keep v bounded while the digits run on */
+        }
+    }
+    if (p < end && !mg__io_space(*p)) return MG__TOK_BAD;
+    if (neg) v = -v;
+    if (overflow || v > INT32_MAX || v < INT32_MIN) return MG__TOK_OVERFLOW;
+    *value = (int32_t)v;
+    *pp = p;
+    return MG__TOK_OK;
+}
+
+static const double pow10_table[19] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,
+                                       1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13,
+                                       1e14, 1e15, 1e16, 1e17, 1e18};
+
+/* A real token. Plain decimals of up to 15 digits are exact as mantissa / 10^k (both exact
+ * doubles, one correctly rounded division); anything else (exponents, nan, inf, long mantissas)
+ * goes to strtod on a NUL-terminated copy, since the mapping has no terminator. */
+static inline int parse_real(const char **pp, const char *end, double *value) {
+    const char *p = skip_space(*pp, end);
+    if (p == end) return MG__TOK_MISSING;
+    const char *stop = token_end(p, end);
+    const char *s = p;
+    bool neg = false;
+    if (*s == '+' || *s == '-') {
+        neg = *s == '-';
+        s++;
+    }
+    uint64_t mant = 0;
+    int digits = 0, frac = 0;
+    for (; s < stop && is_digit(*s); s++, digits++) mant = digits < 18 ? mant * 10 + (uint64_t)(*s - '0') : mant;
+    if (s < stop && *s == '.') {
+        for (s++; s < stop && is_digit(*s); s++, digits++, frac++)
+            mant = digits < 18 ? mant * 10 + (uint64_t)(*s - '0') : mant;
+    }
+    if (s == stop && digits > 0 && digits <= 15) {
+        double v = (double)mant / pow10_table[frac];
+        *value = neg ? -v : v;
+        *pp = stop;
+        return MG__TOK_OK;
+    }
+    char buf[64];
+    size_t len = (size_t)(stop - p);
+    if (len >= sizeof buf) return MG__TOK_BAD;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    char *endp = NULL;
+    double v = strtod(buf, &endp);
+    if (endp != buf + len) return MG__TOK_BAD;
+    *value = v;
+    *pp = stop;
+    return MG__TOK_OK;
+}
+
+/* ---- chunks ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *begin, *end;
+    uint64_t newlines, entries;         /* pass 1                                  */
+    uint64_t first_line, first_entry;   /* prefix sums                             */
+    uint64_t max_id;                    /* largest id as written (0-based formats) */
+    bool real_seen;                     /* MG__WCOL_AUTO: this chunk stores floats */
+    mg_status status;
+    uint64_t error_line;
+    char message[400];
+} chunk;
+
+static inline bool is_comment(mg__text_kind kind, char c) {
+    switch (kind) {
+    case MG__TEXT_MATRIX_MARKET: return c == '%';
+    case MG__TEXT_SNAP: return c == '#' || c == '%';
+    default: return c == 'c';
+    }
+}
+
+static void count_chunk(const mg__text_body *b, chunk *ch) {
+    const char *p = ch->begin, *end = ch->end;
+    uint64_t newlines = 0, entries = 0;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        const char *s = skip_space(p, le);
+        if (s < le && !is_comment(b->kind, *s)) entries++;
+        if (nl == NULL) break;
+        newlines++;
+        p = nl + 1;
+    }
+    ch->newlines = newlines;
+    ch->entries = entries;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static bool chunk_fail(chunk *ch, uint64_t line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ch->message, sizeof ch->message, fmt, ap);
+    va_end(ap);
+    ch->status = MG_PARSE_ERROR;
+    ch->error_line = line;
+    return false;
+}
+
+/* The token at p (after spaces), at most 40 characters, as "%.*s" arguments for messages. */
+static const char *tok_at(const char *p, const char *le) { return skip_space(p, le); }
+static int tok_len(const char *p, const char *le) {
+    const char *t = skip_space(p, le);
+    ptrdiff_t n = token_end(t, le) - t;
+    return n > 40 ? 40 : (int)n;
+}
+#define TOKEN_ARGS(p, le) tok_len((p), (le)), tok_at((p), (le))
+
+static int count_tokens(const char *p, const char *le) {
+    int n = 0;
+    for (p = skip_space(p, le); p < le; p = skip_space(token_end(p, le), le)) n++;
+    return n;
+}
+
+static const char *const id_names[3][2] = {
+    {"row index", "column index"}, {"source id", "destination id"}, {"arc tail", "arc head"}};
+
+/* Complains about a line whose column count differs from what the file needs. */
+static bool wrong_columns(const mg__text_body *b, chunk *ch, const char *line_begin,
+                          const char *le, uint64_t line) {
+    int have = count_tokens(line_begin, le);
+    if (b->kind == MG__TEXT_SNAP)
+        return chunk_fail(ch, line,
+                          "the line has %d column%s but the first edge line (line %llu) has %d: "
+                          "every edge line needs the same columns",
+                          have, have == 1 ? "" : "s", (unsigned long long)b->columns_line,
+                          b->columns);
+    int need = (b->kind == MG__TEXT_DIMACS ? 3 : 2) + (b->weights != MG__WCOL_NONE ? 1 : 0);
+    if (have < need)
+        return chunk_fail(ch, line, "truncated line: %d column%s where %d are needed", have,
+                          have == 1 ? "" : "s", need);
+    const char *extra = skip_space(line_begin, le);
+    for (int i = 0; i < need; i++) extra = skip_space(token_end(extra, le), le);
+    return chunk_fail(ch, line, "unexpected extra text '%.*s' after %d columns",
+                      TOKEN_ARGS(extra, le), need);
+}
+
+static bool read_id(const mg__text_body *b, chunk *ch, const char **p, const char *le,
+                    const char *line_begin, uint64_t line, int which, uint32_t *out) {
+    const char *name = id_names[b->kind][which];
+    const char *at = *p;
+    uint64_t v = 0;
+    int r = mg__io_parse_u64(p, le, &v);
+    if (r == MG__TOK_MISSING) return wrong_columns(b, ch, line_begin, le, line);
+    if (r == MG__TOK_BAD)
+        return chunk_fail(ch, line, "%s '%.*s' is not a non-negative integer", name,
+                          TOKEN_ARGS(at, le));
+    if (r == MG__TOK_NEGATIVE)
+        return chunk_fail(ch, line, "%s '%.*s' is negative", name, TOKEN_ARGS(at, le));
+    if (r == MG__TOK_OVERFLOW)
+        return chunk_fail(ch, line, "%s '%.*s' is too large", name, TOKEN_ARGS(at, le));
+    const uint64_t max = which == 0 ? b->row_max : b->col_max;
+    if (b->one_based) {
+        if (v == 0) return chunk_fail(ch, line, "%s 0: ids in this format start at 1", name);
+        if (v > max)
+            return chunk_fail(ch, line, "%s %llu is out of range [1, %llu]", name,
+                              (unsigned long long)v, (unsigned long long)max);
+        *out = (uint32_t)(v - 1);
+    } else {
+        if (v > max)
+            return chunk_fail(ch, line, "%s %llu is too large (at most %llu%s)", name,
+                              (unsigned long long)v, (unsigned long long)max,
+                              b->capped ? " in a file of this size" : "");
+        if (v > ch->max_id) ch->max_id = v;
+        *out = (uint32_t)v;
+    }
+    return true;
+}
+
+static void ints_to_floats(uint32_t *bits, uint64_t lo, uint64_t hi) {
+    for (uint64_t k = lo; k < hi; k++) {
+        float f = (float)(int32_t)bits[k];
+        memcpy(&bits[k], &f, sizeof f);
+    }
+}
+
+static bool read_weight(const mg__text_body *b, chunk *ch, const char **p, const char *le,
+                        const char *line_begin, uint64_t line, uint64_t k, uint32_t *wbits) {
+    const char *at = *p;
+    const char *tok = skip_space(at, le);
+    if (tok == le) return wrong_columns(b, ch, line_begin, le, line);
+    if (b->weights == MG__WCOL_SKIP) {
+        *p = token_end(tok, le);
+        return true;
+    }
+    int r;
+    if (b->weights == MG__WCOL_INT || (b->weights == MG__WCOL_AUTO && !ch->real_seen)) {
+        int32_t v = 0;
+        r = parse_i32(p, le, &v);
+        if (r == MG__TOK_OK) {
+            if (v < 0 && !b->allow_negative)
+                return chunk_fail(ch, line,
+                                  "negative weight '%.*s' (allow_negative_weights accepts it)",
+                                  TOKEN_ARGS(at, le));
+            wbits[k] = (uint32_t)v;
+            return true;
+        }
+        if (b->weights == MG__WCOL_INT) {
+            if (r == MG__TOK_OVERFLOW)
+                return chunk_fail(ch, line, "integer weight '%.*s' is outside the int32 range",
+                                  TOKEN_ARGS(at, le));
+            return chunk_fail(ch, line, "weight '%.*s' is not an integer", TOKEN_ARGS(at, le));
+        }
+        /* AUTO: not an int32, so the file's weights are real; what this chunk stored so far
+         * becomes float (an exact integer rounds to float as its decimal text would). */
+        ints_to_floats(wbits, ch->first_entry, k);
+        ch->real_seen = true;
+    }
+    double d = 0;
+    r = parse_real(p, le, &d);
+    if (r != MG__TOK_OK)
+        return chunk_fail(ch, line, "weight '%.*s' is not a number", TOKEN_ARGS(at, le));
+    float f = (float)d;
+    if (!isfinite(d) || !isfinite(f))
+        return chunk_fail(ch, line, "weight '%.*s' is not a finite float", TOKEN_ARGS(at, le));
+    if (d < 0 && !b->allow_negative)
+        return chunk_fail(ch, line, "negative weight '%.*s' (allow_negative_weights accepts it)",
+                          TOKEN_ARGS(at, le));
+    memcpy(&wbits[k], &f, sizeof f);
+    return true;
+}
+
+static void parse_chunk(const mg__text_body *b, chunk *ch, uint32_t *src, uint32_t *dst,
+                        uint32_t *wbits) {
+    const char *p = ch->begin, *end = ch->end;
+    uint64_t line = ch->first_line, k = ch->first_entry;
+    const bool has_weight = b->weights != MG__WCOL_NONE;
+    for (; p < end; line++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        const char *line_begin = p;
+        const char *q = skip_space(p, le);
+        p = nl ? nl + 1 : end;
+        if (q == le || is_comment(b->kind, *q)) continue;
+        if (b->kind == MG__TEXT_DIMACS) {
+            if (*q != 'a' || q + 1 == le || !mg__io_space(q[1])) {
+                if (*q == 'p' && (q + 1 == le || mg__io_space(q[1])))
+                    chunk_fail(ch, line, "a second problem line ('p')");
+                else
+                    chunk_fail(ch, line, "unknown line '%.*s' (expected 'a', 'c' or 'p')",
+                               TOKEN_ARGS(q, le));
+                return;
+            }
+            q++;
+        }
+        if (k >= b->declared) {
+            chunk_fail(ch, line, "more entries than the %llu declared on line %llu",
+                       (unsigned long long)b->declared, (unsigned long long)b->declared_line);
+            return;
+        }
+        if (!read_id(b, ch, &q, le, line_begin, line, 0, &src[k])) return;
+        if (!read_id(b, ch, &q, le, line_begin, line, 1, &dst[k])) return;
+        if (has_weight && !read_weight(b, ch, &q, le, line_begin, line, k, wbits)) return;
+        q = skip_space(q, le);
+        if (q != le) {
+            if (b->kind == MG__TEXT_SNAP)
+                wrong_columns(b, ch, line_begin, le, line);
+            else
+                chunk_fail(ch, line, "unexpected extra text '%.*s' at the end of the line",
+                           TOKEN_ARGS(q, le));
+            return;
+        }
+        k++;
+    }
+}
+
+mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *b, mg__coo *coo) {
+    mg_status status = MG_SUCCESS;
+    chunk *chunks = NULL;
+    memset(coo, 0, sizeof *coo);
+
+    /* Enough chunks to balance the threads; none so small that their overhead shows. */
+    const int threads = omp_get_max_threads();
+    size_t nchunks = (size_t)threads * 4;
+    if (nchunks > b->body_size / (256u << 10)) nchunks = b->body_size / (256u << 10);
+    if (nchunks < 1) nchunks = 1;
+    if (nchunks > 4096) nchunks = 4096;
+    chunks = mg__calloc(nchunks, sizeof *chunks);
+    if (chunks == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg_graph_read: out of memory");
+
+    const char *base = b->body, *stop = b->body + b->body_size;
+    for (size_t c = 0; c < nchunks; c++) {
+        const char *cut = c + 1 == nchunks ? stop : base + b->body_size / nchunks * (c + 1);
+        if (c + 1 < nchunks) {
+            const char *prev = c == 0 ? base : chunks[c - 1].end;
+            if (cut < prev) cut = prev;
+            const char *nl = cut < stop ? memchr(cut, '\n', (size_t)(stop - cut)) : NULL;
+            cut = nl ? nl + 1 : stop;
+        }
+        chunks[c].begin = c == 0 ? base : chunks[c - 1].end;
+        chunks[c].end = cut;
+    }
+
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t c = 0; c < (int64_t)nchunks; c++) count_chunk(b, &chunks[c]);
+
+    uint64_t total = 0, line = b->body_line;
+    for (size_t c = 0; c < nchunks; c++) {
+        chunks[c].first_line = line;
+        chunks[c].first_entry = total;
+        line += chunks[c].newlines;
+        total += chunks[c].entries;
+    }
+    const bool ends_with_newline = b->body_size > 0 && stop[-1] == '\n';
+    const uint64_t last_line = b->body_size == 0 ? b->body_line - 1
+                               : ends_with_newline ? line - 1 : line;
+    if (b->progress) b->progress(0.2, b->progress_user);
+
+    const bool stored = b->weights == MG__WCOL_INT || b->weights == MG__WCOL_REAL ||
+                        b->weights == MG__WCOL_AUTO;
+    MG__TRY(mg__coo_init(ctx, coo, total, stored,
+                         b->weights == MG__WCOL_REAL ? MG_WEIGHT_FLOAT : MG_WEIGHT_INT32));
+
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t c = 0; c < (int64_t)nchunks; c++)
+        parse_chunk(b, &chunks[c], coo->src, coo->dst, coo->weights);
+
+    bool any_real = false;
+    uint64_t max_id = 0;
+    for (size_t c = 0; c < nchunks; c++) {
+        if (chunks[c].status != MG_SUCCESS) {
+            status = mg__io_fail_line(ctx, chunks[c].status, b->path, chunks[c].error_line, "%s",
+                                      chunks[c].message);
+            goto cleanup;
+        }
+        any_real |= chunks[c].real_seen;
+        if (chunks[c].max_id > max_id) max_id = chunks[c].max_id;
+    }
+    if (b->declared != UINT64_MAX && total < b->declared)
+        MG__FAIL(ctx, MG_PARSE_ERROR,
+                 "mg_graph_read: %s:%llu: the file ends after %llu entries, but line %llu declares "
+                 "%llu",
+                 b->path, (unsigned long long)last_line, (unsigned long long)total,
+                 (unsigned long long)b->declared_line, (unsigned long long)b->declared);
+
+    if (b->weights == MG__WCOL_AUTO && any_real) {
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int64_t c = 0; c < (int64_t)nchunks; c++)
+            if (!chunks[c].real_seen)
+                ints_to_floats(coo->weights, chunks[c].first_entry,
+                               chunks[c].first_entry + chunks[c].entries);
+        coo->weight_type = MG_WEIGHT_FLOAT;
+    }
+    coo->m = total;
+    coo->index_base = b->one_based ? 1 : 0;
+    if (b->one_based)
+        coo->n = (uint32_t)(b->row_max > b->col_max ? b->row_max : b->col_max);
+    else
+        coo->n = total > 0 ? (uint32_t)(max_id + 1) : 0;
+    if (b->progress) b->progress(0.9, b->progress_user);
+
+cleanup:
+    mg__free(chunks);
+    return status;
+}
