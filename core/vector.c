@@ -7,6 +7,24 @@
 #include <math.h>
 
 static bool valid_type(mg_type t) { return t >= MG_INT32 && t <= MG_VERTEX; }
+static bool integer_type(mg_type t) { return t == MG_INT32 || t == MG_INT64 || t == MG_VERTEX; }
+
+/* double -> integer conversion that saturates instead of being undefined out of range. */
+static int64_t saturate(double value, int64_t lo, int64_t hi) {
+    if (value >= (double)hi) return hi;
+    if (value <= (double)lo) return lo;
+    return (int64_t)value;
+}
+
+/* Stores value into element i of data of type t (saturating for integers). */
+static void store(mg_type t, void *data, int64_t i, double value) {
+    switch (t) {
+    case MG_INT32: case MG_VERTEX: ((int32_t *)data)[i] = (int32_t)saturate(value, INT32_MIN, INT32_MAX); break;
+    case MG_INT64: ((int64_t *)data)[i] = saturate(value, INT64_MIN, INT64_MAX); break;
+    case MG_FLOAT: ((float *)data)[i] = (float)value; break;
+    case MG_DOUBLE: ((double *)data)[i] = value; break;
+    }
+}
 
 mg_status mg_vector_create(mg_context ctx, mg_vector *v, const mg_graph g, mg_type type) {
     mg_status status = mg__check_context(ctx);
@@ -68,7 +86,9 @@ mg_status mg_vector_set(mg_context ctx, mg_vector v, uint32_t vertex, double val
         return mg__error(ctx, MG_INVALID_ARGUMENT,
                          "mg_vector_set: vertex %u is out of range (the graph has %u vertices)",
                          vertex, v->n);
-    MG__WITH_TYPE(v->type, { ((T *)v->data)[vertex] = (T)value; });
+    if (integer_type(v->type) && isnan(value))
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_set: NaN for an integer vector");
+    store(v->type, v->data, vertex, value);
     return MG_SUCCESS;
 }
 
@@ -126,10 +146,31 @@ mg_status mg_vector_assign(mg_context ctx, mg_vector v, const mg_frontier mask, 
     int64_t count;
     if ((status = mask_vertices(ctx, v, mask, "mg_vector_assign: mask", &list, &count)) != MG_SUCCESS)
         return status;
+    if (integer_type(v->type) && isnan(value))
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_assign: NaN for an integer vector");
+    /* convert once, then copy the converted element */
+    union { int32_t i32; int64_t i64; float f; double d; } one;
+    store(v->type, &one, 0, value);
     MG__WITH_TYPE(v->type, {
         T *x = v->data;
-        const T val = (T)value;
+        const T val = *(const T *)&one;
         FOR_MASKED(list, count, i, x[i] = val);
+    });
+    return MG_SUCCESS;
+}
+
+mg_status mg_vector_assign_ids(mg_context ctx, mg_vector v, const mg_frontier mask) {
+    VECTOR_PROLOGUE(v, "mg_vector_assign_ids: v");
+    if (!integer_type(v->type))
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_vector_assign_ids: v must be MG_VERTEX, MG_INT32 or MG_INT64");
+    const uint32_t *list;
+    int64_t count;
+    if ((status = mask_vertices(ctx, v, mask, "mg_vector_assign_ids: mask", &list, &count)) != MG_SUCCESS)
+        return status;
+    MG__WITH_TYPE(v->type, {
+        T *x = v->data;
+        FOR_MASKED(list, count, i, x[i] = (T)i);
     });
     return MG_SUCCESS;
 }
@@ -138,15 +179,18 @@ mg_status mg_vector_affine(mg_context ctx, mg_vector z, const mg_frontier mask, 
                            const mg_vector x, double b) {
     VECTOR_PROLOGUE(z, "mg_vector_affine: z");
     if ((status = mg__check_vector(ctx, x, "mg_vector_affine: x")) != MG_SUCCESS) return status;
-    if ((status = same_shape(ctx, z, x, "mg_vector_affine")) != MG_SUCCESS) return status;
+    if (z->graph != x->graph)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_vector_affine: the vectors belong to different graphs");
     const uint32_t *list;
     int64_t count;
     if ((status = mask_vertices(ctx, z, mask, "mg_vector_affine: mask", &list, &count)) != MG_SUCCESS)
         return status;
-    MG__WITH_TYPE(z->type, {
-        T *zz = z->data;
+    const mg_type zt = z->type;
+    void *zz = z->data;
+    MG__WITH_TYPE(x->type, {
         const T *xx = x->data;
-        FOR_MASKED(list, count, i, zz[i] = (T)(a * (double)xx[i] + b));
+        FOR_MASKED(list, count, i, store(zt, zz, i, a * (double)xx[i] + b));
     });
     return MG_SUCCESS;
 }

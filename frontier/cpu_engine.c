@@ -98,6 +98,7 @@ typedef struct {
     uint64_t *out_bm;            /* NULL: output not wanted */
     uint32_t *out_list;
     uint64_t out_cursor;
+    uint64_t touched_cursor;
     workspace *ws;
     uint64_t scanned;
     uint64_t joined;
@@ -231,7 +232,9 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    /* Pull: every eligible destination combines its active in-neighbours' contributions. */       \
+    /* Pull: every eligible destination combines its active in-neighbours' contributions.         \
+     * Kernels run inside the caller's parallel region (orphaned worksharing) so that K and C are  \
+     * literal constants after inlining, and the edge loop carries no branches on the program. */ \
     ALWAYS_INLINE void pull_kernel_##SUF(run *r, const int K, const int C) {                       \
         const mg_program *p = r->p;                                                                \
         const int64_t words = (int64_t)mg__bitmap_words(r->n);                                     \
@@ -239,7 +242,7 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
         const T unset = (T)p->unset;                                                               \
         const T *y = r->y;                                                                         \
         uint64_t scanned = 0, joined = 0;                                                          \
-        _Pragma("omp parallel for schedule(dynamic, 64) reduction(+ : scanned, joined)")           \
+        _Pragma("omp for schedule(dynamic, 64) nowait")                                            \
         for (int64_t wd = 0; wd < words; wd++) {                                                   \
             uint64_t todo = r->mask_bm ? (r->complement ? ~r->mask_bm[wd] : r->mask_bm[wd]) : ~0ull; \
             if (wd == words - 1) todo &= tail;                                                     \
@@ -276,12 +279,13 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
             if (r->out_bm) r->out_bm[wd] = out_bits;                                               \
             joined += (uint64_t)__builtin_popcountll(out_bits);                                    \
         }                                                                                          \
-        r->scanned = scanned;                                                                      \
-        r->joined = joined;                                                                        \
+        __atomic_fetch_add(&r->scanned, scanned, __ATOMIC_RELAXED);                                \
+        __atomic_fetch_add(&r->joined, joined, __ATOMIC_RELAXED);                                  \
     }                                                                                              \
                                                                                                    \
     /* Push: every active source sends along its edges. Direct programs update y with one atomic   \
-     * per edge; the others combine into ws->acc and are applied per touched destination. */       \
+     * per edge; the others combine into ws->acc and are applied per touched destination. Runs    \
+     * inside the caller's parallel region, like the pull. */                                      \
     ALWAYS_INLINE void push_kernel_##SUF(run *r, const int K, const int C, const int direct) {     \
         const mg_program *p = r->p;                                                                \
         T *y = r->y;                                                                               \
@@ -289,62 +293,58 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
         const T unset = (T)p->unset;                                                               \
         uint64_t *touched = r->ws->touched;                                                        \
         uint32_t *touched_list = r->ws->touched_list;                                              \
-        uint64_t touched_cursor = 0, scanned = 0;                                                  \
         const bool to_out = direct != 0 && p->apply != MG_APPLY_ADD;                               \
-        _Pragma("omp parallel reduction(+ : scanned)")                                             \
-        {                                                                                          \
-            local_list mine;                                                                       \
-            mine.k = 0;                                                                            \
-            _Pragma("omp for schedule(dynamic, 64) nowait")                                        \
-            for (int64_t i = 0; i < r->active_count; i++) {                                        \
-                const uint32_t s = r->active_list ? r->active_list[i] : (uint32_t)i;               \
-                const T xs = source_value_##SUF(r, K, s);                                          \
-                const uint64_t lo = r->push_off[s], hi = r->push_off[s + 1];                       \
-                scanned += hi - lo;                                                                \
-                for (uint64_t e = lo; e < hi; e++) {                                               \
-                    const uint32_t d = r->push_idx[e];                                             \
-                    if (!eligible(r, d)) continue;                                                 \
-                    const T c = edge_value_##SUF(r, K, xs, r->push_w, e);                          \
-                    bool joined = false;                                                           \
-                    switch (direct ? (int)p->apply : -1) {                                              \
-                    case MG_APPLY_MIN: joined = atomic_min_##SUF(y + d, c); break;                 \
-                    case MG_APPLY_MAX: joined = atomic_max_##SUF(y + d, c); break;                 \
-                    case MG_APPLY_IF_UNSET: {                                                      \
-                        T cur;                                                                     \
-                        __atomic_load(y + d, &cur, __ATOMIC_RELAXED);                              \
-                        T expect = unset, val = c;                                                 \
-                        joined = cur == unset &&                                                   \
-                                 __atomic_compare_exchange(y + d, &expect, &val, false,            \
-                                                           __ATOMIC_RELAXED, __ATOMIC_RELAXED);    \
-                        break;                                                                     \
-                    }                                                                              \
-                    case MG_APPLY_ADD: atomic_add_##SUF(y + d, c); break;                          \
-                    default: atomic_combine_##SUF(C, acc + d, c); break;                           \
-                    }                                                                              \
-                    if (to_out) {                                                                  \
-                        if (joined && r->out_bm && bit_claim(r->out_bm, d))                        \
-                            local_push(&mine, d, r->out_list, &r->out_cursor);                     \
-                    } else if (bit_claim(touched, d)) {                                            \
-                        local_push(&mine, d, touched_list, &touched_cursor);                       \
-                    }                                                                              \
+        uint64_t scanned = 0;                                                                      \
+        local_list mine;                                                                           \
+        mine.k = 0;                                                                                \
+        _Pragma("omp for schedule(dynamic, 64) nowait")                                            \
+        for (int64_t i = 0; i < r->active_count; i++) {                                            \
+            const uint32_t s = r->active_list ? r->active_list[i] : (uint32_t)i;                   \
+            const T xs = source_value_##SUF(r, K, s);                                              \
+            const uint64_t lo = r->push_off[s], hi = r->push_off[s + 1];                           \
+            scanned += hi - lo;                                                                    \
+            for (uint64_t e = lo; e < hi; e++) {                                                   \
+                const uint32_t d = r->push_idx[e];                                                 \
+                if (!eligible(r, d)) continue;                                                     \
+                const T c = edge_value_##SUF(r, K, xs, r->push_w, e);                              \
+                bool joined = false;                                                               \
+                switch (direct ? (int)p->apply : -1) {                                             \
+                case MG_APPLY_MIN: joined = atomic_min_##SUF(y + d, c); break;                     \
+                case MG_APPLY_MAX: joined = atomic_max_##SUF(y + d, c); break;                     \
+                case MG_APPLY_IF_UNSET: {                                                          \
+                    T cur;                                                                         \
+                    __atomic_load(y + d, &cur, __ATOMIC_RELAXED);                                  \
+                    T expect = unset, val = c;                                                     \
+                    joined = cur == unset &&                                                       \
+                             __atomic_compare_exchange(y + d, &expect, &val, false,                \
+                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED);        \
+                    break;                                                                         \
+                }                                                                                  \
+                case MG_APPLY_ADD: atomic_add_##SUF(y + d, c); break;                              \
+                default: atomic_combine_##SUF(C, acc + d, c); break;                               \
+                }                                                                                  \
+                if (to_out) {                                                                      \
+                    if (joined && r->out_bm && bit_claim(r->out_bm, d))                            \
+                        local_push(&mine, d, r->out_list, &r->out_cursor);                         \
+                } else if (bit_claim(touched, d)) {                                                \
+                    local_push(&mine, d, touched_list, &r->touched_cursor);                        \
                 }                                                                                  \
             }                                                                                      \
-            local_flush(&mine, to_out ? r->out_list : touched_list,                                \
-                        to_out ? &r->out_cursor : &touched_cursor);                                \
         }                                                                                          \
-        r->scanned = scanned;                                                                      \
-        if (to_out) {                                                                              \
-            r->joined = r->out_cursor;                                                             \
-            return;                                                                                \
-        }                                                                                          \
+        local_flush(&mine, to_out ? r->out_list : touched_list,                                    \
+                    to_out ? &r->out_cursor : &r->touched_cursor);                                 \
+        __atomic_fetch_add(&r->scanned, scanned, __ATOMIC_RELAXED);                                \
+        if (to_out) return; /* the same for every thread */                                        \
+        _Pragma("omp barrier")                                                                     \
         /* Apply at the touched destinations (all eligible ones for AFFINE), then return the       \
          * accumulator to the combine's identity and the touched bitmap to zero. */                \
         const bool from_acc = direct == 0;                                                         \
+        const int64_t ntouched = (int64_t)r->touched_cursor;                                       \
         if (p->apply == MG_APPLY_AFFINE) {                                                         \
             uint64_t joined = 0;                                                                   \
             const int64_t words = (int64_t)mg__bitmap_words(r->n);                                 \
             const uint64_t tail = (r->n % 64) ? (1ull << (r->n % 64)) - 1 : ~0ull;                 \
-            _Pragma("omp parallel for schedule(static) reduction(+ : joined)")                     \
+            _Pragma("omp for schedule(static)")                                                    \
             for (int64_t wd = 0; wd < words; wd++) {                                               \
                 uint64_t todo = r->mask_bm ? (r->complement ? ~r->mask_bm[wd] : r->mask_bm[wd]) : ~0ull; \
                 if (wd == words - 1) todo &= tail;                                                 \
@@ -358,36 +358,31 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
                 if (r->out_bm) r->out_bm[wd] = out_bits;                                           \
                 joined += (uint64_t)__builtin_popcountll(out_bits);                                \
             }                                                                                      \
-            r->joined = joined;                                                                    \
-            r->out_list = NULL; /* the bitmap form alone is valid */                               \
+            __atomic_fetch_add(&r->joined, joined, __ATOMIC_RELAXED);                              \
         } else {                                                                                   \
-            _Pragma("omp parallel")                                                                \
-            {                                                                                      \
-                local_list mine;                                                                   \
-                mine.k = 0;                                                                        \
-                _Pragma("omp for schedule(static) nowait")                                         \
-                for (int64_t i = 0; i < (int64_t)touched_cursor; i++) {                            \
-                    const uint32_t d = touched_list[i];                                            \
-                    bool joins;                                                                    \
-                    if (from_acc) {                                                                \
-                        joins = apply_##SUF(r, d, acc[d], true);                                   \
-                    } else { /* MG_APPLY_ADD, already added in place */                            \
-                        T cur;                                                                     \
-                        __atomic_load(y + d, &cur, __ATOMIC_RELAXED);                              \
-                        joins = fabs((double)cur) > p->epsilon;                                    \
-                    }                                                                              \
-                    if (joins && r->out_bm) {                                                      \
-                        __atomic_fetch_or(&r->out_bm[d >> 6], 1ull << (d & 63), __ATOMIC_RELAXED); \
-                        local_push(&mine, d, r->out_list, &r->out_cursor);                         \
-                    }                                                                              \
+            mine.k = 0;                                                                            \
+            _Pragma("omp for schedule(static) nowait")                                             \
+            for (int64_t i = 0; i < ntouched; i++) {                                               \
+                const uint32_t d = touched_list[i];                                                \
+                bool joins;                                                                        \
+                if (from_acc) {                                                                    \
+                    joins = apply_##SUF(r, d, acc[d], true);                                       \
+                } else { /* MG_APPLY_ADD, already added in place */                                \
+                    T cur;                                                                         \
+                    __atomic_load(y + d, &cur, __ATOMIC_RELAXED);                                  \
+                    joins = fabs((double)cur) > p->epsilon;                                        \
                 }                                                                                  \
-                local_flush(&mine, r->out_list, &r->out_cursor);                                   \
+                if (joins && r->out_bm) {                                                          \
+                    __atomic_fetch_or(&r->out_bm[d >> 6], 1ull << (d & 63), __ATOMIC_RELAXED);     \
+                    local_push(&mine, d, r->out_list, &r->out_cursor);                             \
+                }                                                                                  \
             }                                                                                      \
-            r->joined = r->out_cursor;                                                             \
+            local_flush(&mine, r->out_list, &r->out_cursor);                                       \
+            _Pragma("omp barrier")                                                                 \
         }                                                                                          \
         const T id = identity_##SUF(C);                                                            \
-        _Pragma("omp parallel for schedule(static)")                                               \
-        for (int64_t i = 0; i < (int64_t)touched_cursor; i++) {                                    \
+        _Pragma("omp for schedule(static)")                                                        \
+        for (int64_t i = 0; i < ntouched; i++) {                                                   \
             const uint32_t d = touched_list[i];                                                    \
             if (from_acc) acc[d] = id;                                                             \
             __atomic_store_n(&touched[d >> 6], 0, __ATOMIC_RELAXED);                               \
@@ -395,15 +390,19 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
     }                                                                                              \
                                                                                                    \
     static void pull_##SUF(run *r, int K, int C) {                                                 \
-        switch (K * 4 + C) {                                                                       \
-        DISPATCH_ALL(pull_kernel_##SUF, r)                                                         \
+        _Pragma("omp parallel")                                                                    \
+        {                                                                                          \
+            switch (K * 4 + C) { DISPATCH_ALL(pull_kernel_##SUF, r) }                              \
         }                                                                                          \
     }                                                                                              \
     static void push_##SUF(run *r, int K, int C, int direct) {                                     \
-        if (direct) {                                                                              \
-            switch (K * 4 + C) { DISPATCH_ALL_DIRECT(push_kernel_##SUF, r) }                       \
-        } else {                                                                                   \
-            switch (K * 4 + C) { DISPATCH_ALL_ACC(push_kernel_##SUF, r) }                          \
+        _Pragma("omp parallel")                                                                    \
+        {                                                                                          \
+            if (direct) {                                                                          \
+                switch (K * 4 + C) { DISPATCH_ALL_DIRECT(push_kernel_##SUF, r) }                   \
+            } else {                                                                               \
+                switch (K * 4 + C) { DISPATCH_ALL_ACC(push_kernel_##SUF, r) }                      \
+            }                                                                                      \
         }                                                                                          \
     }                                                                                              \
     static void fill_identity_##SUF(void *a, uint32_t n, int C) {                                  \
@@ -582,10 +581,13 @@ mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info) {
         }
     }
 
+    if (!pull && p->apply != MG_APPLY_AFFINE)
+        r.joined = r.out_cursor; /* push kernels that list what joined */
     if (call->out != NULL) {
         call->out->count = (uint32_t)r.joined;
         call->out->bitmap_valid = true;
-        call->out->list_valid = !pull && r.out_list != NULL;
+        /* an affine apply writes whole bitmap words and no list */
+        call->out->list_valid = !pull && p->apply != MG_APPLY_AFFINE;
     }
     info->frontier_vertices = nf;
     info->frontier_edges = mf;

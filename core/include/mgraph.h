@@ -193,7 +193,8 @@ mg_status mg_vector_free(mg_vector *v);
 mg_type mg_vector_type(const mg_vector v);
 uint32_t mg_vector_size(const mg_vector v);
 
-/* Scalars cross the API as double; integer types convert exactly within +-2^53. */
+/* Scalars cross the API as double; integer types convert exactly within +-2^53 and saturate beyond
+ * their range (so +infinity stores INT32_MAX / INT64_MAX, and INT64_MAX reads back as 2^63). */
 mg_status mg_vector_get(mg_context ctx, const mg_vector v, uint32_t vertex, double *value);
 mg_status mg_vector_set(mg_context ctx, mg_vector v, uint32_t vertex, double value);
 /* Copies all values to/from a host array of the vector's C type (int32_t, int64_t, float, double). */
@@ -230,9 +231,12 @@ mg_status mg_frontier_select(mg_context ctx, mg_frontier out, const mg_frontier 
 
 typedef enum { MG_OP_ADD = 0, MG_OP_SUB, MG_OP_MUL, MG_OP_DIV, MG_OP_MIN, MG_OP_MAX } mg_binary_op;
 
-/* v[i] = value */
+/* v[i] = value (saturating for integer types, see mg_vector_set; NaN is rejected for them) */
 mg_status mg_vector_assign(mg_context ctx, mg_vector v, const mg_frontier mask, double value);
-/* z[i] = a * x[i] + b   (z may be x; all of one type) */
+/* v[i] = i, the vertex's own id (an integer or MG_VERTEX vector) */
+mg_status mg_vector_assign_ids(mg_context ctx, mg_vector v, const mg_frontier mask);
+/* z[i] = a * x[i] + b   (z may be x; x may have another type: the result converts to z's, which
+ * makes this also the conversion between vector types) */
 mg_status mg_vector_affine(mg_context ctx, mg_vector z, const mg_frontier mask, double a,
                            const mg_vector x, double b);
 /* z[i] = x[i] op y[i]   (z may be x or y; all of one type) */

@@ -1,0 +1,56 @@
+/*
+ * algo_util.c — the helpers of algo_util.h. This is the one file of algos/ that sees the library's
+ * internals: the error buffer (mg__error), the allocator (mg__malloc & co., so failure injection
+ * reaches the verifiers' arrays) and a vector's handle check and graph (the public API cannot tell
+ * which graph a vector belongs to). The algorithms themselves stay on the public API.
+ */
+#include "algo_util.h"
+
+#include "mg_internal.h"
+
+mg_status mg__algo_error(mg_context ctx, mg_status status, const char *fmt, ...) {
+    char msg[MG__ERROR_SIZE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return mg__error(ctx, status, "%s", msg);
+}
+
+mg_status mg__algo_check_graph(mg_context ctx, const mg_graph g, const char *what) {
+    if (g == NULL) return mg__algo_error(ctx, MG_INVALID_ARGUMENT, "%s is NULL", what);
+    /* mg_graph_csr checks the handle's magic: a public way to catch a freed or garbage graph. */
+    const uint64_t *off;
+    const uint32_t *idx;
+    const void *w;
+    if (mg_graph_csr(g, &off, &idx, &w) != MG_SUCCESS)
+        return mg__algo_error(ctx, MG_INVALID_OBJECT, "%s is not a live mg_graph", what);
+    return MG_SUCCESS;
+}
+
+static const char *type_name(mg_type t) {
+    switch (t) {
+    case MG_INT32: return "MG_INT32";
+    case MG_INT64: return "MG_INT64";
+    case MG_FLOAT: return "MG_FLOAT";
+    case MG_DOUBLE: return "MG_DOUBLE";
+    case MG_VERTEX: return "MG_VERTEX";
+    }
+    return "an unknown type";
+}
+
+mg_status mg__algo_check_vector(mg_context ctx, const mg_graph g, const mg_vector v, mg_type type,
+                                const char *what) {
+    if (v == NULL) return mg__algo_error(ctx, MG_INVALID_ARGUMENT, "%s is NULL", what);
+    mg_status status = mg__check_vector(ctx, v, what);
+    if (status != MG_SUCCESS) return status;
+    if (v->graph != g)
+        return mg__algo_error(ctx, MG_INVALID_ARGUMENT, "%s belongs to another graph", what);
+    if (v->type != type)
+        return mg__algo_error(ctx, MG_INVALID_ARGUMENT, "%s must be %s, not %s", what,
+                              type_name(type), type_name(v->type));
+    return MG_SUCCESS;
+}
+
+void *mg__algo_malloc(size_t count, size_t size) { return mg__malloc(mg__mul_size(count, size)); }
+void mg__algo_free(void *p) { mg__free(p); }

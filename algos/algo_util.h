@@ -1,0 +1,43 @@
+/*
+ * algo_util.h — the few helpers the built-in algorithms and their verifiers share: recording an
+ * error message in the context (there is no public mg__error), argument checks that name the call,
+ * and host allocations that go through the library's allocator (so failure injection reaches them).
+ * Algorithms include only mgraph.h and this header: they must run unchanged on any backend.
+ */
+#ifndef MG_ALGO_UTIL_H
+#define MG_ALGO_UTIL_H
+
+#include "mgraph.h"
+
+/* Records a printf-style message in ctx and returns status. */
+mg_status mg__algo_error(mg_context ctx, mg_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* LAGraph-style cleanup path: a local `mg_status status` and a `cleanup:` label. */
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        status = (call);                                                                           \
+        if (status != MG_SUCCESS) goto cleanup;                                                    \
+    } while (0)
+
+#define FAIL(ctx, st, ...)                                                                         \
+    do {                                                                                           \
+        status = mg__algo_error((ctx), (st), __VA_ARGS__);                                         \
+        goto cleanup;                                                                              \
+    } while (0)
+
+/* g is a live graph (what names the call and argument, e.g. "mg_bfs: g"). */
+mg_status mg__algo_check_graph(mg_context ctx, const mg_graph g, const char *what);
+/* v is a live vector of g's size and of the given type (MG_INT32 and MG_VERTEX are not
+ * interchangeable here: the API documents which one each result is). */
+mg_status mg__algo_check_vector(mg_context ctx, const mg_graph g, const mg_vector v, mg_type type,
+                                const char *what);
+
+/* Host memory through the library allocator; NULL on failure. */
+void *mg__algo_malloc(size_t count, size_t size);
+void mg__algo_free(void *p);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * bc.c — betweenness centrality (Brandes, "A faster algorithm for betweenness centrality",
+ * J. Math. Sociol. 2001), one breadth-first pass forward and one backward per source, as in
+ * LAGraph's LAGr_Betweenness and GAPBS bc.cc.
+ *
+ * Forward: a level-synchronous BFS whose edge program counts shortest paths: sigma[d] = sum of
+ * sigma[s] over the frontier parents s of each unvisited d ({x[s], SUM, ASSIGN}, mask = visited,
+ * complemented). The sums land in a scratch vector (a SUM may not run in place) and are copied into
+ * sigma on the new level. depth[v] records each vertex's level.
+ * Backward, from the deepest level up: w = (1 + delta) / sigma on level l+1, then an advance along
+ * the reversed edges (MG_EDGES_IN) from level l+1 into level l (mask = level l, MG_APPLY_AFFINE so
+ * that a vertex with no successor gets 0), and delta = sigma * that sum on level l. Each level is
+ * selected from depth with mg_frontier_select (no per-level frontiers are kept, so memory stays
+ * O(n) whatever the depth).
+ * The source's own delta is not part of its centrality and is zeroed before accumulation. With one
+ * source bc = delta_s; with several (sources == NULL: all) bc sums them and is halved on undirected
+ * graphs, where every path is counted from both ends (networkx's unnormalised betweenness).
+ */
+#include "algo_util.h"
+
+typedef struct {
+    mg_vector sigma, sums, depth, delta, w;
+    mg_frontier frontier, next, visited;
+} bc_work;
+
+/* Leaves delta_s in work->delta (with delta_s(s) = 0). */
+static mg_status one_source(mg_context ctx, const mg_graph g, uint32_t s, bc_work *k) {
+    mg_status status = MG_SUCCESS;
+    mg_program count;
+    mg_program_init(&count);
+    count.contribution = MG_CONTRIB_SRC;
+    count.combine = MG_COMBINE_SUM;
+    count.apply = MG_APPLY_ASSIGN;
+    count.mask_complement = true;
+
+    TRY(mg_vector_assign(ctx, k->sigma, NULL, 0));
+    TRY(mg_vector_assign(ctx, k->depth, NULL, -1));
+    TRY(mg_vector_set(ctx, k->sigma, s, 1));
+    TRY(mg_vector_set(ctx, k->depth, s, 0));
+    TRY(mg_frontier_clear(ctx, k->frontier));
+    TRY(mg_frontier_clear(ctx, k->visited));
+    TRY(mg_frontier_add(ctx, k->frontier, s));
+    TRY(mg_frontier_add(ctx, k->visited, s));
+    int32_t deepest = 0;
+    for (;;) {
+        TRY(mg_advance(ctx, g, &count, k->frontier, k->sigma, k->sums, k->visited, k->next));
+        uint32_t found;
+        TRY(mg_frontier_count(ctx, k->next, &found));
+        if (found == 0) break;
+        deepest++;
+        TRY(mg_vector_ewise(ctx, k->sigma, k->next, MG_OP_ADD, k->sigma, k->sums));
+        TRY(mg_vector_assign(ctx, k->depth, k->next, deepest));
+        TRY(mg_frontier_union(ctx, k->visited, k->next));
+        mg_frontier t = k->frontier;
+        k->frontier = k->next;
+        k->next = t;
+    }
+
+    mg_program gather;
+    mg_program_init(&gather);
+    gather.contribution = MG_CONTRIB_SRC;
+    gather.combine = MG_COMBINE_SUM;
+    gather.apply = MG_APPLY_AFFINE; /* alpha 1, beta 0: every level-l vertex gets its sum or 0 */
+    gather.edges = MG_EDGES_IN;
+
+    /* frontier = level l+1, next = level l. The deepest level's delta is 0. */
+    TRY(mg_vector_assign(ctx, k->delta, NULL, 0));
+    TRY(mg_frontier_select(ctx, k->frontier, NULL, k->depth, MG_EQ, deepest));
+    for (int32_t l = deepest - 1; l >= 0; l--) {
+        TRY(mg_frontier_select(ctx, k->next, NULL, k->depth, MG_EQ, l));
+        TRY(mg_vector_affine(ctx, k->w, k->frontier, 1, k->delta, 1));
+        TRY(mg_vector_ewise(ctx, k->w, k->frontier, MG_OP_DIV, k->w, k->sigma));
+        TRY(mg_advance(ctx, g, &gather, k->frontier, k->w, k->sums, k->next, NULL));
+        TRY(mg_vector_ewise(ctx, k->delta, k->next, MG_OP_MUL, k->sigma, k->sums));
+        mg_frontier t = k->frontier;
+        k->frontier = k->next;
+        k->next = t;
+    }
+    TRY(mg_vector_set(ctx, k->delta, s, 0));
+cleanup:
+    return status;
+}
+
+mg_status mg_bc(mg_context ctx, const mg_graph g, const uint32_t *sources, uint32_t nsources,
+                mg_vector bc) {
+    mg_status status = MG_SUCCESS;
+    bc_work k = {0};
+
+    TRY(mg__algo_check_graph(ctx, g, "mg_bc: g"));
+    TRY(mg__algo_check_vector(ctx, g, bc, MG_DOUBLE, "mg_bc: bc"));
+    const uint32_t n = mg_graph_num_vertices(g);
+    if (sources == NULL) nsources = n;
+    for (uint32_t i = 0; sources != NULL && i < nsources; i++)
+        if (sources[i] >= n)
+            FAIL(ctx, MG_INVALID_ARGUMENT,
+                 "mg_bc: sources[%u] = %u is out of range (the graph has %u vertices)", i,
+                 sources[i], n);
+
+    TRY(mg_vector_create(ctx, &k.sigma, g, MG_DOUBLE));
+    TRY(mg_vector_create(ctx, &k.sums, g, MG_DOUBLE));
+    TRY(mg_vector_create(ctx, &k.depth, g, MG_INT32));
+    TRY(mg_vector_create(ctx, &k.delta, g, MG_DOUBLE));
+    TRY(mg_vector_create(ctx, &k.w, g, MG_DOUBLE));
+    TRY(mg_frontier_create(ctx, &k.frontier, g));
+    TRY(mg_frontier_create(ctx, &k.next, g));
+    TRY(mg_frontier_create(ctx, &k.visited, g));
+
+    TRY(mg_vector_assign(ctx, bc, NULL, 0));
+    for (uint32_t i = 0; i < nsources; i++) {
+        TRY(one_source(ctx, g, sources ? sources[i] : i, &k));
+        TRY(mg_vector_ewise(ctx, bc, NULL, MG_OP_ADD, bc, k.delta));
+    }
+    if (nsources != 1 && !mg_graph_is_directed(g)) TRY(mg_vector_affine(ctx, bc, NULL, 0.5, bc, 0));
+
+cleanup:
+    mg_vector_free(&k.sigma);
+    mg_vector_free(&k.sums);
+    mg_vector_free(&k.depth);
+    mg_vector_free(&k.delta);
+    mg_vector_free(&k.w);
+    mg_frontier_free(&k.frontier);
+    mg_frontier_free(&k.next);
+    mg_frontier_free(&k.visited);
+    return status;
+}
