@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# cli_algos.sh — every algorithm with --validate on an inline graph, on generated graphs (`mgraph
+# gen`, weighted and not, directed and not), on the shared SNAP samples (../shared/datasets, which
+# CI places beside the clone) and on the bundled sample; the GAPBS-style text lines and the --json
+# object with its keys.
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
+
+SHARED=${MG_SHARED_DATASETS:?MG_SHARED_DATASETS is not set (ctest sets it)}
+[ -d "$SHARED" ] || fail "shared datasets directory $SHARED is missing (CI puts shared/ beside the clone)"
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BUNDLED="$HERE/../../datasets/samples/roadNet-CA-sample.txt"
+
+cat >"$TMP/small.mtx" <<'EOF'
+%%MatrixMarket matrix coordinate integer symmetric
+% a small weighted undirected graph: a 5-cycle with a chord and a pendant
+6 6 7
+2 1 3
+3 2 1
+4 3 4
+5 4 1
+5 1 9
+4 1 2
+6 5 7
+EOF
+
+# validate_all FILE [OPTIONS]: each algorithm passes --validate and prints the standard lines.
+validate_all() {
+    local file=$1
+    shift
+    for algo in bfs sssp cc pr bc; do
+        expect_rc 0 "$algo" "$file" --validate "$@"
+        expect_out_line '^load: [0-9]+\.[0-9]+ s$'
+        expect_out_line '^preprocess: [0-9]+\.[0-9]+ s$'
+        expect_out_line '^run: [0-9]+\.[0-9]+ s \(median of [0-9]+\)$'
+        expect_out_line '^MTEPS: [0-9]+\.[0-9]+$'
+        expect_out_line '^validation: PASS$'
+        expect_out_line '^backend: (cpu|gpu)$'
+    done
+}
+
+validate_all "$TMP/small.mtx"
+validate_all "$TMP/small.mtx" --runs 3 --threads 1
+validate_all "$TMP/small.mtx" --directed --mode push
+validate_all "$TMP/small.mtx" --mode pull
+expect_rc 0 pr "$TMP/small.mtx" --validate --data-driven --damping 0.5 --tolerance 1e-8
+expect_out_line '^iterations: [0-9]+'
+expect_rc 0 bc "$TMP/small.mtx" --validate --all
+expect_rc 0 bc "$TMP/small.mtx" --validate --sources 2,4,6
+
+# Generated graphs, written and read back.
+expect_rc 0 gen rmat --scale 9 --edge-factor 8 --seed 7 --output "$TMP/rmat.mtx"
+validate_all "$TMP/rmat.mtx"
+expect_rc 0 gen kronecker --scale 8 --edge-factor 4 --weights int --directed --output "$TMP/kron.mgb"
+validate_all "$TMP/kron.mgb"
+expect_rc 0 gen uniform --scale 8 --edge-factor 4 --weights float --output "$TMP/uni.mtx"
+validate_all "$TMP/uni.mtx"
+expect_rc 0 gen grid --width 20 --height 15 --weights int --output "$TMP/grid.mtx"
+validate_all "$TMP/grid.mtx"
+expect_rc 0 gen geometric --scale 8 --seed 3 --output "$TMP/geo.mgb"
+validate_all "$TMP/geo.mgb"
+
+# The shared SNAP samples and the bundled one.
+validate_all "$SHARED/roadNet-CA-sample.txt"
+validate_all "$SHARED/web-Google-sample.txt"
+validate_all "$SHARED/web-Google-sample.txt" --undirected
+validate_all "$BUNDLED"
+
+# --json: one object on stdout with the documented keys, for every algorithm.
+for algo in bfs sssp cc pr bc; do
+    expect_rc 0 "$algo" "$TMP/small.mtx" --json --validate --runs 2
+    python3 - "$algo" "$TMP/out" <<'EOF'
+import json, sys
+algo, path = sys.argv[1], sys.argv[2]
+d = json.load(open(path))
+keys = ["algorithm", "file", "vertices", "edges", "directed", "weights", "index_base", "load_s",
+        "preprocess_s", "warmup_s", "run_s", "run_min_s", "run_max_s", "runs", "traversed_edges",
+        "mteps", "validated", "backend", "threads", "mode"]
+missing = [k for k in keys if k not in d]
+assert not missing, f"{algo}: missing keys {missing}"
+assert d["algorithm"] == algo and d["vertices"] == 6 and d["edges"] == 14, d
+assert d["validated"] is True and d["runs"] == 2 and d["index_base"] == 1, d
+assert d["run_min_s"] <= d["run_s"] <= d["run_max_s"], d
+if algo == "pr":
+    assert isinstance(d["iterations"], int) and d["iterations"] > 0, d
+    assert d["traversed_edges"] == d["edges"] * d["iterations"], d
+if algo == "cc":
+    assert d["traversed_edges"] == d["edges"], d
+if algo in ("bfs", "sssp", "bc"):
+    # connected graph: every vertex is reached, so every stored edge is traversed
+    assert d["traversed_edges"] == d["edges"], d
+    assert d["source"] == 1, d
+EOF
+done
+expect_rc 0 cc "$TMP/small.mtx" --json
+python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["validated"] is None, d' <"$TMP/out"
+# Text mode without --validate says so.
+expect_rc 0 cc "$TMP/small.mtx"
+expect_out_line '^validation: skipped$'
+
+echo "cli_algos: ok"

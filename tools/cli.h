@@ -1,0 +1,114 @@
+/*
+ * cli.h — what the parts of the `mgraph` command share: the exit codes, the option parser (one table
+ * of options, each allowed for a set of subcommands), strict number parsing that names the option
+ * and the value it rejects, timing, JSON string output and the write-to-temporary-then-rename output
+ * file. The CLI is written against the public API (mgraph.h) only, as a user's program would be.
+ */
+#ifndef MG_CLI_H
+#define MG_CLI_H
+
+#include "mgraph.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes: 0 success, 1 a run-time failure (library error, failed validation, I/O), 2 bad usage. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Subcommands, as bits so an option can say where it is allowed. */
+enum {
+    CMD_BFS = 1 << 0,
+    CMD_SSSP = 1 << 1,
+    CMD_CC = 1 << 2,
+    CMD_PR = 1 << 3,
+    CMD_BC = 1 << 4,
+    CMD_INFO = 1 << 5,
+    CMD_GEN = 1 << 6,
+    CMD_CONVERT = 1 << 7,
+    CMD_ALGOS = CMD_BFS | CMD_SSSP | CMD_CC | CMD_PR | CMD_BC,
+    CMD_READERS = CMD_ALGOS | CMD_INFO | CMD_CONVERT,
+    CMD_ALL = CMD_READERS | CMD_GEN
+};
+
+/* Option ids (the table in mgraph.c maps names to them). */
+typedef enum {
+    OPT_HELP = 0,
+    OPT_SOURCE, OPT_BACKEND, OPT_RUNS, OPT_VALIDATE, OPT_OUTPUT, OPT_JSON, OPT_THREADS, OPT_MODE,
+    OPT_UNDIRECTED, OPT_DIRECTED, OPT_KEEP_SELF_LOOPS, OPT_KEEP_DUPLICATES, OPT_FORMAT,
+    OPT_TOLERANCE, OPT_MAX_ITER, OPT_DAMPING, OPT_DATA_DRIVEN, OPT_SOURCES, OPT_ALL, OPT_DELTA,
+    OPT_SCALE, OPT_EDGE_FACTOR, OPT_SEED, OPT_WEIGHTS, OPT_WIDTH, OPT_HEIGHT, OPT_A, OPT_B, OPT_C,
+    OPT_COUNT
+} cli_opt_id;
+
+/* One parsed command line: the options seen (value or "" for a flag) and the positional words. */
+typedef struct {
+    const char *name;              /* the subcommand as typed ("bfs")                        */
+    int cmd;                       /* its CMD_ bit                                           */
+    const char *value[OPT_COUNT];  /* NULL: not given; a later repetition overrides          */
+    const char *positional[4];
+    int npositional;
+} cli_args;
+
+/* Parses argv[first..argc) for subcommand cmd. On a usage error prints the message and the hint
+ * and returns CLI_USAGE; else CLI_OK. Extra positionals are an error past max_positional. */
+int cli_parse(int argc, char **argv, int first, const char *name, int cmd, int max_positional,
+              cli_args *args);
+
+/* Prints "mgraph: <fmt>" and "Try 'mgraph <name> --help'." to stderr; returns CLI_USAGE. */
+int cli_usage_error(const char *name, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Strict numbers: the whole word must be the number, in [min, max]; no sign on unsigned values.
+ * On failure print an error naming the option and the value and return CLI_USAGE. */
+int cli_u64(const cli_args *a, cli_opt_id id, uint64_t min, uint64_t max, uint64_t *out);
+int cli_double(const cli_args *a, cli_opt_id id, double min, double max, bool min_open,
+               bool max_open, double *out);
+/* The option's name as typed on the command line ("--runs"). */
+const char *cli_opt_name(cli_opt_id id);
+
+/* Library failure: prints "mgraph: <mg_context_error(ctx)>" (or the status name) to stderr. */
+int cli_lib_error(mg_context ctx, mg_status status);
+
+/* Builds read options from --format, --undirected/--directed, --keep-*; a progress line on stderr
+ * for loads past a second when stderr is a terminal. */
+typedef struct {
+    double start;
+    const char *path;
+    bool shown;
+} cli_progress;
+int cli_read_options(const cli_args *a, mg_read_options *ro, cli_progress *progress);
+/* Call after the load finishes to end the progress line, if one was shown. */
+void cli_progress_done(cli_progress *progress);
+/* Applies --threads (and reports usage errors) to ctx. */
+int cli_apply_threads(const cli_args *a, mg_context ctx);
+
+double cli_now(void);
+const char *cli_weight_name(mg_weight_type t);
+/* "<label>: <name> (N vertices, M edges, directed, weights int32)" on stdout. */
+void cli_print_graph(const char *label, const char *name, const mg_graph g);
+/* Writes s as a JSON string literal (quotes and escapes included). */
+void cli_json_string(FILE *f, const char *s);
+
+/* Output files appear whole or not at all: write to "<path>.tmp.XXXXXX" beside it, then rename. */
+typedef struct {
+    FILE *f;
+    char *tmp_path;
+    const char *path;
+} cli_outfile;
+int cli_outfile_open(cli_outfile *o, const char *path);    /* prints the error; CLI_OK or CLI_FAIL */
+int cli_outfile_commit(cli_outfile *o);                     /* flush, close, rename                */
+void cli_outfile_abort(cli_outfile *o);                     /* close and remove the temporary      */
+
+/* Subcommands. */
+int cli_algo_main(int argc, char **argv, const char *name, int cmd);
+int cli_info_main(int argc, char **argv);
+int cli_gen_main(int argc, char **argv);
+int cli_convert_main(int argc, char **argv);
+/* Prints the help text of a subcommand to f; false if there is no such subcommand. */
+bool cli_print_help(FILE *f, const char *name);
+
+#endif

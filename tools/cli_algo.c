@@ -1,0 +1,485 @@
+/*
+ * cli_algo.c — the benchmark harness behind `mgraph bfs|sssp|cc|pr|bc`: one flow for every
+ * algorithm (GAPBS's habit): load, one untimed warm-up run, N timed runs, the median, traversed
+ * edges and MTEPS, --validate with the library's serial checkers, --output in the file's own vertex
+ * numbering, and the same grep-able lines (or one JSON object) for every algorithm.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Everything one run of the harness needs, parsed and checked before the file is read. */
+typedef struct {
+    cli_args a;
+    const char *file;
+    mg_backend backend;
+    mg_mode mode;
+    uint64_t runs;
+    bool validate, json;
+    const char *output;
+    bool has_source;
+    uint64_t source_arg;       /* --source as typed (file numbering)                           */
+    double delta;              /* sssp                                                         */
+    mg_pagerank_options pr;    /* pr                                                           */
+    bool bc_all;               /* bc --all                                                     */
+    uint64_t *bc_list;         /* bc --sources as typed (file numbering), bc_count entries     */
+    uint32_t bc_count;
+} algo_opts;
+
+static int parse_choice(const cli_args *a, cli_opt_id id, const char *const *names,
+                        const int *values, int count, int *out) {
+    const char *s = a->value[id];
+    for (int i = 0; i < count; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *out = values[i];
+            return CLI_OK;
+        }
+    }
+    char expected[128] = "";
+    for (int i = 0; i < count; i++) {
+        strcat(expected, names[i]);
+        if (i + 1 < count) strcat(expected, i + 2 == count ? " or " : ", ");
+    }
+    return cli_usage_error(a->name, "%s: invalid value '%s' for %s: expected %s", a->name, s,
+                           cli_opt_name(id), expected);
+}
+
+/* "3,17,4" -> numbers; each a plain non-negative integer. */
+static int parse_source_list(algo_opts *o) {
+    const char *s = o->a.value[OPT_SOURCES];
+    size_t count = 1;
+    for (const char *p = s; *p; p++) count += *p == ',';
+    if (count > UINT32_MAX)
+        return cli_usage_error(o->a.name, "bc: --sources lists too many vertices");
+    o->bc_list = malloc(count * sizeof *o->bc_list);
+    if (o->bc_list == NULL) {
+        fprintf(stderr, "mgraph: out of memory\n");
+        return CLI_FAIL;
+    }
+    const char *p = s;
+    for (size_t i = 0; i < count; i++) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char word[32];
+        bool ok = len > 0 && len < sizeof word;
+        if (ok) {
+            memcpy(word, p, len);
+            word[len] = '\0';
+            for (size_t k = 0; k < len; k++) ok = ok && word[k] >= '0' && word[k] <= '9';
+        }
+        if (ok) {
+            cli_args one = o->a;
+            one.value[OPT_SOURCES] = word;
+            /* Reuse the strict parser for the message if the number overflows. */
+            if (cli_u64(&one, OPT_SOURCES, 0, UINT32_MAX, &o->bc_list[i]) != CLI_OK)
+                return CLI_USAGE;
+        } else {
+            return cli_usage_error(o->a.name,
+                                   "bc: invalid value '%s' for --sources: expected comma-separated "
+                                   "vertex ids (e.g. 1,5,9)",
+                                   s);
+        }
+        p = comma ? comma + 1 : p + len;
+    }
+    o->bc_count = (uint32_t)count;
+    return CLI_OK;
+}
+
+static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, algo_opts *o) {
+    int rc = cli_parse(argc, argv, 2, name, cmd, 1, &o->a);
+    if (rc != CLI_OK) return rc;
+    const cli_args *a = &o->a;
+    if (a->npositional != 1) return cli_usage_error(name, "%s: missing the graph FILE", name);
+    o->file = a->positional[0];
+    o->runs = 1;
+    o->validate = a->value[OPT_VALIDATE] != NULL;
+    o->json = a->value[OPT_JSON] != NULL;
+    o->output = a->value[OPT_OUTPUT];
+    o->backend = MG_BACKEND_CPU;
+    o->mode = MG_MODE_AUTO;
+    mg_pagerank_options_init(&o->pr);
+
+    if (a->value[OPT_RUNS] && (rc = cli_u64(a, OPT_RUNS, 1, 100000, &o->runs)) != CLI_OK) return rc;
+    if (a->value[OPT_SOURCE]) {
+        if ((rc = cli_u64(a, OPT_SOURCE, 0, UINT32_MAX, &o->source_arg)) != CLI_OK) return rc;
+        o->has_source = true;
+    }
+    if (a->value[OPT_BACKEND]) {
+        static const char *const names[] = {"cpu", "gpu", "auto"};
+        static const int values[] = {MG_BACKEND_CPU, MG_BACKEND_GPU, MG_BACKEND_AUTO};
+        int v;
+        if ((rc = parse_choice(a, OPT_BACKEND, names, values, 3, &v)) != CLI_OK) return rc;
+        o->backend = (mg_backend)v;
+    }
+    if (a->value[OPT_MODE]) {
+        static const char *const names[] = {"auto", "push", "pull"};
+        static const int values[] = {MG_MODE_AUTO, MG_MODE_PUSH, MG_MODE_PULL};
+        int v;
+        if ((rc = parse_choice(a, OPT_MODE, names, values, 3, &v)) != CLI_OK) return rc;
+        o->mode = (mg_mode)v;
+    }
+    if (a->value[OPT_DELTA] &&
+        (rc = cli_double(a, OPT_DELTA, 0, DBL_MAX, false, false, &o->delta)) != CLI_OK)
+        return rc;
+    if (a->value[OPT_DAMPING] &&
+        (rc = cli_double(a, OPT_DAMPING, 0, 1, false, true, &o->pr.damping)) != CLI_OK)
+        return rc;
+    if (a->value[OPT_TOLERANCE] &&
+        (rc = cli_double(a, OPT_TOLERANCE, 0, 1e9, true, false, &o->pr.tolerance)) != CLI_OK)
+        return rc;
+    if (a->value[OPT_MAX_ITER]) {
+        uint64_t it;
+        if ((rc = cli_u64(a, OPT_MAX_ITER, 1, 10000000, &it)) != CLI_OK) return rc;
+        o->pr.max_iterations = (int)it;
+    }
+    o->pr.data_driven = a->value[OPT_DATA_DRIVEN] != NULL;
+    o->bc_all = a->value[OPT_ALL] != NULL;
+    int picked = (a->value[OPT_SOURCE] != NULL) + (a->value[OPT_SOURCES] != NULL) + o->bc_all;
+    if (picked > 1)
+        return cli_usage_error(name, "bc: --source, --sources and --all exclude each other");
+    if (a->value[OPT_SOURCES] && (rc = parse_source_list(o)) != CLI_OK) return rc;
+    return CLI_OK;
+}
+
+static int cmp_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The input file's vertex range, for messages ("1..34"). */
+static int source_in_range(const algo_opts *o, const char *what, uint64_t id, uint32_t n, int base,
+                           uint32_t *out) {
+    if (id < (uint64_t)base || id - (uint64_t)base >= n) {
+        fprintf(stderr,
+                "mgraph: %s: %s %llu is out of range: %s has vertices %d..%llu (the file's own "
+                "numbering)\n",
+                o->a.name, what, (unsigned long long)id, o->file, base,
+                (unsigned long long)n - 1 + (unsigned long long)base);
+        return CLI_USAGE;
+    }
+    *out = (uint32_t)(id - (uint64_t)base);
+    return CLI_OK;
+}
+
+/* Stored edges out of the vertices in { v : values[v] <cmp> threshold }. */
+static mg_status reached_edges(mg_context ctx, const mg_graph g, const mg_vector values,
+                               mg_compare cmp, double threshold, uint64_t *edges) {
+    mg_frontier f = NULL;
+    mg_status st = mg_frontier_create(ctx, &f, g);
+    if (st == MG_SUCCESS) st = mg_frontier_select(ctx, f, NULL, values, cmp, threshold);
+    if (st == MG_SUCCESS) st = mg_frontier_out_edges(ctx, f, edges);
+    mg_frontier_free(&f);
+    return st;
+}
+
+static const char *mode_name(mg_mode m) {
+    return m == MG_MODE_PUSH ? "push" : m == MG_MODE_PULL ? "pull" : "auto";
+}
+
+/* Writes "<id> <value>" per vertex in the file's numbering. */
+static int write_output(mg_context ctx, cli_outfile *out, int cmd, const mg_graph g,
+                        const mg_vector result) {
+    uint32_t n = mg_graph_num_vertices(g);
+    int64_t base = mg_graph_index_base(g);
+    mg_type type = mg_vector_type(result);
+    size_t elem = (type == MG_INT64 || type == MG_DOUBLE) ? 8 : 4;
+    void *values = malloc((size_t)n * elem + 1);
+    if (values == NULL) {
+        fprintf(stderr, "mgraph: out of memory for --output (%u values)\n", n);
+        return CLI_FAIL;
+    }
+    mg_status st = mg_vector_extract(ctx, result, values);
+    if (st != MG_SUCCESS) {
+        free(values);
+        return cli_lib_error(ctx, st);
+    }
+    FILE *f = out->f;
+    for (uint32_t v = 0; v < n; v++) {
+        long long id = (long long)v + base;
+        if (type == MG_INT32 || type == MG_VERTEX) {
+            int32_t x = ((const int32_t *)values)[v];
+            if (cmd == CMD_CC)
+                fprintf(f, "%lld %lld\n", id, (long long)x + base); /* a label is a vertex id */
+            else if (x < 0)
+                fprintf(f, "%lld inf\n", id);
+            else
+                fprintf(f, "%lld %d\n", id, (int)x);
+        } else if (type == MG_INT64) {
+            int64_t x = ((const int64_t *)values)[v];
+            if (x == INT64_MAX)
+                fprintf(f, "%lld inf\n", id);
+            else
+                fprintf(f, "%lld %lld\n", id, (long long)x);
+        } else {
+            double x = type == MG_DOUBLE ? ((const double *)values)[v]
+                                         : (double)((const float *)values)[v];
+            if (isinf(x))
+                fprintf(f, "%lld inf\n", id);
+            else
+                fprintf(f, "%lld %.10g\n", id, x);
+        }
+    }
+    free(values);
+    return cli_outfile_commit(out);
+}
+
+int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
+    algo_opts o;
+    memset(&o, 0, sizeof o);
+    mg_context ctx = NULL;
+    mg_graph g = NULL;
+    mg_vector result = NULL, scratch = NULL;
+    uint32_t *sources = NULL;
+    double *times = NULL;
+    mg_status st = MG_SUCCESS;
+    cli_progress progress = {0, NULL, false};
+    cli_outfile out = {NULL, NULL, NULL};
+    int rc = parse_algo_opts(argc, argv, name, cmd, &o);
+    if (rc != CLI_OK) goto cleanup;
+    /* The output file's temporary now, so a bad path fails before a long load and run; it is
+     * renamed into place only once everything has succeeded, and removed otherwise. */
+    if (o.output != NULL && (rc = cli_outfile_open(&out, o.output)) != CLI_OK) goto cleanup;
+    if ((st = mg_context_create(&ctx)) != MG_SUCCESS) {
+        rc = cli_lib_error(NULL, st);
+        goto cleanup;
+    }
+    /* The backend first: an unavailable GPU fails before a long load. */
+    if ((st = mg_context_set_backend(ctx, o.backend)) != MG_SUCCESS ||
+        (st = mg_context_set_mode(ctx, o.mode)) != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+    if ((rc = cli_apply_threads(&o.a, ctx)) != CLI_OK) goto cleanup;
+
+    mg_read_options ro;
+    progress.path = o.file;
+    if ((rc = cli_read_options(&o.a, &ro, &progress)) != CLI_OK) goto cleanup;
+    /* Only SSSP uses weights; the others load the structure alone (less memory, faster). */
+    ro.ignore_weights = cmd != CMD_SSSP;
+    double t0 = cli_now();
+    st = mg_graph_read(ctx, &g, o.file, &ro);
+    double load_s = cli_now() - t0;
+    cli_progress_done(&progress);
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+    uint32_t n = mg_graph_num_vertices(g);
+    uint64_t m = mg_graph_num_edges(g);
+    int base = mg_graph_index_base(g);
+    if (n == 0) {
+        fprintf(stderr, "mgraph: %s: %s has no vertices\n", name, o.file);
+        rc = CLI_FAIL;
+        goto cleanup;
+    }
+    const uint64_t *offsets = NULL;
+    const uint32_t *indices = NULL;
+    const void *weights = NULL;
+    if ((st = mg_graph_csr(g, &offsets, &indices, &weights)) != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+
+    /* Sources, in 0-based ids. */
+    uint32_t source = 0, nsources = 0;
+    bool uses_source = cmd == CMD_BFS || cmd == CMD_SSSP || (cmd == CMD_BC && !o.bc_all && !o.bc_count);
+    if (uses_source) {
+        if (o.has_source) {
+            if ((rc = source_in_range(&o, "--source", o.source_arg, n, base, &source)) != CLI_OK)
+                goto cleanup;
+        } else {
+            /* The first vertex with an out-edge: a source with none would measure nothing. */
+            while (source + 1 < n && offsets[source + 1] == offsets[source]) source++;
+            if (offsets[source + 1] == offsets[source]) source = 0;
+        }
+    }
+    if (cmd == CMD_BC) {
+        nsources = o.bc_all ? n : o.bc_count ? o.bc_count : 1;
+        if (!o.bc_all) {
+            sources = malloc((size_t)nsources * sizeof *sources);
+            if (sources == NULL) {
+                fprintf(stderr, "mgraph: out of memory\n");
+                rc = CLI_FAIL;
+                goto cleanup;
+            }
+            if (o.bc_count == 0) sources[0] = source;
+            for (uint32_t i = 0; i < o.bc_count; i++)
+                if ((rc = source_in_range(&o, "--sources vertex", o.bc_list[i], n, base,
+                                          &sources[i])) != CLI_OK)
+                    goto cleanup;
+        }
+    }
+
+    mg_type type = MG_DOUBLE;
+    if (cmd == CMD_BFS) type = MG_INT32;
+    if (cmd == CMD_SSSP) type = mg_graph_weight_type(g) == MG_WEIGHT_FLOAT ? MG_DOUBLE : MG_INT64;
+    if (cmd == CMD_CC) type = MG_VERTEX;
+    if ((st = mg_vector_create(ctx, &result, g, type)) != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+    times = malloc(o.runs * sizeof *times);
+    if (times == NULL) {
+        fprintf(stderr, "mgraph: out of memory\n");
+        rc = CLI_FAIL;
+        goto cleanup;
+    }
+
+    /* Warm-up (run -1), then the timed runs; the last run's result is what is checked and written. */
+    bool converged = true;
+    double warmup_s = 0;
+    for (int64_t r = -1; r < (int64_t)o.runs; r++) {
+        mg_pagerank_options pr = o.pr;
+        double start = cli_now();
+        switch (cmd) {
+        case CMD_BFS: st = mg_bfs(ctx, g, source, result, NULL); break;
+        case CMD_SSSP: st = mg_sssp(ctx, g, source, o.delta, result); break;
+        case CMD_CC: st = mg_cc(ctx, g, result); break;
+        case CMD_PR: st = mg_pagerank(ctx, g, &pr, result); break;
+        default: st = mg_bc(ctx, g, sources, nsources, result); break;
+        }
+        double elapsed = cli_now() - start;
+        if (st == MG_NOT_CONVERGED && cmd == CMD_PR) {
+            /* The ranks are still the best the iteration limit allowed: warn, report, go on. */
+            if (r + 1 == (int64_t)o.runs)
+                fprintf(stderr, "mgraph: warning: %s\n", mg_context_error(ctx));
+            converged = false;
+            st = MG_SUCCESS;
+        } else if (cmd == CMD_PR) {
+            converged = true;
+        }
+        if (st != MG_SUCCESS) {
+            rc = cli_lib_error(ctx, st);
+            goto cleanup;
+        }
+        if (r < 0)
+            warmup_s = elapsed;
+        else
+            times[r] = elapsed;
+        if (cmd == CMD_PR) o.pr.iterations = pr.iterations;
+    }
+    qsort(times, o.runs, sizeof *times, cmp_double);
+    double median = o.runs % 2 ? times[o.runs / 2]
+                               : 0.5 * (times[o.runs / 2 - 1] + times[o.runs / 2]);
+
+    /* Traversed edges (see --help): counted after the timing, with the public frontier calls. */
+    uint64_t traversed = 0;
+    if (cmd == CMD_BFS) {
+        st = reached_edges(ctx, g, result, MG_GE, 0, &traversed);
+    } else if (cmd == CMD_SSSP) {
+        st = reached_edges(ctx, g, result, MG_LT,
+                           type == MG_DOUBLE ? INFINITY : (double)INT64_MAX, &traversed);
+    } else if (cmd == CMD_CC) {
+        traversed = m;
+    } else if (cmd == CMD_PR) {
+        traversed = m * (uint64_t)(o.pr.iterations > 0 ? o.pr.iterations : 0);
+    } else {
+        st = mg_vector_create(ctx, &scratch, g, MG_INT32);
+        for (uint32_t i = 0; i < nsources && st == MG_SUCCESS; i++) {
+            uint64_t e = 0;
+            st = mg_bfs(ctx, g, sources ? sources[i] : i, scratch, NULL);
+            if (st == MG_SUCCESS) st = reached_edges(ctx, g, scratch, MG_GE, 0, &e);
+            traversed += e;
+        }
+    }
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+    double mteps = median > 0 ? (double)traversed / median / 1e6 : 0;
+
+    /* Validation of the last run. */
+    int validated = -1; /* -1 skipped, 0 FAIL, 1 PASS */
+    char why[1024] = "";
+    if (o.validate) {
+        switch (cmd) {
+        case CMD_BFS: st = mg_check_bfs(ctx, g, source, result, NULL); break;
+        case CMD_SSSP: st = mg_check_sssp(ctx, g, source, result); break;
+        case CMD_CC: st = mg_check_cc(ctx, g, result); break;
+        case CMD_PR: st = mg_check_pagerank(ctx, g, &o.pr, result); break;
+        default: st = mg_check_bc(ctx, g, sources, nsources, result); break;
+        }
+        if (st == MG_SUCCESS) {
+            validated = 1;
+        } else if (st == MG_INVALID_ARGUMENT) {
+            validated = 0;
+            snprintf(why, sizeof why, "%s", mg_context_error(ctx));
+        } else {
+            rc = cli_lib_error(ctx, st);
+            goto cleanup;
+        }
+    }
+    /* A result that failed validation is not written: --output files hold checked or unchecked
+     * results, never known-wrong ones. */
+    if (o.output != NULL && validated != 0) {
+        if ((rc = write_output(ctx, &out, cmd, g, result)) != CLI_OK) goto cleanup;
+    }
+
+    const char *backend = mg_context_backend(ctx) == MG_BACKEND_GPU ? "gpu" : "cpu";
+    int threads = 0;
+    if (o.a.value[OPT_THREADS]) threads = atoi(o.a.value[OPT_THREADS]);
+#ifdef _OPENMP
+    if (threads == 0) threads = omp_get_max_threads();
+#endif
+    if (o.json) {
+        printf("{\"algorithm\": ");
+        cli_json_string(stdout, name);
+        printf(", \"file\": ");
+        cli_json_string(stdout, o.file);
+        printf(", \"vertices\": %u, \"edges\": %llu, \"directed\": %s, \"weights\": \"%s\", "
+               "\"index_base\": %d",
+               n, (unsigned long long)m, mg_graph_is_directed(g) ? "true" : "false",
+               cli_weight_name(mg_graph_weight_type(g)), base);
+        if (uses_source) printf(", \"source\": %llu", (unsigned long long)source + (unsigned)base);
+        if (cmd == CMD_BC) printf(", \"sources\": %u", nsources);
+        if (cmd == CMD_PR)
+            printf(", \"iterations\": %d, \"converged\": %s, \"damping\": %.9g, \"tolerance\": %.9g, "
+                   "\"data_driven\": %s",
+                   o.pr.iterations, converged ? "true" : "false", o.pr.damping, o.pr.tolerance,
+                   o.pr.data_driven ? "true" : "false");
+        printf(", \"load_s\": %.9f, \"preprocess_s\": %.9f, \"warmup_s\": %.9f, \"run_s\": %.9f, "
+               "\"run_min_s\": %.9f, \"run_max_s\": %.9f, \"runs\": %llu, \"traversed_edges\": %llu, "
+               "\"mteps\": %.6f, \"validated\": %s, \"backend\": \"%s\", \"threads\": %d, "
+               "\"mode\": \"%s\"}\n",
+               load_s, 0.0, warmup_s, median, times[0], times[o.runs - 1],
+               (unsigned long long)o.runs, (unsigned long long)traversed, mteps,
+               validated < 0 ? "null" : validated ? "true" : "false", backend, threads,
+               mode_name(o.mode));
+    } else {
+        cli_print_graph("graph", o.file, g);
+        if (uses_source) printf("source: %llu\n", (unsigned long long)source + (unsigned)base);
+        if (cmd == CMD_BC && !uses_source) printf("sources: %u\n", nsources);
+        printf("load: %.6f s\n", load_s);
+        printf("preprocess: %.6f s\n", 0.0);
+        printf("run: %.6f s (median of %llu)\n", median, (unsigned long long)o.runs);
+        printf("MTEPS: %.2f\n", mteps);
+        if (cmd == CMD_PR)
+            printf("iterations: %d%s\n", o.pr.iterations, converged ? "" : " (not converged)");
+        printf("validation: %s\n", validated < 0 ? "skipped" : validated ? "PASS" : "FAIL");
+        printf("backend: %s\n", backend);
+    }
+    fflush(stdout);
+    if (validated == 0) {
+        fprintf(stderr, "mgraph: %s: validation failed: %s\n", name, why);
+        rc = CLI_FAIL;
+    }
+
+cleanup:
+    cli_outfile_abort(&out); /* a no-op once committed */
+    mg_vector_free(&scratch);
+    mg_vector_free(&result);
+    mg_graph_free(&g);
+    mg_context_free(&ctx);
+    free(sources);
+    free(times);
+    free(o.bc_list);
+    return rc;
+}

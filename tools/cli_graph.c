@@ -1,0 +1,228 @@
+/*
+ * cli_graph.c — the graph tools of the `mgraph` command: `info` (size, degrees, the six in-degree
+ * groups of MultiGraph's Table 3.1), `gen` (the library's deterministic generators into a file) and
+ * `convert` (any readable format into Matrix Market or the binary format).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <string.h>
+
+/* In-degree bounds of the six groups, for the printout: group g holds [lo, hi). */
+static const unsigned GROUP_LO[6] = {2048, 1024, 512, 256, 128, 0};
+static const unsigned GROUP_HI[6] = {0 /* unbounded */, 2048, 1024, 512, 256, 128};
+
+/* Reads args' single FILE with the shared read options; prints errors. */
+static int load(const cli_args *a, const char *path, mg_context ctx, mg_graph *g, double *seconds) {
+    mg_read_options ro;
+    cli_progress progress = {0, path, false};
+    int rc = cli_read_options(a, &ro, &progress);
+    if (rc != CLI_OK) return rc;
+    double t0 = cli_now();
+    mg_status st = mg_graph_read(ctx, g, path, &ro);
+    *seconds = cli_now() - t0;
+    cli_progress_done(&progress);
+    return st == MG_SUCCESS ? CLI_OK : cli_lib_error(ctx, st);
+}
+
+static int new_context(const cli_args *a, mg_context *ctx) {
+    mg_status st = mg_context_create(ctx);
+    if (st != MG_SUCCESS) return cli_lib_error(NULL, st);
+    return cli_apply_threads(a, *ctx);
+}
+
+int cli_info_main(int argc, char **argv) {
+    cli_args a;
+    mg_context ctx = NULL;
+    mg_graph g = NULL;
+    int rc = cli_parse(argc, argv, 2, "info", CMD_INFO, 1, &a);
+    if (rc != CLI_OK) return rc;
+    if (a.npositional != 1) return cli_usage_error("info", "info: missing the graph FILE");
+    const char *file = a.positional[0];
+    double load_s = 0;
+    mg_graph_stats s;
+    if ((rc = new_context(&a, &ctx)) != CLI_OK) goto cleanup;
+    if ((rc = load(&a, file, ctx, &g, &load_s)) != CLI_OK) goto cleanup;
+    mg_status st = mg_graph_get_stats(ctx, g, &s);
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+    bool directed = mg_graph_is_directed(g);
+    const char *weights = cli_weight_name(mg_graph_weight_type(g));
+    int base = mg_graph_index_base(g);
+    if (a.value[OPT_JSON]) {
+        printf("{\"file\": ");
+        cli_json_string(stdout, file);
+        printf(", \"vertices\": %u, \"edges\": %llu, \"directed\": %s, \"weights\": \"%s\", "
+               "\"index_base\": %d, \"max_out_degree\": %u, \"max_in_degree\": %u, "
+               "\"mean_degree\": %.6f, \"isolated\": %u, \"zero_out_degree\": %u, "
+               "\"self_loops\": %llu, \"load_s\": %.9f, \"groups\": [",
+               s.n, (unsigned long long)s.m, directed ? "true" : "false", weights, base,
+               s.max_out_degree, s.max_in_degree, s.mean_degree, s.isolated, s.zero_out_degree,
+               (unsigned long long)s.self_loops, load_s);
+        for (int i = 0; i < 6; i++) {
+            printf("%s{\"group\": %d, \"in_degree_min\": %u, \"in_degree_max\": ", i ? ", " : "",
+                   i + 1, GROUP_LO[i]);
+            if (GROUP_HI[i])
+                printf("%u", GROUP_HI[i] - 1);
+            else
+                printf("null");
+            printf(", \"vertices\": %u, \"in_edges\": %llu}", s.group_vertices[i],
+                   (unsigned long long)s.group_edges[i]);
+        }
+        printf("]}\n");
+    } else {
+        printf("file: %s\n", file);
+        printf("vertices: %u\n", s.n);
+        printf("edges: %llu (stored directed edges%s)\n", (unsigned long long)s.m,
+               directed ? "" : "; each undirected edge counts twice");
+        printf("directed: %s\n", directed ? "yes" : "no");
+        printf("weights: %s\n", weights);
+        printf("index base: %d\n", base);
+        printf("max out-degree: %u\n", s.max_out_degree);
+        printf("max in-degree: %u\n", s.max_in_degree);
+        printf("mean degree: %.3f\n", s.mean_degree);
+        printf("isolated vertices: %u\n", s.isolated);
+        printf("zero out-degree vertices: %u\n", s.zero_out_degree);
+        printf("self-loops: %llu\n", (unsigned long long)s.self_loops);
+        printf("in-degree groups:\n");
+        for (int i = 0; i < 6; i++) {
+            char range[32];
+            if (GROUP_HI[i])
+                snprintf(range, sizeof range, "[%u, %u)", GROUP_LO[i], GROUP_HI[i]);
+            else
+                snprintf(range, sizeof range, ">= %u", GROUP_LO[i]);
+            printf("  group %d in-degree %-12s vertices %u, in-edges %llu\n", i + 1, range,
+                   s.group_vertices[i], (unsigned long long)s.group_edges[i]);
+        }
+        printf("load: %.6f s\n", load_s);
+    }
+cleanup:
+    mg_graph_free(&g);
+    mg_context_free(&ctx);
+    return rc;
+}
+
+int cli_gen_main(int argc, char **argv) {
+    cli_args a;
+    mg_context ctx = NULL;
+    mg_graph g = NULL;
+    int rc = cli_parse(argc, argv, 2, "gen", CMD_GEN, 1, &a);
+    if (rc != CLI_OK) return rc;
+    if (a.npositional != 1)
+        return cli_usage_error("gen", "gen: missing KIND (rmat, kronecker, uniform, geometric, grid)");
+    if (a.value[OPT_OUTPUT] == NULL) return cli_usage_error("gen", "gen: missing --output FILE");
+    mg_gen_options go;
+    mg_gen_options_init(&go);
+    static const struct {
+        const char *name;
+        mg_generator kind;
+    } KINDS[] = {{"rmat", MG_GEN_RMAT},
+                 {"kronecker", MG_GEN_KRONECKER},
+                 {"uniform", MG_GEN_UNIFORM},
+                 {"geometric", MG_GEN_GEOMETRIC},
+                 {"grid", MG_GEN_GRID}};
+    const char *kind = a.positional[0];
+    size_t k = 0;
+    while (k < 5 && strcmp(KINDS[k].name, kind) != 0) k++;
+    if (k == 5)
+        return cli_usage_error("gen",
+                               "gen: unknown KIND '%s': expected rmat, kronecker, uniform, "
+                               "geometric or grid",
+                               kind);
+    go.kind = KINDS[k].kind;
+    uint64_t u;
+    if (a.value[OPT_SCALE]) {
+        if ((rc = cli_u64(&a, OPT_SCALE, 1, 31, &u)) != CLI_OK) return rc;
+        go.scale = (int)u;
+    }
+    if (a.value[OPT_EDGE_FACTOR] &&
+        (rc = cli_double(&a, OPT_EDGE_FACTOR, 0, 1e6, true, false, &go.edge_factor)) != CLI_OK)
+        return rc;
+    if (a.value[OPT_SEED] && (rc = cli_u64(&a, OPT_SEED, 0, UINT64_MAX, &go.seed)) != CLI_OK)
+        return rc;
+    if (a.value[OPT_WIDTH]) {
+        if ((rc = cli_u64(&a, OPT_WIDTH, 1, UINT32_MAX, &u)) != CLI_OK) return rc;
+        go.width = (uint32_t)u;
+    }
+    if (a.value[OPT_HEIGHT]) {
+        if ((rc = cli_u64(&a, OPT_HEIGHT, 1, UINT32_MAX, &u)) != CLI_OK) return rc;
+        go.height = (uint32_t)u;
+    }
+    if (a.value[OPT_A] && (rc = cli_double(&a, OPT_A, 0, 1, false, false, &go.a)) != CLI_OK)
+        return rc;
+    if (a.value[OPT_B] && (rc = cli_double(&a, OPT_B, 0, 1, false, false, &go.b)) != CLI_OK)
+        return rc;
+    if (a.value[OPT_C] && (rc = cli_double(&a, OPT_C, 0, 1, false, false, &go.c)) != CLI_OK)
+        return rc;
+    if (go.a + go.b + go.c > 1.0 + 1e-12)
+        return cli_usage_error("gen", "gen: --a + --b + --c must be at most 1 (got %g)",
+                               go.a + go.b + go.c);
+    const char *w = a.value[OPT_WEIGHTS];
+    if (w != NULL) {
+        if (strcmp(w, "none") == 0)
+            go.weights = MG_WEIGHT_NONE;
+        else if (strcmp(w, "int") == 0)
+            go.weights = MG_WEIGHT_INT32;
+        else if (strcmp(w, "float") == 0)
+            go.weights = MG_WEIGHT_FLOAT;
+        else
+            return cli_usage_error("gen",
+                                   "gen: invalid value '%s' for --weights: expected none, int or "
+                                   "float",
+                                   w);
+    }
+    go.graph.directed = a.value[OPT_DIRECTED] != NULL;
+
+    if ((rc = new_context(&a, &ctx)) != CLI_OK) goto cleanup;
+    double t0 = cli_now();
+    mg_status st = mg_generate(ctx, &g, &go);
+    double gen_s = cli_now() - t0;
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+    t0 = cli_now();
+    st = mg_graph_write(ctx, g, a.value[OPT_OUTPUT], MG_FORMAT_AUTO);
+    double write_s = cli_now() - t0;
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+    cli_print_graph("generated", kind, g);
+    printf("generate: %.6f s\n", gen_s);
+    printf("write: %.6f s (%s)\n", write_s, a.value[OPT_OUTPUT]);
+cleanup:
+    mg_graph_free(&g);
+    mg_context_free(&ctx);
+    return rc;
+}
+
+int cli_convert_main(int argc, char **argv) {
+    cli_args a;
+    mg_context ctx = NULL;
+    mg_graph g = NULL;
+    int rc = cli_parse(argc, argv, 2, "convert", CMD_CONVERT, 2, &a);
+    if (rc != CLI_OK) return rc;
+    if (a.npositional != 2) return cli_usage_error("convert", "convert: needs IN and OUT files");
+    const char *in = a.positional[0], *out = a.positional[1];
+    double load_s = 0;
+    if ((rc = new_context(&a, &ctx)) != CLI_OK) goto cleanup;
+    if ((rc = load(&a, in, ctx, &g, &load_s)) != CLI_OK) goto cleanup;
+    double t0 = cli_now();
+    mg_status st = mg_graph_write(ctx, g, out, MG_FORMAT_AUTO);
+    double write_s = cli_now() - t0;
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+    cli_print_graph("read", in, g);
+    printf("load: %.6f s\n", load_s);
+    printf("write: %.6f s (%s)\n", write_s, out);
+cleanup:
+    mg_graph_free(&g);
+    mg_context_free(&ctx);
+    return rc;
+}

@@ -1,0 +1,563 @@
+/*
+ * mgraph.c — the `mgraph` command: subcommand dispatch, the help texts, the option table and parser
+ * with strict number parsing, and the small shared pieces (timing, JSON strings, output files that
+ * appear whole or not at all). The algorithm harness is in cli_algo.c; info, gen and convert are in
+ * cli_graph.c. Exit codes: 0 success, 1 run-time failure, 2 bad usage.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Help                                                                                             */
+/* ------------------------------------------------------------------------------------------------ */
+
+static const char HELP_MAIN[] =
+    "mgraph — graph analytics from the shell (BFS, SSSP, CC, PageRank, BC) over the mgraph library.\n"
+    "\n"
+    "Usage: mgraph COMMAND [ARGS] [OPTIONS]\n"
+    "\n"
+    "Algorithms (the same harness and output lines for each):\n"
+    "  bfs FILE       breadth-first search depths from a source\n"
+    "  sssp FILE      single-source shortest paths (delta-stepping)\n"
+    "  cc FILE        connected components (weakly connected on directed graphs)\n"
+    "  pr FILE        PageRank\n"
+    "  bc FILE        betweenness centrality (Brandes) from one, several or all sources\n"
+    "Graph tools:\n"
+    "  info FILE      size, directedness, weights, degree statistics, in-degree groups\n"
+    "  gen KIND       generate a graph (rmat, kronecker, uniform, geometric, grid) into a file\n"
+    "  convert IN OUT convert between formats (by extension: .mtx, .mgb)\n"
+    "  help [COMMAND] this text, or a command's options\n"
+    "\n"
+    "  mgraph --version    the version and whether the CUDA backend is built in\n"
+    "  mgraph CMD --help   the options of one command\n"
+    "\n"
+    "File formats (by extension, or --format): .mtx Matrix Market (1-based), .txt/.el/.wel/.edges\n"
+    "SNAP edge lists (0-based), .gr DIMACS (1-based), .mgb mgraph binary (fast reload).\n"
+    "Vertex ids on the command line and in output files use the input file's own numbering.\n"
+    "\n"
+    "Exit codes: 0 success; 1 run-time failure (unreadable or malformed file, library error,\n"
+    "failed --validate, unavailable backend); 2 bad usage (unknown option, bad value).\n";
+
+#define HELP_COMMON_ALGO                                                                           \
+    "Common options:\n"                                                                            \
+    "  --runs N           run N timed times after one untimed warm-up; report the median (1)\n"   \
+    "  --validate         check the last run against a serial reference (mg_check_*)\n"           \
+    "  --output FILE      write '<vertex id> <value>' per vertex (ids in the file's numbering);\n"\
+    "                     the file appears whole or not at all (not written on any failure)\n"   \
+    "  --json             print one JSON object on stdout instead of the text lines\n"           \
+    "  --backend B        cpu, gpu or auto (cpu); gpu fails with a message where unavailable\n"  \
+    "  --threads N        CPU threads (0: OpenMP's default)\n"                                   \
+    "  --mode M           auto, push or pull: how the engine advances (auto)\n"                  \
+    "  --undirected       symmetrise the graph (store every edge both ways)\n"                   \
+    "  --directed         keep edges directed even where the file says symmetric\n"              \
+    "  --keep-self-loops  keep self-loops (dropped by default)\n"                                \
+    "  --keep-duplicates  keep parallel edges (by default one is kept, with the least weight)\n" \
+    "  --format F         mtx, snap, dimacs or binary (default: by the file's extension)\n"      \
+    "\n"                                                                                           \
+    "Output lines: load: X s / preprocess: X s / run: X s (median of N) / MTEPS: X /\n"         \
+    "validation: PASS|FAIL|skipped / backend: cpu. 'load' is reading the file and building the\n" \
+    "CSR and CSC (the library does both inside mg_graph_read); 'preprocess' is the engine's work\n"\
+    "beyond that, 0 on the CPU engine, which needs none. MTEPS = traversed edges / median run\n"  \
+    "time / 1e6, where traversed edges are the stored directed edges out of the vertices the run\n"\
+    "reached (BFS, SSSP, BC: the reached vertices' out-degrees summed, per source for BC); CC:\n" \
+    "all stored edges; PR: all stored edges x iterations. An undirected edge is stored twice.\n"  \
+    "--json keys: algorithm, file, vertices, edges, directed, weights, index_base, load_s,\n"     \
+    "preprocess_s, warmup_s, run_s (median), run_min_s, run_max_s, runs, traversed_edges, mteps,\n"\
+    "validated (true/false/null), backend, threads, mode, and per algorithm source, iterations,\n"\
+    "converged, sources.\n"
+
+static const char HELP_BFS[] =
+    "Usage: mgraph bfs FILE [--source N] [OPTIONS]\n"
+    "\n"
+    "Breadth-first search: the depth (hops) of every vertex from the source.\n"
+    "  --source N         the source vertex, in the file's numbering (default: the first vertex\n"
+    "                     with at least one out-edge)\n"
+    "--output values: the depth, or 'inf' for a vertex the search did not reach.\n"
+    "\n" HELP_COMMON_ALGO;
+
+static const char HELP_SSSP[] =
+    "Usage: mgraph sssp FILE [--source N] [--delta D] [OPTIONS]\n"
+    "\n"
+    "Single-source shortest paths over non-negative weights (1 per edge when unweighted).\n"
+    "  --source N         the source vertex, in the file's numbering (default: the first vertex\n"
+    "                     with at least one out-edge)\n"
+    "  --delta D          bucket width of the delta-stepping schedule (0: chosen from the weights)\n"
+    "--output values: the distance, or 'inf' for a vertex the source does not reach.\n"
+    "\n" HELP_COMMON_ALGO;
+
+static const char HELP_CC[] =
+    "Usage: mgraph cc FILE [OPTIONS]\n"
+    "\n"
+    "Connected components (weakly connected on a directed graph).\n"
+    "--output values: the component label, the smallest vertex id in the component (file numbering).\n"
+    "\n" HELP_COMMON_ALGO;
+
+static const char HELP_PR[] =
+    "Usage: mgraph pr FILE [--damping D] [--tolerance T] [--max-iter N] [--data-driven] [OPTIONS]\n"
+    "\n"
+    "PageRank: ranks sum to 1; a dangling vertex's rank is spread over all vertices.\n"
+    "  --damping D        damping factor in [0, 1) (0.85)\n"
+    "  --tolerance T      stop when one iteration changes the ranks by less than T in L1 (1e-4)\n"
+    "  --max-iter N       iteration limit (100); reaching it prints a warning, not an error\n"
+    "  --data-driven      push residuals from changed vertices instead of full power iterations\n"
+    "--output values: the rank.\n"
+    "\n" HELP_COMMON_ALGO;
+
+static const char HELP_BC[] =
+    "Usage: mgraph bc FILE [--source N | --sources N1,N2,... | --all] [OPTIONS]\n"
+    "\n"
+    "Betweenness centrality (Brandes). One source gives that source's dependencies; several or all\n"
+    "give the unnormalised centrality summed over them (halved on undirected graphs, as networkx).\n"
+    "  --source N         one source (default: the first vertex with at least one out-edge)\n"
+    "  --sources LIST     comma-separated sources, in the file's numbering\n"
+    "  --all              every vertex as a source (exact centrality; slow on large graphs)\n"
+    "--output values: the centrality.\n"
+    "\n" HELP_COMMON_ALGO;
+
+static const char HELP_INFO[] =
+    "Usage: mgraph info FILE [OPTIONS]\n"
+    "\n"
+    "Loads a graph and prints its vertices, stored edges (an undirected edge counts twice), whether\n"
+    "it is directed, its weights, the index base of its file, degree statistics, the six in-degree\n"
+    "groups (1: >= 2048, 2: [1024,2048), 3: [512,1024), 4: [256,512), 5: [128,256), 6: < 128)\n"
+    "and the load time.\n"
+    "  --json             one JSON object on stdout\n"
+    "  --threads N        CPU threads (0: OpenMP's default)\n"
+    "  --undirected | --directed | --keep-self-loops | --keep-duplicates | --format F\n"
+    "                     as for the algorithms (see 'mgraph help bfs')\n";
+
+static const char HELP_GEN[] =
+    "Usage: mgraph gen KIND --output FILE [OPTIONS]\n"
+    "\n"
+    "Generates a graph, deterministically for a seed whatever the thread count, and writes it in the\n"
+    "format of FILE's extension (.mtx Matrix Market, .mgb binary). KIND: rmat, kronecker, uniform,\n"
+    "geometric, grid.\n"
+    "  --output FILE      where to write it (required)\n"
+    "  --scale N          2^N vertices (16)\n"
+    "  --edge-factor F    edges = F * vertices for rmat, kronecker, uniform (16)\n"
+    "  --seed S           random seed (1)\n"
+    "  --weights W        none, int (1..255) or float (none)\n"
+    "  --directed         a directed graph (default: undirected)\n"
+    "  --width W --height H  grid size (default: a square of 2^scale vertices)\n"
+    "  --a A --b B --c C  R-MAT probabilities (0.57 0.19 0.19; d = 1 - a - b - c)\n"
+    "  --threads N        CPU threads (0: OpenMP's default)\n";
+
+static const char HELP_CONVERT[] =
+    "Usage: mgraph convert IN OUT [OPTIONS]\n"
+    "\n"
+    "Reads IN and writes OUT, each in the format of its extension (write: .mtx or .mgb). Use .mgb,\n"
+    "the binary format, for fast reloads of a large text graph. OUT appears whole or not at all.\n"
+    "  --format F         the input's format: mtx, snap, dimacs or binary (default: by extension)\n"
+    "  --undirected | --directed | --keep-self-loops | --keep-duplicates\n"
+    "                     as for the algorithms (see 'mgraph help bfs')\n"
+    "  --threads N        CPU threads (0: OpenMP's default)\n";
+
+static const struct {
+    const char *name;
+    const char *help;
+} COMMANDS[] = {
+    {"bfs", HELP_BFS},   {"sssp", HELP_SSSP}, {"cc", HELP_CC},           {"pr", HELP_PR},
+    {"bc", HELP_BC},     {"info", HELP_INFO}, {"gen", HELP_GEN},         {"convert", HELP_CONVERT},
+};
+
+bool cli_print_help(FILE *f, const char *name) {
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++) {
+        if (strcmp(COMMANDS[i].name, name) == 0) {
+            fputs(COMMANDS[i].help, f);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Options                                                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+static const struct {
+    const char *name;
+    bool takes_value;
+    int commands;
+} OPTIONS[OPT_COUNT] = {
+    [OPT_HELP] = {"--help", false, CMD_ALL},
+    [OPT_SOURCE] = {"--source", true, CMD_BFS | CMD_SSSP | CMD_BC},
+    [OPT_BACKEND] = {"--backend", true, CMD_ALGOS},
+    [OPT_RUNS] = {"--runs", true, CMD_ALGOS},
+    [OPT_VALIDATE] = {"--validate", false, CMD_ALGOS},
+    [OPT_OUTPUT] = {"--output", true, CMD_ALGOS | CMD_GEN},
+    [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_INFO},
+    [OPT_THREADS] = {"--threads", true, CMD_ALL},
+    [OPT_MODE] = {"--mode", true, CMD_ALGOS},
+    [OPT_UNDIRECTED] = {"--undirected", false, CMD_READERS},
+    [OPT_DIRECTED] = {"--directed", false, CMD_READERS | CMD_GEN},
+    [OPT_KEEP_SELF_LOOPS] = {"--keep-self-loops", false, CMD_READERS},
+    [OPT_KEEP_DUPLICATES] = {"--keep-duplicates", false, CMD_READERS},
+    [OPT_FORMAT] = {"--format", true, CMD_READERS},
+    [OPT_TOLERANCE] = {"--tolerance", true, CMD_PR},
+    [OPT_MAX_ITER] = {"--max-iter", true, CMD_PR},
+    [OPT_DAMPING] = {"--damping", true, CMD_PR},
+    [OPT_DATA_DRIVEN] = {"--data-driven", false, CMD_PR},
+    [OPT_SOURCES] = {"--sources", true, CMD_BC},
+    [OPT_ALL] = {"--all", false, CMD_BC},
+    [OPT_DELTA] = {"--delta", true, CMD_SSSP},
+    [OPT_SCALE] = {"--scale", true, CMD_GEN},
+    [OPT_EDGE_FACTOR] = {"--edge-factor", true, CMD_GEN},
+    [OPT_SEED] = {"--seed", true, CMD_GEN},
+    [OPT_WEIGHTS] = {"--weights", true, CMD_GEN},
+    [OPT_WIDTH] = {"--width", true, CMD_GEN},
+    [OPT_HEIGHT] = {"--height", true, CMD_GEN},
+    [OPT_A] = {"--a", true, CMD_GEN},
+    [OPT_B] = {"--b", true, CMD_GEN},
+    [OPT_C] = {"--c", true, CMD_GEN},
+};
+
+const char *cli_opt_name(cli_opt_id id) { return OPTIONS[id].name; }
+
+int cli_usage_error(const char *name, const char *fmt, ...) {
+    va_list ap;
+    fputs("mgraph: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (name != NULL)
+        fprintf(stderr, "\nTry 'mgraph %s --help'.\n", name);
+    else
+        fputs("\nTry 'mgraph --help'.\n", stderr);
+    return CLI_USAGE;
+}
+
+int cli_parse(int argc, char **argv, int first, const char *name, int cmd, int max_positional,
+              cli_args *args) {
+    memset(args, 0, sizeof *args);
+    args->name = name;
+    args->cmd = cmd;
+    bool options_done = false; /* after "--" every word is positional */
+    for (int i = first; i < argc; i++) {
+        const char *word = argv[i];
+        if (!options_done && strcmp(word, "--") == 0) {
+            options_done = true;
+            continue;
+        }
+        if (options_done || word[0] != '-' || word[1] == '\0') {
+            if (args->npositional >= max_positional)
+                return cli_usage_error(name, "%s: unexpected argument '%s'", name, word);
+            args->positional[args->npositional++] = word;
+            continue;
+        }
+        if (strcmp(word, "-h") == 0) word = "--help";
+        const char *eq = strchr(word, '=');
+        size_t len = eq ? (size_t)(eq - word) : strlen(word);
+        int id = -1;
+        for (int k = 0; k < OPT_COUNT; k++) {
+            if (strlen(OPTIONS[k].name) == len && strncmp(OPTIONS[k].name, word, len) == 0) {
+                id = k;
+                break;
+            }
+        }
+        if (id < 0)
+            return cli_usage_error(name, "%s: unknown option '%.*s'", name, (int)len, word);
+        if (!(OPTIONS[id].commands & cmd))
+            return cli_usage_error(name, "%s: option '%s' does not apply to '%s'", name,
+                                   OPTIONS[id].name, name);
+        if (id == OPT_HELP) {
+            /* Help wins over everything else on the line, even over later mistakes. */
+            cli_print_help(stdout, name);
+            exit(CLI_OK);
+        }
+        if (OPTIONS[id].takes_value) {
+            if (eq != NULL) {
+                args->value[id] = eq + 1;
+            } else {
+                if (i + 1 >= argc)
+                    return cli_usage_error(name, "%s: option '%s' needs a value", name,
+                                           OPTIONS[id].name);
+                args->value[id] = argv[++i];
+            }
+            if (args->value[id][0] == '\0')
+                return cli_usage_error(name, "%s: option '%s' needs a value, got ''", name,
+                                       OPTIONS[id].name);
+        } else {
+            if (eq != NULL)
+                return cli_usage_error(name, "%s: option '%s' takes no value (got '%s')", name,
+                                       OPTIONS[id].name, word);
+            args->value[id] = "";
+        }
+    }
+    return CLI_OK;
+}
+
+int cli_u64(const cli_args *a, cli_opt_id id, uint64_t min, uint64_t max, uint64_t *out) {
+    const char *s = a->value[id];
+    bool ok = s != NULL && s[0] >= '0' && s[0] <= '9';
+    uint64_t v = 0;
+    if (ok) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long parsed = strtoull(s, &end, 10);
+        ok = errno == 0 && *end == '\0';
+        v = (uint64_t)parsed;
+    }
+    if (!ok || v < min || v > max)
+        return cli_usage_error(a->name,
+                               "%s: invalid value '%s' for %s: expected an integer from %llu to %llu",
+                               a->name, s ? s : "", OPTIONS[id].name, (unsigned long long)min,
+                               (unsigned long long)max);
+    *out = v;
+    return CLI_OK;
+}
+
+int cli_double(const cli_args *a, cli_opt_id id, double min, double max, bool min_open,
+               bool max_open, double *out) {
+    const char *s = a->value[id];
+    bool ok = s != NULL && s[0] != '\0';
+    double v = 0;
+    if (ok) {
+        char *end = NULL;
+        errno = 0;
+        v = strtod(s, &end);
+        ok = errno == 0 && *end == '\0' && isfinite(v);
+    }
+    if (ok) ok = (min_open ? v > min : v >= min) && (max_open ? v < max : v <= max);
+    if (!ok)
+        return cli_usage_error(a->name, "%s: invalid value '%s' for %s: expected a number in %c%g, %g%c",
+                               a->name, s ? s : "", OPTIONS[id].name, min_open ? '(' : '[', min,
+                               max, max_open ? ')' : ']');
+    *out = v;
+    return CLI_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Shared helpers                                                                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+double cli_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cli_lib_error(mg_context ctx, mg_status status) {
+    const char *msg = ctx ? mg_context_error(ctx) : NULL;
+    if (msg != NULL && msg[0] != '\0')
+        fprintf(stderr, "mgraph: %s\n", msg);
+    else
+        fprintf(stderr, "mgraph: %s\n", mg_status_string(status));
+    return CLI_FAIL;
+}
+
+const char *cli_weight_name(mg_weight_type t) {
+    switch (t) {
+    case MG_WEIGHT_NONE: return "none";
+    case MG_WEIGHT_INT32: return "int32";
+    case MG_WEIGHT_FLOAT: return "float";
+    }
+    return "unknown";
+}
+
+void cli_print_graph(const char *label, const char *name, const mg_graph g) {
+    printf("%s: %s (%u vertices, %llu edges, %s, weights %s)\n", label, name,
+           mg_graph_num_vertices(g), (unsigned long long)mg_graph_num_edges(g),
+           mg_graph_is_directed(g) ? "directed" : "undirected",
+           cli_weight_name(mg_graph_weight_type(g)));
+}
+
+void cli_json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* Progress on stderr: only on a terminal, only once the load has taken a second. The reader may
+ * call from several threads, hence the critical section. */
+static void progress_cb(double fraction, void *user) {
+    cli_progress *p = user;
+#pragma omp critical(mgraph_cli_progress)
+    {
+        if (cli_now() - p->start >= 1.0) {
+            if (fraction < 0) fraction = 0;
+            if (fraction > 1) fraction = 1;
+            fprintf(stderr, "\rloading %s: %3.0f%%", p->path, 100.0 * fraction);
+            fflush(stderr);
+            p->shown = true;
+        }
+    }
+}
+
+void cli_progress_done(cli_progress *progress) {
+    if (progress != NULL && progress->shown) {
+        fputs("\n", stderr);
+        progress->shown = false;
+    }
+}
+
+int cli_read_options(const cli_args *a, mg_read_options *ro, cli_progress *progress) {
+    mg_read_options_init(ro);
+    if (a->value[OPT_UNDIRECTED] && a->value[OPT_DIRECTED])
+        return cli_usage_error(a->name, "%s: --undirected and --directed exclude each other",
+                               a->name);
+    if (a->value[OPT_UNDIRECTED]) ro->undirected = 1;
+    if (a->value[OPT_DIRECTED]) ro->undirected = 0;
+    ro->keep_self_loops = a->value[OPT_KEEP_SELF_LOOPS] != NULL;
+    ro->keep_duplicates = a->value[OPT_KEEP_DUPLICATES] != NULL;
+    const char *f = a->value[OPT_FORMAT];
+    if (f != NULL) {
+        if (strcmp(f, "mtx") == 0)
+            ro->format = MG_FORMAT_MATRIX_MARKET;
+        else if (strcmp(f, "snap") == 0)
+            ro->format = MG_FORMAT_SNAP;
+        else if (strcmp(f, "dimacs") == 0)
+            ro->format = MG_FORMAT_DIMACS;
+        else if (strcmp(f, "binary") == 0)
+            ro->format = MG_FORMAT_BINARY;
+        else
+            return cli_usage_error(a->name,
+                                   "%s: invalid value '%s' for --format: expected mtx, snap, "
+                                   "dimacs or binary",
+                                   a->name, f);
+    }
+    if (progress != NULL && isatty(STDERR_FILENO)) {
+        progress->start = cli_now();
+        progress->shown = false;
+        ro->progress = progress_cb;
+        ro->progress_user = progress;
+    }
+    return CLI_OK;
+}
+
+int cli_apply_threads(const cli_args *a, mg_context ctx) {
+    if (a->value[OPT_THREADS] == NULL) return CLI_OK;
+    uint64_t t = 0;
+    int rc = cli_u64(a, OPT_THREADS, 0, 4096, &t);
+    if (rc != CLI_OK) return rc;
+    mg_status st = mg_context_set_threads(ctx, (int)t);
+    return st == MG_SUCCESS ? CLI_OK : cli_lib_error(ctx, st);
+}
+
+int cli_outfile_open(cli_outfile *o, const char *path) {
+    o->f = NULL;
+    o->path = path;
+    size_t len = strlen(path);
+    o->tmp_path = malloc(len + sizeof ".tmp.XXXXXX");
+    if (o->tmp_path == NULL) {
+        fprintf(stderr, "mgraph: out of memory\n");
+        return CLI_FAIL;
+    }
+    memcpy(o->tmp_path, path, len);
+    memcpy(o->tmp_path + len, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+    int fd = mkstemp(o->tmp_path);
+    if (fd < 0) {
+        fprintf(stderr, "mgraph: cannot create output file '%s': %s\n", path, strerror(errno));
+        free(o->tmp_path);
+        o->tmp_path = NULL;
+        return CLI_FAIL;
+    }
+    o->f = fdopen(fd, "w");
+    if (o->f == NULL) {
+        fprintf(stderr, "mgraph: cannot write output file '%s': %s\n", path, strerror(errno));
+        close(fd);
+        unlink(o->tmp_path);
+        free(o->tmp_path);
+        o->tmp_path = NULL;
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+void cli_outfile_abort(cli_outfile *o) {
+    if (o->f != NULL) fclose(o->f);
+    if (o->tmp_path != NULL) {
+        unlink(o->tmp_path);
+        free(o->tmp_path);
+    }
+    o->f = NULL;
+    o->tmp_path = NULL;
+}
+
+int cli_outfile_commit(cli_outfile *o) {
+    /* ferror catches a failed earlier write (a full disk); fclose catches the last flush. */
+    bool ok = fflush(o->f) == 0 && !ferror(o->f);
+    int err = errno;
+    if (fclose(o->f) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    o->f = NULL;
+    if (ok && rename(o->tmp_path, o->path) != 0) {
+        ok = false;
+        err = errno;
+    }
+    if (!ok) {
+        fprintf(stderr, "mgraph: cannot write output file '%s': %s\n", o->path, strerror(err));
+        cli_outfile_abort(o);
+        return CLI_FAIL;
+    }
+    free(o->tmp_path);
+    o->tmp_path = NULL;
+    return CLI_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* main                                                                                             */
+/* ------------------------------------------------------------------------------------------------ */
+
+static int run_command(int argc, char **argv, const char *name) {
+    static const struct {
+        const char *name;
+        int cmd;
+    } ALGOS[] = {{"bfs", CMD_BFS}, {"sssp", CMD_SSSP}, {"cc", CMD_CC}, {"pr", CMD_PR}, {"bc", CMD_BC}};
+    for (size_t i = 0; i < sizeof ALGOS / sizeof ALGOS[0]; i++)
+        if (strcmp(name, ALGOS[i].name) == 0) return cli_algo_main(argc, argv, name, ALGOS[i].cmd);
+    if (strcmp(name, "info") == 0) return cli_info_main(argc, argv);
+    if (strcmp(name, "gen") == 0) return cli_gen_main(argc, argv);
+    if (strcmp(name, "convert") == 0) return cli_convert_main(argc, argv);
+    return cli_usage_error(NULL, "unknown command '%s'", name);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(HELP_MAIN, stderr);
+        return CLI_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(HELP_MAIN, stdout);
+        return CLI_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("mgraph %d.%d.%d (CUDA backend %s)\n", MG_VERSION_MAJOR, MG_VERSION_MINOR,
+               MG_VERSION_PATCH, mg_built_with_cuda() ? "built in" : "not built");
+        return CLI_OK;
+    }
+    if (strcmp(cmd, "help") == 0) {
+        if (argc == 2) {
+            fputs(HELP_MAIN, stdout);
+            return CLI_OK;
+        }
+        if (argc > 3) return cli_usage_error(NULL, "help: takes one command, got %d", argc - 2);
+        if (strcmp(argv[2], "help") == 0) {
+            fputs(HELP_MAIN, stdout);
+            return CLI_OK;
+        }
+        if (!cli_print_help(stdout, argv[2]))
+            return cli_usage_error(NULL, "help: unknown command '%s'", argv[2]);
+        return CLI_OK;
+    }
+    if (cmd[0] == '-') return cli_usage_error(NULL, "unknown option '%s'", cmd);
+    return run_command(argc, argv, cmd);
+}
