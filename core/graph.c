@@ -267,6 +267,7 @@ mg_status mg__graph_from_coo(mg_context ctx, mg_graph *g, const mg__coo *coo,
         opts = &defaults;
     }
     *g = NULL;
+    const double t0 = omp_get_wtime();
     graph = mg__calloc(1, sizeof *graph);
     if (graph == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory allocating a graph");
     graph->magic = MG__MAGIC_GRAPH;
@@ -298,6 +299,7 @@ mg_status mg__graph_from_coo(mg_context ctx, mg_graph *g, const mg__coo *coo,
         graph->in = graph->out; /* symmetric: in-edges are the out-edges */
     }
     mg__graph_finish(graph);
+    graph->build_seconds = omp_get_wtime() - t0;
     *g = graph;
     graph = NULL;
 
@@ -336,6 +338,10 @@ void mg__graph_finish(mg_graph g) {
     }
     g->weight_min = lo;
     g->weight_max = hi;
+}
+
+double mg_graph_build_seconds(const mg_graph g) {
+    return (g != NULL && g->magic == MG__MAGIC_GRAPH) ? g->build_seconds : 0.0;
 }
 
 mg_status mg_graph_weight_range(const mg_graph g, double *min_weight, double *max_weight) {

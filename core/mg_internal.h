@@ -50,6 +50,7 @@ struct mg_graph_s {
     int index_base;
     mg_weight_type weight_type;
     double weight_min, weight_max; /* cached by mg__graph_finish                          */
+    double build_seconds;          /* CSR/CSC construction time                            */
     mg__csr out;   /* by source: out-edges                                          */
     mg__csr in;    /* by destination: in-edges; shares out's arrays when undirected */
 };

@@ -54,7 +54,7 @@ static const char HELP_MAIN[] =
     "  --output FILE      write '<vertex id> <value>' per vertex (ids in the file's numbering);\n"\
     "                     the file appears whole or not at all (not written on any failure)\n"   \
     "  --json             print one JSON object on stdout instead of the text lines\n"           \
-    "  --backend B        cpu, gpu or auto (cpu); gpu fails with a message where unavailable\n"  \
+    "  --backend B        cpu, gpu or auto (auto: the GPU if present and built, else the CPU)\n" \
     "  --threads N        CPU threads (0: OpenMP's default)\n"                                   \
     "  --mode M           auto, push or pull: how the engine advances (auto)\n"                  \
     "  --undirected       symmetrise the graph (store every edge both ways)\n"                   \
@@ -64,9 +64,9 @@ static const char HELP_MAIN[] =
     "  --format F         mtx, snap, dimacs or binary (default: by the file's extension)\n"      \
     "\n"                                                                                           \
     "Output lines: load: X s / preprocess: X s / run: X s (median of N) / MTEPS: X /\n"         \
-    "validation: PASS|FAIL|skipped / backend: cpu. 'load' is reading the file and building the\n" \
-    "CSR and CSC (the library does both inside mg_graph_read); 'preprocess' is the engine's work\n"\
-    "beyond that, 0 on the CPU engine, which needs none. MTEPS = traversed edges / median run\n"  \
+    "validation: PASS|FAIL|skipped / backend: cpu. 'load' is reading the file; 'preprocess' is\n"  \
+    "building the engine's structures (CSR and CSC) from its edges, 0 for a .mgb file that\n"    \
+    "stores them built. MTEPS = traversed edges / median run\n"                                  \
     "time / 1e6, where traversed edges are the stored directed edges out of the vertices the run\n"\
     "reached (BFS, SSSP, BC: the reached vertices' out-degrees summed, per source for BC); CC:\n" \
     "all stored edges; PR: all stored edges x iterations. An undirected edge is stored twice.\n"  \

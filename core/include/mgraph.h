@@ -144,6 +144,10 @@ uint32_t mg_graph_num_vertices(const mg_graph g);
 uint64_t mg_graph_num_edges(const mg_graph g);
 bool mg_graph_is_directed(const mg_graph g);
 mg_weight_type mg_graph_weight_type(const mg_graph g);
+/* Seconds spent building the graph's engine structures (the CSR and CSC, from the edge list) when
+ * it was created; 0 for a graph loaded from the binary format, which stores them built. Front ends
+ * report it as preprocessing, apart from reading the file. */
+double mg_graph_build_seconds(const mg_graph g);
 /* The least and largest stored edge weight (1 and 1 for an unweighted graph, 0 and 0 with no edges),
  * computed once when the graph is built. */
 mg_status mg_graph_weight_range(const mg_graph g, double *min_weight, double *max_weight);
