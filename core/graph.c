@@ -111,6 +111,17 @@ typedef struct {
     bool drop_duplicates;
 } csr_input;
 
+/* The first row whose edges start at or after edge position e (offsets has n + 1 entries). */
+static uint32_t row_of_edge(const uint64_t *offsets, uint32_t n, uint64_t e) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (offsets[mid] < e) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* Builds out (offsets, indices, weights) from in; *m_out receives the stored edge count. */
 static mg_status build_csr(mg_context ctx, const csr_input *in, mg__csr *out, uint64_t *m_out) {
     mg_status status = MG_SUCCESS;
@@ -125,13 +136,21 @@ static mg_status build_csr(mg_context ctx, const csr_input *in, mg__csr *out, ui
     if (offsets == NULL || cursor == NULL)
         MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory building CSR offsets for %u vertices", n);
 
+    /* Each thread owns a range of rows and scans every edge, touching only its own rows: the edge
+     * list is read T times in order, but the random writes need no atomics (an atomic increment
+     * on a cache-missing counter serialises the thread), and each row receives its edges in input
+     * order, so the result does not depend on the schedule. */
     const int64_t m = (int64_t)in->m;
-#pragma omp parallel for schedule(static)
-    for (int64_t e = 0; e < m; e++) {
-        uint32_t r = in->rows[e], c = in->cols[e];
-        if (in->drop_self_loops && r == c) continue;
-        __atomic_fetch_add(&offsets[r], 1, __ATOMIC_RELAXED);
-        if (in->symmetrize && r != c) __atomic_fetch_add(&offsets[c], 1, __ATOMIC_RELAXED);
+#pragma omp parallel
+    {
+        const uint32_t t = (uint32_t)omp_get_thread_num(), T = (uint32_t)omp_get_num_threads();
+        const uint32_t lo = (uint32_t)((uint64_t)n * t / T), hi = (uint32_t)((uint64_t)n * (t + 1) / T);
+        for (int64_t e = 0; e < m; e++) {
+            uint32_t r = in->rows[e], c = in->cols[e];
+            if (in->drop_self_loops && r == c) continue;
+            if (r - lo < hi - lo) offsets[r]++;
+            if (in->symmetrize && r != c && c - lo < hi - lo) offsets[c]++;
+        }
     }
     const uint64_t total = mg__exclusive_scan_u64(offsets, (size_t)n + 1);
     memcpy(cursor, offsets, ((size_t)n + 1) * sizeof *cursor);
@@ -149,18 +168,29 @@ static mg_status build_csr(mg_context ctx, const csr_input *in, mg__csr *out, ui
                      (unsigned long long)total);
     }
 
-#pragma omp parallel for schedule(static)
-    for (int64_t e = 0; e < m; e++) {
-        uint32_t r = in->rows[e], c = in->cols[e];
-        if (in->drop_self_loops && r == c) continue;
-        uint64_t kw = weighted ? weight_key(in->weight_type, in->weights[e]) : 0;
-        uint64_t p = __atomic_fetch_add(&cursor[r], 1, __ATOMIC_RELAXED);
-        if (weighted) keys[p] = (uint64_t)c << 32 | kw;
-        else indices[p] = c;
-        if (in->symmetrize && r != c) {
-            p = __atomic_fetch_add(&cursor[c], 1, __ATOMIC_RELAXED);
-            if (weighted) keys[p] = (uint64_t)r << 32 | kw;
-            else indices[p] = r;
+    /* Scatter with the same row ownership, the rows now split by edge count for balance. */
+#pragma omp parallel
+    {
+        const uint32_t t = (uint32_t)omp_get_thread_num(), T = (uint32_t)omp_get_num_threads();
+        const uint32_t lo = row_of_edge(offsets, n, total * t / T);
+        const uint32_t hi = t + 1 == T ? n : row_of_edge(offsets, n, total * (t + 1) / T);
+        for (int64_t e = 0; e < m; e++) {
+            uint32_t r = in->rows[e], c = in->cols[e];
+            if (in->drop_self_loops && r == c) continue;
+            const bool mine_r = r - lo < hi - lo;
+            const bool mine_c = in->symmetrize && r != c && c - lo < hi - lo;
+            if (!mine_r && !mine_c) continue;
+            uint64_t kw = weighted ? weight_key(in->weight_type, in->weights[e]) : 0;
+            if (mine_r) {
+                uint64_t p = cursor[r]++;
+                if (weighted) keys[p] = (uint64_t)c << 32 | kw;
+                else indices[p] = c;
+            }
+            if (mine_c) {
+                uint64_t p = cursor[c]++;
+                if (weighted) keys[p] = (uint64_t)r << 32 | kw;
+                else indices[p] = r;
+            }
         }
     }
 
