@@ -354,15 +354,17 @@ void mg__graph_finish(mg_graph g) {
             const int32_t *w = g->out.weights;
 #pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
             for (int64_t e = 0; e < m; e++) {
-                lo = fmin(lo, (double)w[e]);
-                hi = fmax(hi, (double)w[e]);
+                const double x = (double)w[e];
+                lo = x < lo ? x : lo;
+                hi = x > hi ? x : hi;
             }
         } else {
             const float *w = g->out.weights;
 #pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
             for (int64_t e = 0; e < m; e++) {
-                lo = fmin(lo, (double)w[e]);
-                hi = fmax(hi, (double)w[e]);
+                const double x = (double)w[e];
+                lo = x < lo ? x : lo;
+                hi = x > hi ? x : hi;
             }
         }
     }

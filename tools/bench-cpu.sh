@@ -4,7 +4,8 @@
 # Generates the Graph500 Kronecker graph of GAPBS's `-g SCALE -k 16` kind (symmetrised; integer
 # weights 1..255 for SSSP), runs every algorithm with `--runs N` (one warm-up, median reported) and
 # `--validate`, and prints a markdown table: our median, the GAPBS figure from issue 2 (measured by
-# GAPBS on a 2-core machine of this kind), and the ratio.
+# GAPBS on a 2-core machine of this kind), and the ratio. Then the same algorithms on the small real
+# graphs (the bundled roadNet-CA sample and ../shared/datasets/web-Google-sample.txt).
 #
 #   tools/bench-cpu.sh [--build DIR] [--scale S] [--runs N] [--threads T] [--workdir DIR]
 set -euo pipefail
@@ -17,7 +18,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --workdir) workdir=$2; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "bench-cpu.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -62,4 +63,26 @@ for r in rows:
     g = f"{lo:.2f}" if lo == hi else f"{lo:.2f}-{hi:.2f}"
     print(f"| {r['label']} | {r['run_s']:.3f} | {r['mteps']:.0f} | {r['validated']} | {g} | "
           f"{ratio:.2f} | {'yes' if r['run_s'] <= 2 * hi else 'no'} |")
+PY
+
+# --- the small real graphs
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+real=$workdir/real.jsonl
+: > "$real"
+for file in "$here/datasets/samples/roadNet-CA-sample.txt" "$here/../shared/datasets/web-Google-sample.txt"; do
+    [ -f "$file" ] || { echo "bench-cpu.sh: $file missing, skipped" >&2; continue; }
+    for algo in bfs sssp cc pr bc; do
+        "$mgraph" "$algo" "$file" --runs "$runs" --threads "$threads" --validate --json |
+            python3 -c 'import json,sys; d=json.load(sys.stdin); d["label"]=sys.argv[1]; print(json.dumps(d))' "$algo" >> "$real"
+    done
+done
+python3 - "$real" <<'PY'
+import json, os, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+print()
+print("| graph | vertices | edges | algorithm | run s | MTEPS | validated |")
+print("|---|---|---|---|---|---|---|")
+for r in rows:
+    print(f"| {os.path.basename(r['file'])} | {r['vertices']} | {r['edges']} | {r['label']} | "
+          f"{r['run_s']:.6f} | {r['mteps']:.1f} | {r['validated']} |")
 PY
