@@ -108,6 +108,13 @@ static inline bool eligible(const run *r, uint32_t d) {
     return r->mask_bm == NULL || (mg__bit_test(r->mask_bm, d) != r->complement);
 }
 
+/* The eligible destinations among the 64 vertices of bitmap word wd. */
+static inline uint64_t eligible_word(const run *r, int64_t wd, int64_t words) {
+    uint64_t todo = r->mask_bm ? (r->complement ? ~r->mask_bm[wd] : r->mask_bm[wd]) : ~0ull;
+    if (wd == words - 1 && r->n % 64) todo &= (1ull << (r->n % 64)) - 1;
+    return todo;
+}
+
 /* Appends newly joined vertices to a list through a per-thread buffer. */
 typedef struct {
     uint32_t k;
@@ -238,14 +245,12 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
     ALWAYS_INLINE void pull_kernel_##SUF(run *r, const int K, const int C) {                       \
         const mg_program *p = r->p;                                                                \
         const int64_t words = (int64_t)mg__bitmap_words(r->n);                                     \
-        const uint64_t tail = (r->n % 64) ? (1ull << (r->n % 64)) - 1 : ~0ull;                     \
         const T unset = (T)p->unset;                                                               \
         const T *y = r->y;                                                                         \
         uint64_t scanned = 0, joined = 0;                                                          \
         _Pragma("omp for schedule(dynamic, 64) nowait")                                            \
         for (int64_t wd = 0; wd < words; wd++) {                                                   \
-            uint64_t todo = r->mask_bm ? (r->complement ? ~r->mask_bm[wd] : r->mask_bm[wd]) : ~0ull; \
-            if (wd == words - 1) todo &= tail;                                                     \
+            uint64_t todo = eligible_word(r, wd, words);                                           \
             uint64_t out_bits = 0;                                                                 \
             while (todo) {                                                                         \
                 const int b = __builtin_ctzll(todo);                                               \
@@ -343,11 +348,9 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
         if (p->apply == MG_APPLY_AFFINE) {                                                         \
             uint64_t joined = 0;                                                                   \
             const int64_t words = (int64_t)mg__bitmap_words(r->n);                                 \
-            const uint64_t tail = (r->n % 64) ? (1ull << (r->n % 64)) - 1 : ~0ull;                 \
             _Pragma("omp for schedule(static)")                                                    \
             for (int64_t wd = 0; wd < words; wd++) {                                               \
-                uint64_t todo = r->mask_bm ? (r->complement ? ~r->mask_bm[wd] : r->mask_bm[wd]) : ~0ull; \
-                if (wd == words - 1) todo &= tail;                                                 \
+                uint64_t todo = eligible_word(r, wd, words);                                       \
                 uint64_t out_bits = 0;                                                             \
                 while (todo) {                                                                     \
                     const int b = __builtin_ctzll(todo);                                           \
