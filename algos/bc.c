@@ -6,12 +6,14 @@
  * Forward: a level-synchronous BFS whose edge program counts shortest paths: sigma[d] = sum of
  * sigma[s] over the frontier parents s of each unvisited d ({x[s], SUM, ASSIGN}, mask = visited,
  * complemented). The sums land in a scratch vector (a SUM may not run in place) and are copied into
- * sigma on the new level. depth[v] records each vertex's level.
+ * sigma on the new level.
  * Backward, from the deepest level up: w = (1 + delta) / sigma on level l+1, then an advance along
  * the reversed edges (MG_EDGES_IN) from level l+1 into level l (mask = level l, MG_APPLY_AFFINE so
- * that a vertex with no successor gets 0), and delta = sigma * that sum on level l. Each level is
- * selected from depth with mg_frontier_select (no per-level frontiers are kept, so memory stays
- * O(n) whatever the depth).
+ * that a vertex with no successor gets 0), and delta = sigma * that sum on level l. The forward
+ * pass keeps a copy of each level's frontier (a copy holds only its own vertices, so all levels
+ * together cost O(n)); the backward pass frees each level once it is done with it, so at most two
+ * levels carry a bitmap at a time. Selecting levels from a depth vector instead would cost O(n) per
+ * level: quadratic on road networks, whose depth runs to thousands.
  * The source's own delta is not part of its centrality and is zeroed before accumulation. With one
  * source bc = delta_s; with several (sources == NULL: all) bc sums them and is halved on undirected
  * graphs, where every path is counted from both ends (networkx's unnormalised betweenness).
@@ -19,9 +21,37 @@
 #include "algo_util.h"
 
 typedef struct {
-    mg_vector sigma, sums, depth, delta, w;
+    mg_vector sigma, sums, delta, w;
     mg_frontier frontier, next, visited;
+    mg_frontier *levels; /* levels[l]: the vertices at distance l, for the backward pass */
+    uint32_t nlevels, capacity;
 } bc_work;
+
+static void free_levels(bc_work *k) {
+    for (uint32_t l = 0; l < k->nlevels; l++) mg_frontier_free(&k->levels[l]);
+    k->nlevels = 0;
+}
+
+/* Appends a copy of f as the next level. */
+static mg_status push_level(mg_context ctx, const mg_graph g, bc_work *k, mg_frontier f) {
+    mg_status status = MG_SUCCESS;
+    if (k->nlevels == k->capacity) {
+        uint32_t capacity = k->capacity ? 2 * k->capacity : 64;
+        mg_frontier *grown = mg__algo_malloc(capacity, sizeof *grown);
+        if (grown == NULL) FAIL(ctx, MG_OUT_OF_MEMORY, "mg_bc: out of memory for %u levels", capacity);
+        for (uint32_t l = 0; l < k->nlevels; l++) grown[l] = k->levels[l];
+        mg__algo_free(k->levels);
+        k->levels = grown;
+        k->capacity = capacity;
+    }
+    mg_frontier *level = &k->levels[k->nlevels];
+    *level = NULL;
+    TRY(mg_frontier_create(ctx, level, g));
+    k->nlevels++;
+    TRY(mg_frontier_copy(ctx, *level, f));
+cleanup:
+    return status;
+}
 
 /* Leaves delta_s in work->delta (with delta_s(s) = 0). */
 static mg_status one_source(mg_context ctx, const mg_graph g, uint32_t s, bc_work *k) {
@@ -34,23 +64,21 @@ static mg_status one_source(mg_context ctx, const mg_graph g, uint32_t s, bc_wor
     count.mask_complement = true;
 
     TRY(mg_vector_assign(ctx, k->sigma, NULL, 0));
-    TRY(mg_vector_assign(ctx, k->depth, NULL, -1));
     TRY(mg_vector_set(ctx, k->sigma, s, 1));
-    TRY(mg_vector_set(ctx, k->depth, s, 0));
     TRY(mg_frontier_clear(ctx, k->frontier));
     TRY(mg_frontier_clear(ctx, k->visited));
     TRY(mg_frontier_add(ctx, k->frontier, s));
     TRY(mg_frontier_add(ctx, k->visited, s));
-    int32_t deepest = 0;
+    free_levels(k);
+    TRY(push_level(ctx, g, k, k->frontier));
     for (;;) {
         TRY(mg_advance(ctx, g, &count, k->frontier, k->sigma, k->sums, k->visited, k->next));
         uint32_t found;
         TRY(mg_frontier_count(ctx, k->next, &found));
         if (found == 0) break;
-        deepest++;
         TRY(mg_vector_ewise(ctx, k->sigma, k->next, MG_OP_ADD, k->sigma, k->sums));
-        TRY(mg_vector_assign(ctx, k->depth, k->next, deepest));
         TRY(mg_frontier_union(ctx, k->visited, k->next));
+        TRY(push_level(ctx, g, k, k->next));
         mg_frontier t = k->frontier;
         k->frontier = k->next;
         k->next = t;
@@ -63,18 +91,15 @@ static mg_status one_source(mg_context ctx, const mg_graph g, uint32_t s, bc_wor
     gather.apply = MG_APPLY_AFFINE; /* alpha 1, beta 0: every level-l vertex gets its sum or 0 */
     gather.edges = MG_EDGES_IN;
 
-    /* frontier = level l+1, next = level l. The deepest level's delta is 0. */
+    /* The deepest level's delta is 0; each step goes from level l+1 into level l. */
     TRY(mg_vector_assign(ctx, k->delta, NULL, 0));
-    TRY(mg_frontier_select(ctx, k->frontier, NULL, k->depth, MG_EQ, deepest));
-    for (int32_t l = deepest - 1; l >= 0; l--) {
-        TRY(mg_frontier_select(ctx, k->next, NULL, k->depth, MG_EQ, l));
-        TRY(mg_vector_affine(ctx, k->w, k->frontier, 1, k->delta, 1));
-        TRY(mg_vector_ewise(ctx, k->w, k->frontier, MG_OP_DIV, k->w, k->sigma));
-        TRY(mg_advance(ctx, g, &gather, k->frontier, k->w, k->sums, k->next, NULL));
-        TRY(mg_vector_ewise(ctx, k->delta, k->next, MG_OP_MUL, k->sigma, k->sums));
-        mg_frontier t = k->frontier;
-        k->frontier = k->next;
-        k->next = t;
+    for (uint32_t l = k->nlevels - 1; l-- > 0;) {
+        mg_frontier below = k->levels[l + 1], here = k->levels[l];
+        TRY(mg_vector_affine(ctx, k->w, below, 1, k->delta, 1));
+        TRY(mg_vector_ewise(ctx, k->w, below, MG_OP_DIV, k->w, k->sigma));
+        TRY(mg_advance(ctx, g, &gather, below, k->w, k->sums, here, NULL));
+        TRY(mg_vector_ewise(ctx, k->delta, here, MG_OP_MUL, k->sigma, k->sums));
+        TRY(mg_frontier_free(&k->levels[l + 1])); /* done with it: release its list and bitmap */
     }
     TRY(mg_vector_set(ctx, k->delta, s, 0));
 cleanup:
@@ -98,7 +123,6 @@ mg_status mg_bc(mg_context ctx, const mg_graph g, const uint32_t *sources, uint3
 
     TRY(mg_vector_create(ctx, &k.sigma, g, MG_DOUBLE));
     TRY(mg_vector_create(ctx, &k.sums, g, MG_DOUBLE));
-    TRY(mg_vector_create(ctx, &k.depth, g, MG_INT32));
     TRY(mg_vector_create(ctx, &k.delta, g, MG_DOUBLE));
     TRY(mg_vector_create(ctx, &k.w, g, MG_DOUBLE));
     TRY(mg_frontier_create(ctx, &k.frontier, g));
@@ -115,7 +139,8 @@ mg_status mg_bc(mg_context ctx, const mg_graph g, const uint32_t *sources, uint3
 cleanup:
     mg_vector_free(&k.sigma);
     mg_vector_free(&k.sums);
-    mg_vector_free(&k.depth);
+    free_levels(&k);
+    mg__algo_free(k.levels);
     mg_vector_free(&k.delta);
     mg_vector_free(&k.w);
     mg_frontier_free(&k.frontier);

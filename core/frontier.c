@@ -34,13 +34,21 @@ mg_status mg_frontier_free(mg_frontier *f) {
     return MG_SUCCESS;
 }
 
-static mg_status alloc_list(mg_context ctx, mg_frontier f) {
-    if (f->list != NULL) return MG_SUCCESS;
-    f->list = mg__malloc(mg__mul_size(f->n, sizeof *f->list));
-    if (f->list == NULL)
-        return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory for a frontier of %u vertices", f->n);
+/* Room for `capacity` listed vertices. Every path that may list up to n vertices asks for n; a copy
+ * asks for exactly what it holds, so keeping many small frontiers (BFS levels) costs what they
+ * hold, not n each. */
+static mg_status reserve_list(mg_context ctx, mg_frontier f, uint32_t capacity) {
+    if (f->list != NULL && f->list_capacity >= capacity) return MG_SUCCESS;
+    uint32_t *list = mg__realloc(f->list, mg__mul_size(capacity, sizeof *f->list));
+    if (list == NULL)
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory for a frontier of %u vertices",
+                         capacity);
+    f->list = list;
+    f->list_capacity = capacity;
     return MG_SUCCESS;
 }
+
+static mg_status alloc_list(mg_context ctx, mg_frontier f) { return reserve_list(ctx, f, f->n); }
 
 static mg_status alloc_bitmap(mg_context ctx, mg_frontier f) {
     if (f->bitmap != NULL) return MG_SUCCESS;
@@ -193,17 +201,14 @@ mg_status mg_frontier_copy(mg_context ctx, mg_frontier dst, const mg_frontier sr
     if (status != MG_SUCCESS) return status;
     if ((status = check_pair(ctx, dst, src, "mg_frontier_copy")) != MG_SUCCESS) return status;
     if (dst == src) return MG_SUCCESS;
+    /* Only the list is copied (and only as long as it is): a bitmap is n/8 bytes whatever the
+     * frontier's size, and is rebuilt on demand. */
     if ((status = mg__frontier_need_list(ctx, src)) != MG_SUCCESS) return status;
-    if ((status = alloc_list(ctx, dst)) != MG_SUCCESS) return status;
+    if ((status = reserve_list(ctx, dst, src->count)) != MG_SUCCESS) return status;
     memcpy(dst->list, src->list, (size_t)src->count * sizeof *src->list);
     dst->count = src->count;
     dst->list_valid = true;
     dst->bitmap_valid = false;
-    if (src->bitmap_valid) {
-        if ((status = alloc_bitmap(ctx, dst)) != MG_SUCCESS) return status;
-        memcpy(dst->bitmap, src->bitmap, mg__bitmap_words(src->n) * sizeof *src->bitmap);
-        dst->bitmap_valid = true;
-    }
     return MG_SUCCESS;
 }
 

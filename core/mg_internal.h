@@ -69,7 +69,8 @@ struct mg_frontier_s {
     const struct mg_graph_s *graph;
     uint32_t n;
     uint32_t count;        /* number of vertices (always valid)        */
-    uint32_t *list;        /* capacity n                               */
+    uint32_t *list;        /* list_capacity entries (n, except copies) */
+    uint32_t list_capacity;
     bool list_valid;
     uint64_t *bitmap;      /* (n + 63) / 64 words                      */
     bool bitmap_valid;

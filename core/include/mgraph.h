@@ -218,6 +218,8 @@ mg_status mg_frontier_fill(mg_context ctx, mg_frontier f);  /* all vertices */
 mg_status mg_frontier_add(mg_context ctx, mg_frontier f, uint32_t vertex);
 mg_status mg_frontier_contains(mg_context ctx, const mg_frontier f, uint32_t vertex, bool *in);
 mg_status mg_frontier_count(mg_context ctx, const mg_frontier f, uint32_t *count);
+/* dst = src; dst then holds memory for src's vertices only, so keeping one copy per BFS level costs
+ * O(n) in all, not O(n) per level. */
 mg_status mg_frontier_copy(mg_context ctx, mg_frontier dst, const mg_frontier src);
 mg_status mg_frontier_union(mg_context ctx, mg_frontier dst, const mg_frontier src); /* dst |= src */
 /* Sum of the out-degrees of the frontier's vertices (the edges a push from it would scan). */
