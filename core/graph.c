@@ -59,16 +59,6 @@ void mg__coo_free(mg__coo *coo) {
 
 /* ---- sorting rows ------------------------------------------------------------------------------ */
 
-/* Order-preserving unsigned images of int32 and float weights (for non-NaN values). */
-static inline uint32_t weight_key(mg_weight_type t, uint32_t bits) {
-    if (t == MG_WEIGHT_INT32) return bits ^ 0x80000000u;
-    return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
-}
-static inline uint32_t weight_from_key(mg_weight_type t, uint32_t key) {
-    if (t == MG_WEIGHT_INT32) return key ^ 0x80000000u;
-    return (key & 0x80000000u) ? (key & 0x7fffffffu) : ~key;
-}
-
 #define DEFINE_SORT(NAME, T)                                                                       \
     static void NAME(T *a, size_t n) {                                                             \
         while (n > 24) {                                                                           \
@@ -180,7 +170,7 @@ static mg_status build_csr(mg_context ctx, const csr_input *in, mg__csr *out, ui
             const bool mine_r = r - lo < hi - lo;
             const bool mine_c = in->symmetrize && r != c && c - lo < hi - lo;
             if (!mine_r && !mine_c) continue;
-            uint64_t kw = weighted ? weight_key(in->weight_type, in->weights[e]) : 0;
+            uint64_t kw = weighted ? mg__weight_key(in->weight_type == MG_WEIGHT_INT32, in->weights[e]) : 0;
             if (mine_r) {
                 uint64_t p = cursor[r]++;
                 if (weighted) keys[p] = (uint64_t)c << 32 | kw;
@@ -241,7 +231,7 @@ static mg_status build_csr(mg_context ctx, const csr_input *in, mg__csr *out, ui
             for (uint64_t i = 0; i < len; i++) {
                 if (weighted) {
                     final_indices[to + i] = (uint32_t)(keys[from + i] >> 32);
-                    weights[to + i] = weight_from_key(in->weight_type, (uint32_t)keys[from + i]);
+                    weights[to + i] = mg__weight_from_key(in->weight_type == MG_WEIGHT_INT32, (uint32_t)keys[from + i]);
                 } else {
                     final_indices[to + i] = indices[from + i];
                 }
@@ -486,16 +476,6 @@ mg_status mg_graph_csc(const mg_graph g, const uint64_t **offsets, const uint32_
     return view(g, &g->in, offsets, indices, weights);
 }
 
-/* In-degree group of MultiGraph's Table 3.1 (0-based: group 1 is index 0). */
-static int degree_group(uint64_t indeg) {
-    if (indeg >= 2048) return 0;
-    if (indeg >= 1024) return 1;
-    if (indeg >= 512) return 2;
-    if (indeg >= 256) return 3;
-    if (indeg >= 128) return 4;
-    return 5;
-}
-
 mg_status mg_graph_get_stats(mg_context ctx, const mg_graph g, mg_graph_stats *stats) {
     mg_status status = mg__check_context(ctx);
     if (status != MG_SUCCESS) return status;
@@ -521,7 +501,7 @@ mg_status mg_graph_get_stats(mg_context ctx, const mg_graph g, mg_graph_stats *s
         if (od == 0) sinks++;
         for (uint64_t e = g->out.offsets[v]; e < g->out.offsets[v + 1]; e++)
             if (g->out.indices[e] == (uint32_t)v) loops++;
-        int grp = degree_group(id);
+        int grp = mg__degree_group(id) - 1;
         gv[grp]++;
         ge[grp] += id;
     }

@@ -191,6 +191,34 @@ static inline bool mg__bit_test(const uint64_t *bitmap, uint32_t v) {
     case MG_DOUBLE: { typedef double T; __VA_ARGS__; } break;                                             \
     }
 
+/* ---- MultiGraph's in-degree groups (Table 3.1), for host and device code ----------------------- */
+
+#if defined(__CUDACC__)
+#define MG__HOST_DEVICE __host__ __device__
+#else
+#define MG__HOST_DEVICE
+#endif
+
+#define MG__DEGREE_GROUPS 6
+
+/* Group 1..6 of a vertex with in-degree d: 1: d >= 2048, 2: [1024, 2048), 3: [512, 1024),
+ * 4: [256, 512), 5: [128, 256), 6: d < 128. */
+static inline MG__HOST_DEVICE int mg__degree_group(uint64_t d) {
+    return d >= 2048 ? 1 : d >= 1024 ? 2 : d >= 512 ? 3 : d >= 256 ? 4 : d >= 128 ? 5 : 6;
+}
+
+/* Order-preserving unsigned images of int32 and float weight bits (for non-NaN values), so that
+ * sorting packed (neighbour, weight-key) pairs puts the least of parallel edges' weights first —
+ * on the CPU (core/graph.c) and the GPU (preprocess/) alike. */
+static inline MG__HOST_DEVICE uint32_t mg__weight_key(bool is_int, uint32_t bits) {
+    if (is_int) return bits ^ 0x80000000u;
+    return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+}
+static inline MG__HOST_DEVICE uint32_t mg__weight_from_key(bool is_int, uint32_t key) {
+    if (is_int) return key ^ 0x80000000u;
+    return (key & 0x80000000u) ? (key & 0x7fffffffu) : ~key;
+}
+
 /* ---- small helpers ----------------------------------------------------------------------------- */
 
 static inline size_t mg__bitmap_words(uint32_t n) { return ((size_t)n + 63) / 64; }

@@ -1,0 +1,606 @@
+/*
+ * gpu_preprocess.cu — GPU preprocessing from an edge list with CUB (MultiGraph Sec. 3.3, Table 3.1):
+ * symmetrise, drop self-loops and parallel edges with the CPU builder's rules (core/graph.c), count
+ * in-degrees, put every vertex in its in-degree group, renumber the vertices so each group is a
+ * contiguous range (group 1 first, old id order within a group), and build the CSC (by destination)
+ * and CSR (by source) in the new numbering. Everything runs on one stream owned by the call.
+ *
+ * Edges travel as 64-bit keys (major << nb | minor), nb = the bits of the largest id, so a radix sort
+ * only does passes over 2*nb bits. Weights travel beside them as order-preserving 32-bit keys: a
+ * stable sort by weight first, then a stable sort by edge, puts parallel edges in ascending weight
+ * order, so keeping the first of each run keeps the least weight, as the CPU build does.
+ *
+ * Errors: every CUDA and CUB call is checked; a failure returns MG_DEVICE_ERROR naming the call and
+ * file:line, a failed cudaMalloc MG_OUT_OF_MEMORY with its size and purpose. All device memory of a
+ * build is tracked in one list, freed in one place on failure.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+#include <cub/cub.cuh>
+
+extern "C" {
+#include "mg_internal.h"
+}
+#include "preprocess/gpu_preprocess.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kMaxAllocs = 32;
+
+/* ---- device helpers ---------------------------------------------------------------------------- */
+
+#define GRID_STRIDE(i, count)                                                                      \
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (count);                \
+         i += (uint64_t)gridDim.x * blockDim.x)
+
+/* ---- kernels ----------------------------------------------------------------------------------- */
+
+/* One key per stored direction of every input edge, keyed by destination: (dst << nb | src). The
+ * reversed copy of a symmetrised edge goes to slot m0 + e; flags say which slots survive (self-loops
+ * are dropped unless kept, and never doubled, as in the CPU build). bad receives the least index of
+ * an edge with an id >= n. */
+__global__ void expand_kernel(const uint32_t *src, const uint32_t *dst, const uint32_t *w,
+                              uint64_t m0, uint32_t n, int nb, bool symmetrize, bool drop_loops,
+                              bool w_int, uint64_t *keys, uint32_t *wkeys, uint8_t *flags,
+                              unsigned long long *bad) {
+    GRID_STRIDE(e, m0) {
+        const uint32_t s = src[e], d = dst[e];
+        const bool ok = s < n && d < n;
+        if (!ok) atomicMin(bad, (unsigned long long)e);
+        const bool keep = ok && !(drop_loops && s == d);
+        keys[e] = ((uint64_t)d << nb) | s;
+        flags[e] = keep;
+        uint32_t wk = 0;
+        if (wkeys != nullptr) {
+            wk = mg__weight_key(w_int, w[e]);
+            wkeys[e] = wk;
+        }
+        if (symmetrize) {
+            keys[m0 + e] = ((uint64_t)s << nb) | d;
+            flags[m0 + e] = keep && s != d;
+            if (wkeys != nullptr) wkeys[m0 + e] = wk;
+        }
+    }
+}
+
+/* In- and out-degrees in the old numbering (out may be NULL: an undirected graph's equal in). */
+__global__ void degree_kernel(const uint64_t *keys, uint64_t m, int nb, uint32_t *in_deg,
+                              uint32_t *out_deg) {
+    const uint64_t mask = (UINT64_C(1) << nb) - 1;
+    GRID_STRIDE(i, m) {
+        const uint64_t k = keys[i];
+        atomicAdd(&in_deg[k >> nb], 1u);
+        if (out_deg != nullptr) atomicAdd(&out_deg[k & mask], 1u);
+    }
+}
+
+__global__ void group_kernel(const uint32_t *in_deg, uint32_t n, uint8_t *group, uint32_t *ids) {
+    GRID_STRIDE(v, n) {
+        group[v] = (uint8_t)mg__degree_group(in_deg[v]);
+        ids[v] = (uint32_t)v;
+    }
+}
+
+/* ends[g] = one past the last new id of group g (0 when the group is empty); groups are sorted. */
+__global__ void group_ends_kernel(const uint8_t *sorted_group, uint32_t n, uint32_t *ends) {
+    GRID_STRIDE(i, n) {
+        if (i + 1 == n || sorted_group[i + 1] != sorted_group[i])
+            ends[sorted_group[i]] = (uint32_t)(i + 1);
+    }
+}
+
+__global__ void invert_kernel(const uint32_t *old_of_new, uint32_t n, uint32_t *new_of_old) {
+    GRID_STRIDE(i, n) new_of_old[old_of_new[i]] = (uint32_t)i;
+}
+
+/* out[new id] = deg[old id], as the 64-bit counts the offsets scan runs over. */
+__global__ void permute_degree_kernel(const uint32_t *deg, const uint32_t *new_of_old, uint32_t n,
+                                      uint64_t *out) {
+    GRID_STRIDE(v, n) out[new_of_old[v]] = deg[v];
+}
+
+/* Relabels (major << nb | minor) keys to the new numbering; swap also exchanges major and minor. */
+__global__ void relabel_kernel(const uint64_t *in, uint64_t m, int nb, const uint32_t *new_of_old,
+                               uint64_t *out) {
+    const uint64_t mask = (UINT64_C(1) << nb) - 1;
+    GRID_STRIDE(i, m) {
+        const uint64_t k = in[i];
+        out[i] = ((uint64_t)new_of_old[k >> nb] << nb) | new_of_old[k & mask];
+    }
+}
+
+__global__ void swap_kernel(const uint64_t *in, uint64_t m, int nb, uint64_t *out) {
+    const uint64_t mask = (UINT64_C(1) << nb) - 1;
+    GRID_STRIDE(i, m) {
+        const uint64_t k = in[i];
+        out[i] = ((k & mask) << nb) | (k >> nb);
+    }
+}
+
+/* The sorted keys' minor ids become the indices, the weight keys the weights. */
+__global__ void extract_kernel(const uint64_t *keys, const uint32_t *wkeys, uint64_t m, int nb,
+                               bool w_int, uint32_t *indices, uint32_t *weights) {
+    const uint64_t mask = (UINT64_C(1) << nb) - 1;
+    GRID_STRIDE(i, m) {
+        indices[i] = (uint32_t)(keys[i] & mask);
+        if (weights != nullptr) weights[i] = mg__weight_from_key(w_int, wkeys[i]);
+    }
+}
+
+/* ---- host side: one build's resources ---------------------------------------------------------- */
+
+struct Build {
+    mg_context ctx;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    void *ptr[kMaxAllocs] = {};
+    size_t bytes[kMaxAllocs] = {};
+    void *temp = nullptr;       /* CUB temporary storage, grown as needed (also in ptr[]) */
+    size_t temp_bytes = 0;
+};
+
+mg_status cuda_fail(mg_context ctx, cudaError_t e, const char *call, const char *file, int line) {
+    (void)cudaGetLastError(); /* clear a non-sticky error so later calls start clean */
+    if (e == cudaErrorMemoryAllocation)
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_graph_build: out of device memory in %s "
+                         "(%s:%d)", call, file, line);
+    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_graph_build: %s failed: %s: %s (%s:%d)", call,
+                     cudaGetErrorName(e), cudaGetErrorString(e), file, line);
+}
+
+#define CU_NAMED(expr, name)                                                                       \
+    do {                                                                                           \
+        cudaError_t e_ = (expr);                                                                   \
+        if (e_ != cudaSuccess) return cuda_fail(b->ctx, e_, (name), __FILE__, __LINE__);           \
+    } while (0)
+#define CU(expr) CU_NAMED(expr, #expr)
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        mg_status s_ = (expr);                                                                     \
+        if (s_ != MG_SUCCESS) return s_;                                                           \
+    } while (0)
+
+/* Allocates count elements (NULL for none) and records the block for the cleanup path. */
+template <typename T>
+mg_status dalloc(Build *b, T **p, uint64_t count, const char *what, const char *file, int line) {
+    *p = nullptr;
+    if (count == 0) return MG_SUCCESS;
+    const size_t bytes = mg__mul_size((size_t)count, sizeof(T));
+    int slot = 0;
+    while (slot < kMaxAllocs && b->ptr[slot] != nullptr) slot++;
+    if (slot == kMaxAllocs)
+        return mg__error(b->ctx, MG_INTERNAL_ERROR, "mg__gpu_graph_build: more than %d device "
+                         "blocks at once (%s:%d)", kMaxAllocs, file, line);
+    void *q = nullptr;
+    cudaError_t e = bytes == SIZE_MAX ? cudaErrorMemoryAllocation : cudaMalloc(&q, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        return mg__error(b->ctx, MG_OUT_OF_MEMORY,
+                         "mg__gpu_graph_build: out of device memory: cudaMalloc of %zu bytes for "
+                         "%s (%s:%d)", bytes, what, file, line);
+    }
+    if (e != cudaSuccess) return cuda_fail(b->ctx, e, "cudaMalloc", file, line);
+    b->ptr[slot] = q;
+    b->bytes[slot] = bytes;
+    *p = static_cast<T *>(q);
+    return MG_SUCCESS;
+}
+#define DALLOC(p, count, what) TRY(dalloc(b, &(p), (count), (what), __FILE__, __LINE__))
+
+/* Frees a tracked block now (cudaFree waits for the device, so no kernel still uses it). */
+void dfree(Build *b, void *p) {
+    if (p == nullptr) return;
+    for (int i = 0; i < kMaxAllocs; i++)
+        if (b->ptr[i] == p) {
+            cudaFree(p);
+            b->ptr[i] = nullptr;
+            b->bytes[i] = 0;
+            return;
+        }
+}
+
+/* Hands a block over to the result: the cleanup path no longer frees it. */
+void dkeep(Build *b, void *p) {
+    for (int i = 0; i < kMaxAllocs; i++)
+        if (p != nullptr && b->ptr[i] == p) b->ptr[i] = nullptr;
+}
+
+mg_status temp_need(Build *b, size_t bytes, const char *what) {
+    if (bytes <= b->temp_bytes && b->temp != nullptr) return MG_SUCCESS;
+    dfree(b, b->temp);
+    b->temp = nullptr;
+    b->temp_bytes = 0;
+    uint8_t *t = nullptr;
+    DALLOC(t, bytes < 16 ? 16 : bytes, what);
+    b->temp = t;
+    b->temp_bytes = bytes < 16 ? 16 : bytes;
+    return MG_SUCCESS;
+}
+
+/* CUB's two phases: ask for the temporary storage, provide it, run. */
+#define CUB_RUN(fn, ...)                                                                           \
+    do {                                                                                           \
+        size_t tb_ = 0;                                                                            \
+        CU_NAMED(fn(nullptr, tb_, __VA_ARGS__), #fn " (size query)");                              \
+        TRY(temp_need(b, tb_, "temporary storage of " #fn));                                       \
+        CU_NAMED(fn(b->temp, tb_, __VA_ARGS__), #fn);                                              \
+    } while (0)
+
+unsigned grid_for(uint64_t count) {
+    uint64_t g = (count + kThreads - 1) / kThreads;
+    return (unsigned)(g > (UINT64_C(1) << 20) ? (UINT64_C(1) << 20) : g);
+}
+
+#define LAUNCH(kernel, count, ...)                                                                 \
+    do {                                                                                           \
+        if ((count) > 0) {                                                                         \
+            kernel<<<grid_for(count), kThreads, 0, b->stream>>>(__VA_ARGS__);                      \
+            CU_NAMED(cudaGetLastError(), "launch of " #kernel);                                    \
+        }                                                                                          \
+    } while (0)
+
+mg_status copy_count(Build *b, uint64_t *host, const int64_t *dev) {
+    int64_t v = 0;
+    CU(cudaMemcpyAsync(&v, dev, sizeof v, cudaMemcpyDeviceToHost, b->stream));
+    CU(cudaStreamSynchronize(b->stream));
+    *host = (uint64_t)v;
+    return MG_SUCCESS;
+}
+
+int bits_for(uint32_t n) {
+    int nb = 1;
+    while (nb < 32 && ((uint64_t)(n > 0 ? n - 1 : 0) >> nb) != 0) nb++;
+    return nb;
+}
+
+/* Builds the CSR of keys (major << nb | minor, already relabelled) into offsets / indices / weights:
+ * sorts keys (and weight keys) by (major, minor) stably, then extracts. deg_new holds n + 1 counts
+ * (the majors' degrees in the new numbering, last 0) and becomes the offsets by an in-place scan. */
+mg_status build_rows(Build *b, cub::DoubleBuffer<uint64_t> &K, cub::DoubleBuffer<uint32_t> &W,
+                     bool weighted, bool w_int, uint64_t m, uint32_t n, int nb, uint64_t *offsets,
+                     uint32_t *indices, uint32_t *weights) {
+    if (weighted)
+        CUB_RUN(cub::DeviceRadixSort::SortPairs, K, W, (int64_t)m, 0, 2 * nb, b->stream);
+    else
+        CUB_RUN(cub::DeviceRadixSort::SortKeys, K, (int64_t)m, 0, 2 * nb, b->stream);
+    CUB_RUN(cub::DeviceScan::ExclusiveSum, offsets, offsets, (int64_t)n + 1, b->stream);
+    LAUNCH(extract_kernel, m, K.Current(), weighted ? W.Current() : nullptr, m, nb, w_int, indices,
+           weights);
+    return MG_SUCCESS;
+}
+
+mg_status build(Build *b, const mg__coo *coo, const mg_graph_options *opts, mg__gpu_graph *out) {
+    const uint32_t n = coo->n;
+    const uint64_t m0 = coo->m;
+    const bool weighted = coo->weights != nullptr && coo->weight_type != MG_WEIGHT_NONE;
+    const bool w_int = coo->weight_type == MG_WEIGHT_INT32;
+    const bool symmetrize = !opts->directed;
+    const int nb = bits_for(n);
+    const uint64_t m1 = symmetrize ? 2 * m0 : m0;
+
+    CU(cudaGetDevice(&out->device));
+    CU(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
+    CU(cudaEventCreate(&b->start));
+    CU(cudaEventCreate(&b->stop));
+    CU(cudaEventRecord(b->start, b->stream));
+
+    /* 1. upload and expand to one key per stored direction, then keep the flagged ones */
+    uint32_t *d_src = nullptr, *d_dst = nullptr, *d_w = nullptr;
+    uint64_t *k0 = nullptr, *k1 = nullptr;
+    uint32_t *w0 = nullptr, *w1 = nullptr;
+    uint8_t *flags = nullptr;
+    int64_t *d_count = nullptr;
+    unsigned long long *d_bad = nullptr;
+    DALLOC(d_src, m0, "the edge sources");
+    DALLOC(d_dst, m0, "the edge destinations");
+    DALLOC(k0, m1, "edge keys");
+    DALLOC(k1, m1, "edge keys (sort buffer)");
+    DALLOC(flags, m1, "edge flags");
+    DALLOC(d_count, 1, "a selection count");
+    DALLOC(d_bad, 1, "the bad-edge marker");
+    if (weighted) {
+        DALLOC(d_w, m0, "the edge weights");
+        DALLOC(w0, m1, "weight keys");
+        DALLOC(w1, m1, "weight keys (sort buffer)");
+    }
+    if (m0 > 0) {
+        CU(cudaMemcpyAsync(d_src, coo->src, m0 * 4, cudaMemcpyHostToDevice, b->stream));
+        CU(cudaMemcpyAsync(d_dst, coo->dst, m0 * 4, cudaMemcpyHostToDevice, b->stream));
+        if (weighted)
+            CU(cudaMemcpyAsync(d_w, coo->weights, m0 * 4, cudaMemcpyHostToDevice, b->stream));
+    }
+    CU(cudaMemsetAsync(d_bad, 0xff, sizeof *d_bad, b->stream));
+    LAUNCH(expand_kernel, m0, d_src, d_dst, d_w, m0, n, nb, symmetrize, !opts->keep_self_loops,
+           w_int, k0, w0, flags, d_bad);
+    unsigned long long bad = 0;
+    CU(cudaMemcpyAsync(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost, b->stream));
+    CU(cudaStreamSynchronize(b->stream));
+    if (bad != ~0ULL) {
+        uint32_t s = 0, d = 0;
+        CU(cudaMemcpy(&s, d_src + bad, 4, cudaMemcpyDeviceToHost));
+        CU(cudaMemcpy(&d, d_dst + bad, 4, cudaMemcpyDeviceToHost));
+        return mg__error(b->ctx, MG_INVALID_ARGUMENT, "mg__gpu_graph_build: edge %llu (%u -> %u) "
+                         "has a vertex id >= n = %u", bad, s, d, n);
+    }
+    dfree(b, d_src);
+    dfree(b, d_dst);
+    dfree(b, d_w);
+
+    cub::DoubleBuffer<uint64_t> K(k0, k1);
+    cub::DoubleBuffer<uint32_t> W(w0, w1);
+    uint64_t m = 0;
+    CUB_RUN(cub::DeviceSelect::Flagged, K.Current(), flags, K.Alternate(), d_count, (int64_t)m1,
+            b->stream);
+    if (weighted)
+        CUB_RUN(cub::DeviceSelect::Flagged, W.Current(), flags, W.Alternate(), d_count,
+                (int64_t)m1, b->stream);
+    K.selector ^= 1;
+    W.selector ^= 1;
+    TRY(copy_count(b, &m, d_count));
+    dfree(b, flags);
+
+    /* 2. sort by (dst, src), parallel edges by ascending weight; keep the first of each run */
+    if (weighted) {
+        CUB_RUN(cub::DeviceRadixSort::SortPairs, W, K, (int64_t)m, 0, 32, b->stream);
+        CUB_RUN(cub::DeviceRadixSort::SortPairs, K, W, (int64_t)m, 0, 2 * nb, b->stream);
+    } else {
+        CUB_RUN(cub::DeviceRadixSort::SortKeys, K, (int64_t)m, 0, 2 * nb, b->stream);
+    }
+    if (!opts->keep_duplicates) {
+        if (weighted)
+            CUB_RUN(cub::DeviceSelect::UniqueByKey, K.Current(), W.Current(), K.Alternate(),
+                    W.Alternate(), d_count, (int64_t)m, b->stream);
+        else
+            CUB_RUN(cub::DeviceSelect::Unique, K.Current(), K.Alternate(), d_count, (int64_t)m,
+                    b->stream);
+        K.selector ^= 1;
+        W.selector ^= 1;
+        TRY(copy_count(b, &m, d_count));
+    }
+
+    /* 3. degrees, groups, and the new numbering (stable by old id within a group) */
+    uint32_t *in_deg = nullptr, *out_deg = nullptr, *ids0 = nullptr, *ids1 = nullptr;
+    uint32_t *new_of_old = nullptr, *ends = nullptr;
+    uint8_t *g0 = nullptr, *g1 = nullptr;
+    DALLOC(in_deg, n, "in-degrees");
+    if (!symmetrize) DALLOC(out_deg, n, "out-degrees");
+    DALLOC(g0, n, "vertex groups");
+    DALLOC(g1, n, "vertex groups (sort buffer)");
+    DALLOC(ids0, n, "the new-to-old permutation");
+    DALLOC(ids1, n, "the new-to-old permutation (sort buffer)");
+    DALLOC(new_of_old, n, "the old-to-new permutation");
+    DALLOC(ends, MG__GPU_GROUPS + 1, "group ends");
+    if (n > 0) CU(cudaMemsetAsync(in_deg, 0, (size_t)n * 4, b->stream));
+    if (out_deg != nullptr) CU(cudaMemsetAsync(out_deg, 0, (size_t)n * 4, b->stream));
+    CU(cudaMemsetAsync(ends, 0, (MG__GPU_GROUPS + 1) * 4, b->stream));
+    LAUNCH(degree_kernel, m, K.Current(), m, nb, in_deg, out_deg);
+    LAUNCH(group_kernel, n, in_deg, n, g0, ids0);
+    cub::DoubleBuffer<uint8_t> G(g0, g1);
+    cub::DoubleBuffer<uint32_t> V(ids0, ids1);
+    CUB_RUN(cub::DeviceRadixSort::SortPairs, G, V, (int64_t)n, 0, 3, b->stream);
+    LAUNCH(group_ends_kernel, n, G.Current(), n, ends);
+    uint32_t *old_of_new = V.Current();
+    LAUNCH(invert_kernel, n, old_of_new, n, new_of_old);
+    uint32_t h_ends[MG__GPU_GROUPS + 1] = {0};
+    CU(cudaMemcpyAsync(h_ends, ends, sizeof h_ends, cudaMemcpyDeviceToHost, b->stream));
+    CU(cudaStreamSynchronize(b->stream));
+    out->group_start[0] = 0;
+    for (int g = 1; g <= MG__GPU_GROUPS; g++)
+        out->group_start[g] = h_ends[g] != 0 ? h_ends[g] : out->group_start[g - 1];
+    dfree(b, V.Alternate());
+    dfree(b, g0);
+    dfree(b, g1);
+    dfree(b, ends);
+
+    /* 4. the CSC in the new numbering: relabel the (dst, src) keys, sort, scan the degrees */
+    uint64_t *in_offsets = nullptr, *out_offsets = nullptr;
+    uint32_t *in_indices = nullptr, *out_indices = nullptr, *in_w = nullptr, *out_w = nullptr;
+    DALLOC(in_offsets, (uint64_t)n + 1, "CSC offsets");
+    DALLOC(in_indices, m, "CSC indices");
+    if (weighted) DALLOC(in_w, m, "CSC weights");
+    CU(cudaMemsetAsync(in_offsets + n, 0, sizeof *in_offsets, b->stream));
+    LAUNCH(permute_degree_kernel, n, in_deg, new_of_old, n, in_offsets);
+    LAUNCH(relabel_kernel, m, K.Current(), m, nb, new_of_old, K.Alternate());
+    K.selector ^= 1;
+    TRY(build_rows(b, K, W, weighted, w_int, m, n, nb, in_offsets, in_indices, in_w));
+    dfree(b, in_deg);
+
+    /* 5. the CSR: the sorted CSC keys with major and minor swapped, sorted again (stably, so
+     * parallel edges keep their ascending weights) */
+    if (!symmetrize) {
+        DALLOC(out_offsets, (uint64_t)n + 1, "CSR offsets");
+        DALLOC(out_indices, m, "CSR indices");
+        if (weighted) DALLOC(out_w, m, "CSR weights");
+        CU(cudaMemsetAsync(out_offsets + n, 0, sizeof *out_offsets, b->stream));
+        LAUNCH(permute_degree_kernel, n, out_deg, new_of_old, n, out_offsets);
+        LAUNCH(swap_kernel, m, K.Current(), m, nb, K.Alternate());
+        K.selector ^= 1;
+        TRY(build_rows(b, K, W, weighted, w_int, m, n, nb, out_offsets, out_indices, out_w));
+    }
+
+    /* in-edges per group, from the CSC offsets at the group boundaries */
+    uint64_t bounds[MG__GPU_GROUPS + 1] = {0};
+    for (int g = 0; g <= MG__GPU_GROUPS; g++)
+        CU(cudaMemcpyAsync(&bounds[g], in_offsets + out->group_start[g], sizeof bounds[g],
+                           cudaMemcpyDeviceToHost, b->stream));
+    CU(cudaEventRecord(b->stop, b->stream));
+    CU(cudaEventSynchronize(b->stop));
+    float ms = 0;
+    CU(cudaEventElapsedTime(&ms, b->start, b->stop));
+
+    out->n = n;
+    out->m = m;
+    out->directed = opts->directed;
+    out->weight_type = weighted ? coo->weight_type : MG_WEIGHT_NONE;
+    for (int g = 0; g < MG__GPU_GROUPS; g++) out->group_edges[g] = bounds[g + 1] - bounds[g];
+    out->d_in_offsets = in_offsets;
+    out->d_in_indices = in_indices;
+    out->d_in_weights = in_w;
+    out->in_shares_out = symmetrize;
+    out->d_out_offsets = symmetrize ? in_offsets : out_offsets;
+    out->d_out_indices = symmetrize ? in_indices : out_indices;
+    out->d_out_weights = symmetrize ? in_w : out_w;
+    out->d_new_of_old = new_of_old;
+    out->d_old_of_new = old_of_new;
+    out->seconds = ms / 1e3;
+    void *const kept[] = {in_offsets, in_indices, in_w, out_offsets, out_indices, out_w,
+                          new_of_old, old_of_new};
+    size_t total = 0;
+    for (void *p : kept)
+        for (int i = 0; i < kMaxAllocs; i++)
+            if (p != nullptr && b->ptr[i] == p) total += b->bytes[i];
+    for (void *p : kept) dkeep(b, p);
+    out->device_bytes = total;
+    out->csr_bytes = ((size_t)n + 1) * 8 + (size_t)m * 4 + (weighted ? (size_t)m * 4 : 0);
+    return MG_SUCCESS;
+}
+
+/* The one cleanup path: whatever is still tracked (all of it after a failure, the temporaries after
+ * a success) is freed, with the stream drained first. */
+void release(Build *b) {
+    if (b->stream != nullptr) (void)cudaStreamSynchronize(b->stream);
+    for (int i = 0; i < kMaxAllocs; i++)
+        if (b->ptr[i] != nullptr) cudaFree(b->ptr[i]);
+    if (b->start != nullptr) cudaEventDestroy(b->start);
+    if (b->stop != nullptr) cudaEventDestroy(b->stop);
+    if (b->stream != nullptr) cudaStreamDestroy(b->stream);
+    (void)cudaGetLastError();
+}
+
+/* MG_UNAVAILABLE unless a device can be used; the reason goes into ctx. */
+mg_status device_count(mg_context ctx, const char *who, int *count) {
+    *count = 0;
+    cudaError_t e = cudaGetDeviceCount(count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        *count = 0;
+        return mg__error(ctx, MG_UNAVAILABLE, "%s: no CUDA device: cudaGetDeviceCount: %s", who,
+                         cudaGetErrorString(e));
+    }
+    if (*count == 0)
+        return mg__error(ctx, MG_UNAVAILABLE, "%s: no CUDA device: cudaGetDeviceCount found none",
+                         who);
+    return MG_SUCCESS;
+}
+
+} // namespace
+
+extern "C" mg_status mg__gpu_query(mg_context ctx, int device, mg__gpu_info *info) {
+    if (info == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_query: info is NULL");
+    memset(info, 0, sizeof *info);
+    int count = 0;
+    mg_status st = device_count(ctx, "mg__gpu_query", &count);
+    if (st != MG_SUCCESS) return st;
+    int previous = 0;
+    cudaError_t e = cudaGetDevice(&previous);
+    if (e != cudaSuccess) goto fail_get;
+    if (device < 0) device = previous;
+    if (device >= count)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_query: device %d out of range "
+                         "(%d device%s)", device, count, count == 1 ? "" : "s");
+    {
+        cudaDeviceProp prop;
+        e = cudaGetDeviceProperties(&prop, device);
+        if (e != cudaSuccess)
+            return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_query: cudaGetDeviceProperties(%d): "
+                             "%s", device, cudaGetErrorString(e));
+        info->device = device;
+        snprintf(info->name, sizeof info->name, "%s", prop.name);
+        info->total_memory = prop.totalGlobalMem;
+        info->sm_count = prop.multiProcessorCount;
+        info->shared_per_block_optin = prop.sharedMemPerBlockOptin;
+        info->shared_per_sm = prop.sharedMemPerMultiprocessor;
+        info->cc_major = prop.major;
+        info->cc_minor = prop.minor;
+        /* free memory needs a context on that device: switch to it and back */
+        e = cudaSetDevice(device);
+        size_t free_b = 0, total_b = 0;
+        if (e == cudaSuccess) e = cudaMemGetInfo(&free_b, &total_b);
+        cudaError_t e2 = cudaSetDevice(previous);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_query: device %d (%s) cannot be used: "
+                             "cudaMemGetInfo: %s", device, prop.name, cudaGetErrorString(e));
+        }
+        if (e2 != cudaSuccess)
+            return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_query: cudaSetDevice(%d): %s",
+                             previous, cudaGetErrorString(e2));
+        info->free_memory = free_b;
+        info->total_memory = total_b;
+    }
+    return MG_SUCCESS;
+fail_get:
+    (void)cudaGetLastError();
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_query: no usable CUDA device: cudaGetDevice: "
+                     "%s", cudaGetErrorString(e));
+}
+
+extern "C" mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo,
+                                         const mg_graph_options *opts, mg__gpu_graph *out) {
+    if (out == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_graph_build: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (coo == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_graph_build: coo is NULL");
+    if (coo->m > 0 && (coo->src == nullptr || coo->dst == nullptr))
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg__gpu_graph_build: coo has %llu edges but no src or dst array",
+                         (unsigned long long)coo->m);
+    if (coo->n == UINT32_MAX)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_graph_build: n = %u is too large (at "
+                         "most %u vertices)", coo->n, UINT32_MAX - 1);
+    if (coo->m > (UINT64_C(1) << 40))
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_graph_build: %llu edges exceed the "
+                         "limit of 2^40", (unsigned long long)coo->m);
+    mg_graph_options defaults;
+    if (opts == nullptr) {
+        mg_graph_options_init(&defaults);
+        opts = &defaults;
+    }
+    int count = 0;
+    mg_status st = device_count(ctx, "mg__gpu_graph_build", &count);
+    if (st != MG_SUCCESS) return st;
+
+    Build b;
+    b.ctx = ctx;
+    st = build(&b, coo, opts, out);
+    release(&b);
+    if (st != MG_SUCCESS) memset(out, 0, sizeof *out);
+    return st;
+}
+
+extern "C" void mg__gpu_graph_free(mg__gpu_graph *g) {
+    if (g == nullptr) return;
+    void *const arrays[] = {g->d_out_offsets, g->d_out_indices, g->d_out_weights,
+                            g->in_shares_out ? nullptr : g->d_in_offsets,
+                            g->in_shares_out ? nullptr : g->d_in_indices,
+                            g->in_shares_out ? nullptr : g->d_in_weights,
+                            g->d_new_of_old, g->d_old_of_new};
+    for (void *p : arrays)
+        if (p != nullptr) cudaFree(p);
+    memset(g, 0, sizeof *g);
+}
+
+extern "C" mg_status mg__gpu_copy_to_host(mg_context ctx, void *host, const void *device,
+                                          size_t bytes) {
+    if (bytes == 0) return MG_SUCCESS;
+    if (host == nullptr || device == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_copy_to_host: NULL %s pointer for %zu "
+                         "bytes", host == nullptr ? "host" : "device", bytes);
+    cudaError_t e = cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_copy_to_host: cudaMemcpy of %zu bytes: %s",
+                         bytes, cudaGetErrorString(e));
+    }
+    return MG_SUCCESS;
+}

@@ -1,0 +1,88 @@
+/*
+ * gpu_preprocess.h — the CUDA backend's preprocessing (internal): querying the device, and building
+ * the preprocessed graph on the GPU from an edge list (mg__coo) with CUB.
+ *
+ * The preprocessed graph lives in device memory in a NEW vertex numbering: vertices are ordered by
+ * their in-degree group (MultiGraph, Sec. 3.3 and Table 3.1: group 1 in-degree >= 2048,
+ * 2: [1024,2048), 3: [512,1024), 4: [256,512), 5: [128,256), 6: < 128), group 1 first, and by old id
+ * within a group, so each group is one contiguous range of new ids. The permutation is kept both ways
+ * so results can go back to the caller's numbering.
+ *
+ * The functions are C-callable. In a build without CUDA (MG_HAVE_CUDA undefined) they exist too
+ * (preprocess/gpu_fallback.c) and return MG_UNAVAILABLE, so C code and tests link everywhere.
+ */
+#ifndef MG_GPU_PREPROCESS_H
+#define MG_GPU_PREPROCESS_H
+
+#include "mg_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the engine needs to know about a device (sizes in bytes). */
+typedef struct {
+    int device;                       /* CUDA device ordinal                                 */
+    char name[256];
+    size_t total_memory, free_memory;
+    int sm_count;
+    size_t shared_per_block_optin;    /* the most a block may ask for (H100: 227 KB)         */
+    size_t shared_per_sm;
+    int cc_major, cc_minor;           /* compute capability                                  */
+} mg__gpu_info;
+
+/* Fills info for device ordinal `device` (-1: the current device). MG_UNAVAILABLE with the reason
+ * when there is no device or no usable driver, MG_INVALID_ARGUMENT for an ordinal out of range. */
+mg_status mg__gpu_query(mg_context ctx, int device, mg__gpu_info *info);
+
+/* Number of in-degree groups (Table 3.1; mg__degree_group in mg_internal.h assigns them). */
+#define MG__GPU_GROUPS MG__DEGREE_GROUPS
+
+/* The preprocessed graph on the device, all ids in the new numbering. Weights are int32_t or float
+ * per edge (NULL when unweighted). */
+typedef struct {
+    int device;                 /* the device the arrays live on                                */
+    uint32_t n;
+    uint64_t m;                 /* stored directed edges (an undirected edge counts twice)      */
+    bool directed;
+    mg_weight_type weight_type;
+    /* CSR by source: a row's destinations ascending (parallel edges kept: by weight after). */
+    uint64_t *d_out_offsets;    /* n + 1 */
+    uint32_t *d_out_indices;    /* m     */
+    void *d_out_weights;        /* m or NULL */
+    /* CSC by destination: a column's sources ascending. For an undirected graph these are the
+     * CSR's arrays (in_shares_out), since the symmetrised edge set is its own transpose. */
+    uint64_t *d_in_offsets;
+    uint32_t *d_in_indices;
+    void *d_in_weights;
+    bool in_shares_out;
+    uint32_t *d_new_of_old;     /* n: new id of each caller vertex */
+    uint32_t *d_old_of_new;     /* n: caller id of each new vertex */
+    /* Group g (1..6) holds the new ids [group_start[g-1], group_start[g]); group_start[0] = 0 and
+     * group_start[6] = n. group_edges[g-1]: in-edges of group g's vertices. */
+    uint32_t group_start[MG__GPU_GROUPS + 1];
+    uint64_t group_edges[MG__GPU_GROUPS];
+    size_t device_bytes;        /* all the device memory the graph holds                        */
+    size_t csr_bytes;           /* a plain CSR: (n+1)*8 + m*4 (+ m*4 weights)                   */
+    double seconds;             /* preprocessing time on the device (CUDA events), upload included */
+} mg__gpu_graph;
+
+/* Builds out from coo on the current device, with the CPU builder's rules (core/graph.c): when
+ * !opts->directed every edge is added in both directions (a self-loop once); self-loops are dropped
+ * unless opts->keep_self_loops; of parallel edges one is kept, with the least weight, unless
+ * opts->keep_duplicates. opts NULL: mg_graph_options_init's defaults. On failure out is zeroed and
+ * nothing stays allocated; MG_OUT_OF_MEMORY when device memory runs out, MG_DEVICE_ERROR naming the
+ * CUDA call otherwise. */
+mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo, const mg_graph_options *opts,
+                              mg__gpu_graph *out);
+
+/* Frees the device arrays and zeroes g (NULL or a zeroed graph is fine). */
+void mg__gpu_graph_free(mg__gpu_graph *g);
+
+/* Copies bytes from device memory to host memory (for tests and result read-back). */
+mg_status mg__gpu_copy_to_host(mg_context ctx, void *host, const void *device, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MG_GPU_PREPROCESS_H */

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# gpu-check.sh — the one script run on the GPU machine: configure and build with CUDA, run the GPU
+# tests (ctest -L gpu), run compute-sanitizer over a reduced GPU test, and print a summary table.
+# Later GPU work adds its validation runs as further sections (each calls `record NAME STATUS NOTE`).
+#
+# Usage: bash tools/gpu-check.sh [build-dir]      (default build-gpu; run from the repository root)
+# Env:   MG_GPU_CHECK_JOBS (default 16), MG_GPU_CHECK_SKIP_SANITIZER=1 to skip the sanitizer section,
+#        OUT (if set, logs are copied there).
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${1:-build-gpu}
+JOBS=${MG_GPU_CHECK_JOBS:-16}
+LOGDIR=${OUT:-$BUILD/gpu-check-logs}
+mkdir -p "$LOGDIR"
+export PATH="$PATH:/usr/local/cuda/bin"
+
+declare -a ROWS=()
+FAILED=0
+record() { # name status note
+    ROWS+=("$(printf '%-34s %-8s %s' "$1" "$2" "$3")")
+    [ "$2" = PASS ] || [ "$2" = SKIP ] || FAILED=1
+}
+section() { printf '\n==== %s ====\n' "$1"; }
+elapsed() { echo $(( $(date +%s) - $1 ))s; }
+
+# ---- 1. environment ------------------------------------------------------------------------------
+section "environment"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 || true
+nvcc --version 2>&1 | tail -1
+cmake --version | head -1
+
+# ---- 2. configure and build ----------------------------------------------------------------------
+section "configure + build ($BUILD)"
+t=$(date +%s)
+if cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$LOGDIR/configure.log" 2>&1 &&
+   cmake --build "$BUILD" -j"$JOBS" >"$LOGDIR/build.log" 2>&1; then
+    warnings=$(grep -c -i 'warning' "$LOGDIR/build.log" || true)
+    grep -q 'CUDA backend ON' "$LOGDIR/configure.log" && cuda=ON || cuda=OFF
+    record "build" PASS "$(elapsed "$t"), CUDA backend $cuda, $warnings warning lines"
+else
+    tail -40 "$LOGDIR/configure.log" "$LOGDIR/build.log"
+    record "build" FAIL "see $LOGDIR/build.log"
+    printf '\n%s\n' "${ROWS[@]}"
+    exit 1
+fi
+
+# ---- 3. GPU tests (ctest -L gpu) ------------------------------------------------------------------
+section "ctest -L gpu"
+t=$(date +%s)
+ctest --test-dir "$BUILD" -L gpu --output-on-failure -V >"$LOGDIR/ctest-gpu.log" 2>&1
+rc=$?
+grep -E '^[0-9]+: (device|hand|groups|empty|kron|grid|uniform|geometric|rmat|huge|bad|skipped|device free)' \
+    "$LOGDIR/ctest-gpu.log" | sed 's/^[0-9]*: //'
+grep -E 'tests passed|tests failed|Skipped|CHECK failed|returned MG_' "$LOGDIR/ctest-gpu.log" | head -30
+if [ $rc -eq 0 ] && grep -q 'Not Run\|Skipped' "$LOGDIR/ctest-gpu.log" && ! grep -q 'device [0-9]' "$LOGDIR/ctest-gpu.log"; then
+    record "ctest -L gpu" SKIP "no GPU ($(elapsed "$t"))"
+elif [ $rc -eq 0 ]; then
+    record "ctest -L gpu" PASS "$(elapsed "$t")"
+else
+    record "ctest -L gpu" FAIL "rc=$rc, see $LOGDIR/ctest-gpu.log"
+fi
+
+# ---- 4. compute-sanitizer over the reduced GPU tests ---------------------------------------------
+section "compute-sanitizer memcheck (MG_GPU_TEST_SMALL=1)"
+if [ "${MG_GPU_CHECK_SKIP_SANITIZER:-0}" = 1 ]; then
+    record "memcheck test_gpu_preprocess" SKIP "MG_GPU_CHECK_SKIP_SANITIZER=1"
+elif ! command -v compute-sanitizer >/dev/null; then
+    record "memcheck test_gpu_preprocess" SKIP "compute-sanitizer not found"
+else
+    # memcheck: out-of-bounds and leaks; racecheck: shared-memory hazards; initcheck: reads of
+    # uninitialised device memory.
+    for tool in memcheck racecheck initcheck; do
+        case $tool in
+            memcheck) extra="--leak-check full" ;;
+            *) extra="" ;;
+        esac
+        for exe in "$BUILD"/tests/test_gpu_*; do
+            [ -x "$exe" ] || continue
+            name="$tool $(basename "$exe")"
+            log="$LOGDIR/$tool-$(basename "$exe").log"
+            t=$(date +%s)
+            MG_GPU_TEST_SMALL=1 OMP_NUM_THREADS=4 timeout 300 compute-sanitizer --tool "$tool" \
+                $extra --error-exitcode 99 "$exe" >"$log" 2>&1
+            rc=$?
+            tail -3 "$log"
+            summary=$(grep -E -o '(ERROR|RACECHECK) SUMMARY: [0-9]+ (errors|hazards displayed)' "$log" | tail -1)
+            case $rc in
+                0) record "$name" PASS "$(elapsed "$t"), ${summary:-no summary}" ;;
+                77) record "$name" SKIP "no GPU" ;;
+                *) record "$name" FAIL "rc=$rc, ${summary:-see $log}" ;;
+            esac
+        done
+    done
+fi
+
+# ---- 5. (later issues) algorithm validation runs on the GPU go here ------------------------------
+
+# ---- summary -------------------------------------------------------------------------------------
+section "summary"
+echo "GPU preprocessing (tests/gpu/test_gpu_preprocess.c; graphs of 2^14 vertices and more):"
+grep -E 'n=[0-9]{5,} ' "$LOGDIR/ctest-gpu.log" | sed 's/^[0-9]*: //' | grep -v '^hand' || true
+grep -E 'huge n=' "$LOGDIR/ctest-gpu.log" | sed 's/^[0-9]*: //' || true
+echo
+printf '%-34s %-8s %s\n' "check" "result" "note"
+printf '%s\n' "${ROWS[@]}"
+exit $FAILED
