@@ -8,6 +8,8 @@
 #include "io_internal.h"
 
 #include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void mg_read_options_init(mg_read_options *opts) {
@@ -105,11 +107,17 @@ mg_status mg_graph_read(mg_context ctx, mg_graph *g, const char *path,
     mg_format format = opts->format;
     if (format < MG_FORMAT_AUTO || format > MG_FORMAT_BINARY)
         MG__FAIL(ctx, MG_INVALID_ARGUMENT, "mg_graph_read: unknown opts->format %d", (int)format);
+    /* A missing path or a directory says so before any talk of formats. */
+    struct stat st;
+    if (stat(path, &st) != 0)
+        MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: cannot open %s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: %s is a directory, not a graph file", path);
     if (format == MG_FORMAT_AUTO) format = format_from_extension(path);
     if (format == MG_FORMAT_AUTO)
         MG__FAIL(ctx, MG_INVALID_ARGUMENT,
                  "mg_graph_read: cannot tell the format of %s from its extension (known: .mtx, "
-                 ".txt/.el/.wel/.edges, .gr, .mgb); set opts->format",
+                 ".txt/.el/.wel/.edges, .gr, .mgb); name it (opts->format; mgraph --format)",
                  path);
     if (opts->progress) opts->progress(0.0, opts->progress_user);
 
