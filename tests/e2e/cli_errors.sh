@@ -35,6 +35,14 @@ for algo in bfs sssp cc pr bc; do
         no_output "$TMP/out-$algo.txt"
     done
 done
+# A directory or a missing path is called what it is, with or without an extension.
+mkdir "$TMP/plaindir"
+expect_rc 1 bfs "$TMP/plaindir"
+expect_err "is a directory"
+expect_rc 1 bfs "$TMP/dir.mtx"
+expect_err "is a directory"
+expect_rc 1 cc "$TMP/nothing-here"
+expect_err "cannot open"
 # The message names the line of the fault.
 expect_rc 1 bfs "$TMP/bad.mtx"
 expect_err "bad.mtx:4"
