@@ -34,6 +34,7 @@ void mg_pagerank_options_init(mg_pagerank_options *opts) {
     opts->max_iterations = 100;
     opts->data_driven = false;
     opts->iterations = 0;
+    opts->change = 0;
 }
 
 /* Each mode leaves its unnormalised result in rank and sets *converged. */
@@ -63,7 +64,9 @@ static mg_status topology_driven(mg_context ctx, const mg_graph g, mg_pagerank_o
     }
     /* old holds the latest iterate; hand the caller's vector back holding it. */
     if (old != rank) TRY(mg_vector_affine(ctx, rank, NULL, 1, old, 0));
-    *converged = change < o->tolerance;
+    o->change = change;
+    /* tolerance 0 asks for exactly max_iterations iterations: done is converged */
+    *converged = o->tolerance == 0 || change < o->tolerance;
 cleanup:
     return status;
 }
@@ -101,6 +104,7 @@ static mg_status data_driven(mg_context ctx, const mg_graph g, mg_pagerank_optio
          * below theta. */
         double left;
         TRY(mg_vector_reduce(ctx, residual, NULL, MG_OP_ADD, &left));
+        o->change = left;
         if (left <= o->damping * o->tolerance) count = 0;
         mg_frontier t = active;
         active = next;
@@ -126,9 +130,13 @@ mg_status mg_pagerank(mg_context ctx, const mg_graph g, mg_pagerank_options *opt
     TRY(mg__algo_check_vector(ctx, g, rank, MG_DOUBLE, "mg_pagerank: rank"));
     if (!(o.damping >= 0 && o.damping < 1))
         FAIL(ctx, MG_INVALID_ARGUMENT, "mg_pagerank: opts->damping %g must be in [0, 1)", o.damping);
-    if (!(o.tolerance > 0) || isinf(o.tolerance))
-        FAIL(ctx, MG_INVALID_ARGUMENT, "mg_pagerank: opts->tolerance %g must be finite and > 0",
+    if (!(o.tolerance >= 0) || isinf(o.tolerance))
+        FAIL(ctx, MG_INVALID_ARGUMENT, "mg_pagerank: opts->tolerance %g must be finite and >= 0",
              o.tolerance);
+    if (o.data_driven && o.tolerance == 0)
+        FAIL(ctx, MG_INVALID_ARGUMENT,
+             "mg_pagerank: data-driven PageRank needs opts->tolerance > 0 (0, a fixed number of "
+             "iterations, is for the topology-driven mode)");
     if (o.max_iterations < 1)
         FAIL(ctx, MG_INVALID_ARGUMENT, "mg_pagerank: opts->max_iterations %d must be >= 1",
              o.max_iterations);
@@ -153,7 +161,10 @@ mg_status mg_pagerank(mg_context ctx, const mg_graph g, mg_pagerank_options *opt
              o.data_driven ? "pushes per vertex" : "iterations");
 
 cleanup:
-    if (opts != NULL) opts->iterations = o.iterations;
+    if (opts != NULL) {
+        opts->iterations = o.iterations;
+        opts->change = o.change;
+    }
     mg_vector_free(&work1);
     mg_vector_free(&work2);
     return status;

@@ -133,7 +133,7 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
         (rc = cli_double(a, OPT_DAMPING, 0, 1, false, true, &o->pr.damping)) != CLI_OK)
         return rc;
     if (a->value[OPT_TOLERANCE] &&
-        (rc = cli_double(a, OPT_TOLERANCE, 0, 1e9, true, false, &o->pr.tolerance)) != CLI_OK)
+        (rc = cli_double(a, OPT_TOLERANCE, 0, 1e9, false, false, &o->pr.tolerance)) != CLI_OK)
         return rc;
     if (a->value[OPT_MAX_ITER]) {
         uint64_t it;
@@ -366,7 +366,10 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
             warmup_s = elapsed;
         else
             times[r] = elapsed;
-        if (cmd == CMD_PR) o.pr.iterations = pr.iterations;
+        if (cmd == CMD_PR) {
+            o.pr.iterations = pr.iterations;
+            o.pr.change = pr.change;
+        }
     }
     qsort(times, o.runs, sizeof *times, cmp_double);
     double median = o.runs % 2 ? times[o.runs / 2]

@@ -359,10 +359,14 @@ mg_status mg_cc(mg_context ctx, const mg_graph g, mg_vector label);
 
 typedef struct {
     double damping;        /* default 0.85                                                    */
-    double tolerance;      /* default 1e-4: stop when the L1 change of one iteration is below */
+    double tolerance;      /* default 1e-4: stop when the L1 change of one iteration is below;
+                              0: run exactly max_iterations iterations (topology-driven only) */
     int max_iterations;    /* default 100                                                     */
     bool data_driven;      /* default false: topology-driven power iteration                  */
     int iterations;        /* out: iterations (topology) or vertex pushes / n (data-driven)   */
+    double change;         /* out: the L1 change of the last iteration (topology-driven), or
+                              the residual left (data-driven); mg_check_pagerank's bound for a
+                              fixed-iteration run follows from it                             */
 } mg_pagerank_options;
 
 void mg_pagerank_options_init(mg_pagerank_options *opts);

@@ -320,6 +320,20 @@ static void test_dangling(void) {
     double sum;
     CHECK_OK(ctx, mg_vector_reduce(ctx, rank, NULL, MG_OP_ADD, &sum));
     CHECK(fabs(sum - 1) < 1e-12);
+    /* Tolerance 0: exactly max_iterations iterations, a success, held by the checker to the last
+     * iteration's change — which a result off by more than that fails. */
+    mg_pagerank_options_init(&po);
+    po.tolerance = 0;
+    po.max_iterations = 40;
+    CHECK_OK(ctx, mg_pagerank(ctx, g, &po, rank));
+    CHECK(po.iterations == 40 && po.change < 1e-6); /* a path converges exactly */
+    CHECK_OK(ctx, mg_check_pagerank(ctx, g, &po, rank));
+    const double r0 = get(rank, 0);
+    CHECK_OK(ctx, mg_vector_set(ctx, rank, 0, r0 + 0.01));
+    CHECK_OK(ctx, mg_vector_set(ctx, rank, 1, get(rank, 1) - 0.01));
+    CHECK(mg_check_pagerank(ctx, g, &po, rank) == MG_INVALID_ARGUMENT);
+    po.data_driven = true;
+    CHECK(mg_pagerank(ctx, g, &po, rank) == MG_INVALID_ARGUMENT);
     mg_vector_free(&rank);
     run_all(g, "dangling", true);
     mg_graph_free(&g);
@@ -606,7 +620,7 @@ static void test_bad_arguments(void) {
     CHECK(mg_pagerank(ctx, g, &po, dbl) == MG_INVALID_ARGUMENT);
     CHECK(strstr(mg_context_error(ctx), "damping") != NULL);
     mg_pagerank_options_init(&po);
-    po.tolerance = 0;
+    po.tolerance = -1;
     CHECK(mg_pagerank(ctx, g, &po, dbl) == MG_INVALID_ARGUMENT);
     mg_pagerank_options_init(&po);
     po.max_iterations = 0;
