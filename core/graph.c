@@ -434,6 +434,7 @@ mg_status mg_graph_free(mg_graph *g) {
     mg_graph graph = *g;
     if (graph->magic != MG__MAGIC_GRAPH) return MG_INVALID_OBJECT;
     graph->magic = MG__MAGIC_FREED;
+    if (graph->free_gpu != NULL) graph->free_gpu(graph->gpu);
     if (graph->in.offsets != graph->out.offsets) free_csr(&graph->in);
     free_csr(&graph->out);
     mg__free(graph);

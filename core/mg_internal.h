@@ -53,6 +53,9 @@ struct mg_graph_s {
     double build_seconds;          /* CSR/CSC construction time                            */
     mg__csr out;   /* by source: out-edges                                          */
     mg__csr in;    /* by destination: in-edges; shares out's arrays when undirected */
+    /* The device form (preprocess/), built on demand and owned by the graph. */
+    void *gpu;
+    void (*free_gpu)(void *gpu);
 };
 
 struct mg_vector_s {

@@ -495,23 +495,23 @@ mg_status device_count(mg_context ctx, const char *who, int *count) {
 
 extern "C" mg_status mg__gpu_query(mg_context ctx, int device, mg__gpu_info *info) {
     if (info == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_query: info is NULL");
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_gpu_query: info is NULL");
     memset(info, 0, sizeof *info);
     int count = 0;
-    mg_status st = device_count(ctx, "mg__gpu_query", &count);
+    mg_status st = device_count(ctx, "mg_gpu_query", &count);
     if (st != MG_SUCCESS) return st;
     int previous = 0;
     cudaError_t e = cudaGetDevice(&previous);
     if (e != cudaSuccess) goto fail_get;
     if (device < 0) device = previous;
     if (device >= count)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_query: device %d out of range "
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_gpu_query: device %d out of range "
                          "(%d device%s)", device, count, count == 1 ? "" : "s");
     {
         cudaDeviceProp prop;
         e = cudaGetDeviceProperties(&prop, device);
         if (e != cudaSuccess)
-            return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_query: cudaGetDeviceProperties(%d): "
+            return mg__error(ctx, MG_DEVICE_ERROR, "mg_gpu_query: cudaGetDeviceProperties(%d): "
                              "%s", device, cudaGetErrorString(e));
         info->device = device;
         snprintf(info->name, sizeof info->name, "%s", prop.name);
@@ -528,11 +528,11 @@ extern "C" mg_status mg__gpu_query(mg_context ctx, int device, mg__gpu_info *inf
         cudaError_t e2 = cudaSetDevice(previous);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
-            return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_query: device %d (%s) cannot be used: "
+            return mg__error(ctx, MG_UNAVAILABLE, "mg_gpu_query: device %d (%s) cannot be used: "
                              "cudaMemGetInfo: %s", device, prop.name, cudaGetErrorString(e));
         }
         if (e2 != cudaSuccess)
-            return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_query: cudaSetDevice(%d): %s",
+            return mg__error(ctx, MG_DEVICE_ERROR, "mg_gpu_query: cudaSetDevice(%d): %s",
                              previous, cudaGetErrorString(e2));
         info->free_memory = free_b;
         info->total_memory = total_b;
@@ -540,7 +540,7 @@ extern "C" mg_status mg__gpu_query(mg_context ctx, int device, mg__gpu_info *inf
     return MG_SUCCESS;
 fail_get:
     (void)cudaGetLastError();
-    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_query: no usable CUDA device: cudaGetDevice: "
+    return mg__error(ctx, MG_UNAVAILABLE, "mg_gpu_query: no usable CUDA device: cudaGetDevice: "
                      "%s", cudaGetErrorString(e));
 }
 

@@ -49,6 +49,15 @@ int cli_info_main(int argc, char **argv) {
         rc = cli_lib_error(ctx, st);
         goto cleanup;
     }
+    /* The GPU, and the graph's preprocessed device form when there is one. */
+    mg_gpu_info gpu;
+    mg_gpu_graph_info pre;
+    if ((st = mg_gpu_query(ctx, &gpu)) != MG_SUCCESS ||
+        (gpu.available && (st = mg_graph_gpu_prepare(ctx, g, &pre)) != MG_SUCCESS)) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+    const double gib = 1024.0 * 1024.0 * 1024.0, mib = 1024.0 * 1024.0;
     bool directed = mg_graph_is_directed(g);
     const char *weights = cli_weight_name(mg_graph_weight_type(g));
     int base = mg_graph_index_base(g);
@@ -72,7 +81,21 @@ int cli_info_main(int argc, char **argv) {
             printf(", \"vertices\": %u, \"in_edges\": %llu}", s.group_vertices[i],
                    (unsigned long long)s.group_edges[i]);
         }
-        printf("]}\n");
+        printf("], \"gpu\": ");
+        if (gpu.available) {
+            printf("{\"name\": ");
+            cli_json_string(stdout, gpu.name);
+            printf(", \"compute_capability\": \"%d.%d\", \"sm_count\": %d, \"memory_bytes\": %zu, "
+                   "\"free_bytes\": %zu, \"preprocess_s\": %.9f, \"device_bytes\": %zu, "
+                   "\"csr_bytes\": %zu, \"x_csr\": %.4f}",
+                   gpu.cc_major, gpu.cc_minor, gpu.sm_count, gpu.total_memory, gpu.free_memory,
+                   pre.seconds, pre.device_bytes, pre.csr_bytes,
+                   pre.csr_bytes ? (double)pre.device_bytes / (double)pre.csr_bytes : 0.0);
+        } else {
+            printf("null, \"gpu_unavailable\": ");
+            cli_json_string(stdout, gpu.reason);
+        }
+        printf("}\n");
     } else {
         printf("file: %s\n", file);
         printf("vertices: %u\n", s.n);
@@ -96,6 +119,17 @@ int cli_info_main(int argc, char **argv) {
                 snprintf(range, sizeof range, ">= %u", GROUP_LO[i]);
             printf("  group %d in-degree %-12s vertices %u, in-edges %llu\n", i + 1, range,
                    s.group_vertices[i], (unsigned long long)s.group_edges[i]);
+        }
+        if (gpu.available) {
+            printf("gpu: %s (compute %d.%d, %d SMs, %.1f GiB, %.1f GiB free)\n", gpu.name,
+                   gpu.cc_major, gpu.cc_minor, gpu.sm_count, gpu.total_memory / gib,
+                   gpu.free_memory / gib);
+            printf("gpu preprocess: %.6f s, device memory %.1f MiB = %.2f x CSR (%.1f MiB)\n",
+                   pre.seconds, pre.device_bytes / mib,
+                   pre.csr_bytes ? (double)pre.device_bytes / (double)pre.csr_bytes : 0.0,
+                   pre.csr_bytes / mib);
+        } else {
+            printf("gpu: none (%s)\n", gpu.reason);
         }
         printf("load: %.6f s\n", load_s);
     }

@@ -93,13 +93,39 @@ else
     done
 fi
 
-# ---- 5. (later issues) algorithm validation runs on the GPU go here ------------------------------
+# ---- 5. the CLI on generated graphs: `mgraph info` reports the device form's time and size ------
+# (later issues add the algorithms' --backend gpu --validate runs here)
+section "mgraph info on generated graphs"
+GEN_DIR=${MG_GPU_CHECK_DATA:-/tmp/mgraph-gpu-check}
+mkdir -p "$GEN_DIR"
+declare -a INFO_ROWS=()
+for spec in "rmat22:rmat --scale 22 --edge-factor 16" "grid4M:grid --width 2048 --height 2048 --weights int"; do
+    name=${spec%%:*}
+    file="$GEN_DIR/$name.mgb"
+    t=$(date +%s)
+    if [ -f "$file" ] || "$BUILD/mgraph" gen ${spec#*:} --output "$file" >"$LOGDIR/gen-$name.log" 2>&1; then
+        if "$BUILD/mgraph" info "$file" >"$LOGDIR/info-$name.log" 2>&1; then
+            pre=$(grep '^gpu preprocess:' "$LOGDIR/info-$name.log" | sed 's/^gpu preprocess: //')
+            size=$(grep -E '^(vertices|edges):' "$LOGDIR/info-$name.log" | awk '{print $2}' | paste -sd' ')
+            INFO_ROWS+=("$(printf '%-8s n m = %-22s %s' "$name" "$size" "${pre:-no gpu line}")")
+            [ -n "$pre" ] && record "info $name" PASS "$(elapsed "$t")" || record "info $name" FAIL "no gpu preprocess line"
+        else
+            tail -5 "$LOGDIR/info-$name.log"
+            record "info $name" FAIL "see $LOGDIR/info-$name.log"
+        fi
+    else
+        record "info $name" FAIL "generation failed, see $LOGDIR/gen-$name.log"
+    fi
+done
 
 # ---- summary -------------------------------------------------------------------------------------
 section "summary"
 echo "GPU preprocessing (tests/gpu/test_gpu_preprocess.c; graphs of 2^14 vertices and more):"
 grep -E 'n=[0-9]{5,} ' "$LOGDIR/ctest-gpu.log" | sed 's/^[0-9]*: //' | grep -v '^hand' || true
 grep -E 'huge n=' "$LOGDIR/ctest-gpu.log" | sed 's/^[0-9]*: //' || true
+echo
+echo "mgraph info (GPU preprocessing from the graph's edges: time, device memory, x plain CSR):"
+printf '%s\n' "${INFO_ROWS[@]}"
 echo
 printf '%-34s %-8s %s\n' "check" "result" "note"
 printf '%s\n' "${ROWS[@]}"

@@ -179,6 +179,37 @@ typedef struct {
 mg_status mg_graph_get_stats(mg_context ctx, const mg_graph g, mg_graph_stats *stats);
 
 /* ------------------------------------------------------------------------------------------------ */
+/* The GPU: what device there is, and a graph's preprocessed device form                            */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    bool available;           /* false: no device, no usable driver, or a build without CUDA    */
+    char reason[256];         /* why not, when unavailable                                      */
+    char name[256];
+    int device;               /* CUDA device ordinal                                            */
+    size_t total_memory, free_memory;   /* bytes                                                */
+    int sm_count;
+    size_t shared_per_block, shared_per_sm; /* shared memory a block may use (opt-in), per SM   */
+    int cc_major, cc_minor;   /* compute capability                                             */
+} mg_gpu_info;
+
+/* Describes the GPU the library would use (device 0). Succeeds whether or not there is one: see
+ * info->available and info->reason. */
+mg_status mg_gpu_query(mg_context ctx, mg_gpu_info *info);
+
+typedef struct {
+    double seconds;           /* preprocessing on the device (CUDA events), upload included     */
+    size_t device_bytes;      /* device memory the preprocessed graph holds                     */
+    size_t csr_bytes;         /* a plain CSR of the same graph: (n+1)*8 + m*4 (+ m*4 weights)   */
+    uint32_t group_vertices[6]; /* vertices in in-degree group 1..6 (Table 3.1)                 */
+} mg_gpu_graph_info;
+
+/* Builds g's device form (CSR, CSC, in-degree groups made contiguous by renumbering) on the GPU
+ * and keeps it with g (built once; freed with g), reporting its time and size. MG_UNAVAILABLE
+ * without a usable GPU. */
+mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph g, mg_gpu_graph_info *info);
+
+/* ------------------------------------------------------------------------------------------------ */
 /* Vectors: one value per vertex of a graph                                                         */
 /* ------------------------------------------------------------------------------------------------ */
 

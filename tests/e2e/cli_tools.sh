@@ -24,6 +24,8 @@ expect_out_line '^max out-degree: 200$'
 expect_out_line '^max in-degree: 200$'
 expect_out_line '^isolated vertices: 1$'
 expect_out_line '^load: [0-9]+\.[0-9]+ s$'
+# the GPU line: a device and the preprocessed size, or "none" and why
+expect_out_line '^gpu: (none \(.+\)|.+ \(compute [0-9]+\.[0-9]+, [0-9]+ SMs, .*\))$'
 expect_rc 0 info "$TMP/star.mtx" --json
 python3 - "$TMP/out" <<'EOF'
 import json, sys
@@ -39,6 +41,11 @@ assert [x["group"] for x in g] == [1, 2, 3, 4, 5, 6], g
 assert g[4]["vertices"] == 1 and g[4]["in_edges"] == 200, g     # vertex 202
 assert g[5]["vertices"] == 202 and g[5]["in_edges"] == 200, g   # 1 (0), 2..201 (1 each), 203 (0)
 assert sum(x["vertices"] for x in g) == 203 and sum(x["in_edges"] for x in g) == 400, g
+assert "gpu" in d, "missing gpu"
+if d["gpu"] is None:
+    assert d["gpu_unavailable"], d
+else:
+    assert d["gpu"]["device_bytes"] >= d["gpu"]["csr_bytes"] > 0, d["gpu"]
 EOF
 expect_rc 0 info "$TMP/star.mtx" --undirected
 expect_out_line '^edges: 800 '

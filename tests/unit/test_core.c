@@ -243,6 +243,22 @@ int main(void) {
     test_build_deterministic(ctx);
     test_frontier_and_vectors(ctx);
     test_alloc_failures(ctx);
+
+    /* Without a usable GPU the query still succeeds and says why; preparing a device form fails
+     * cleanly. (tests/gpu covers the machine with a GPU.) */
+    mg_gpu_info gpu;
+    CHECK_OK(ctx, mg_gpu_query(ctx, &gpu));
+    if (!gpu.available) {
+        CHECK(gpu.reason[0] != '\0');
+        uint32_t src[] = {0}, dst[] = {1};
+        mg_graph g = NULL;
+        CHECK_OK(ctx, mg_graph_create_from_coo(ctx, &g, 2, 1, src, dst, NULL, MG_WEIGHT_NONE, NULL));
+        mg_gpu_graph_info pre;
+        CHECK(mg_graph_gpu_prepare(ctx, g, &pre) == MG_UNAVAILABLE);
+        CHECK(mg_context_error(ctx)[0] != '\0');
+        mg_graph_free(&g);
+    }
+    CHECK(mg_gpu_query(ctx, NULL) == MG_INVALID_ARGUMENT);
     mg_context_free(&ctx);
     CHECK(ctx == NULL);
     return check_report();

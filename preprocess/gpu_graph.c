@@ -1,0 +1,120 @@
+/*
+ * gpu_graph.c — the public face of the GPU preprocessing: mg_gpu_query (what device there is) and
+ * mg_graph_gpu_prepare (a graph's device form, built once from its edges and kept with the graph as
+ * a cached property, LAGraph style). Works in every build: without CUDA or without a device the
+ * query says why, and preparing answers MG_UNAVAILABLE.
+ */
+#include "preprocess/gpu_preprocess.h"
+
+#include <omp.h>
+
+mg_status mg_gpu_query(mg_context ctx, mg_gpu_info *info) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (info == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_gpu_query: info is NULL");
+    memset(info, 0, sizeof *info);
+    mg__gpu_info dev;
+    status = mg__gpu_query(ctx, 0, &dev);
+    if (status == MG_UNAVAILABLE) {
+        /* Not an error for the caller: there is simply no GPU to describe. */
+        const char *why = mg_context_error(ctx);
+        const char *prefix = "mg_gpu_query: ";
+        if (strncmp(why, prefix, strlen(prefix)) == 0) why += strlen(prefix);
+        snprintf(info->reason, sizeof info->reason, "%s", why);
+        ctx->error[0] = '\0';
+        return MG_SUCCESS;
+    }
+    if (status != MG_SUCCESS) return status;
+    info->available = true;
+    snprintf(info->name, sizeof info->name, "%s", dev.name);
+    info->device = dev.device;
+    info->total_memory = dev.total_memory;
+    info->free_memory = dev.free_memory;
+    info->sm_count = dev.sm_count;
+    info->shared_per_block = dev.shared_per_block_optin;
+    info->shared_per_sm = dev.shared_per_sm;
+    info->cc_major = dev.cc_major;
+    info->cc_minor = dev.cc_minor;
+    return MG_SUCCESS;
+}
+
+static void free_device_form(void *p) {
+    mg__gpu_graph *gg = p;
+    mg__gpu_graph_free(gg);
+    mg__free(gg);
+}
+
+/* The graph's edges as a coo the device build turns back into the same graph: every stored arc of
+ * a directed graph; each undirected edge once (source <= destination), to be symmetrised again.
+ * Nothing is dropped: the graph already holds what its options kept. */
+static mg_status graph_edges(mg_context ctx, const mg_graph g, mg__coo *coo) {
+    mg_status status = MG_SUCCESS;
+    const bool weighted = g->weight_type != MG_WEIGHT_NONE;
+    const uint32_t n = g->n;
+    uint64_t *start = mg__malloc(mg__mul_size((size_t)n + 1, sizeof *start));
+    if (start == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg_graph_gpu_prepare: out of memory");
+#pragma omp parallel for schedule(static)
+    for (int64_t v = 0; v < (int64_t)n; v++) {
+        uint64_t k = 0;
+        for (uint64_t e = g->out.offsets[v]; e < g->out.offsets[v + 1]; e++)
+            k += g->directed || (uint32_t)v <= g->out.indices[e];
+        start[v] = k;
+    }
+    start[n] = 0;
+    const uint64_t m = mg__exclusive_scan_u64(start, (size_t)n + 1);
+    MG__TRY(mg__coo_init(ctx, coo, m, weighted, g->weight_type));
+    coo->n = n;
+    coo->m = m;
+    coo->index_base = g->index_base;
+    coo->symmetric = !g->directed;
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (int64_t v = 0; v < (int64_t)n; v++) {
+        uint64_t k = start[v];
+        for (uint64_t e = g->out.offsets[v]; e < g->out.offsets[v + 1]; e++) {
+            const uint32_t d = g->out.indices[e];
+            if (!g->directed && d < (uint32_t)v) continue;
+            coo->src[k] = (uint32_t)v;
+            coo->dst[k] = d;
+            if (weighted) ((uint32_t *)coo->weights)[k] = ((const uint32_t *)g->out.weights)[e];
+            k++;
+        }
+    }
+cleanup:
+    mg__free(start);
+    return status;
+}
+
+mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph cg, mg_gpu_graph_info *info) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if ((status = mg__check_graph(ctx, cg, "mg_graph_gpu_prepare: g")) != MG_SUCCESS) return status;
+    mg_graph g = (mg_graph)cg; /* the device form is a cached property of a const graph */
+    mg__coo coo;
+    memset(&coo, 0, sizeof coo);
+    mg__gpu_graph *gg = g->gpu;
+    if (gg == NULL) {
+        MG__TRY(graph_edges(ctx, g, &coo));
+        gg = mg__calloc(1, sizeof *gg);
+        if (gg == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg_graph_gpu_prepare: out of memory");
+        mg_graph_options opts = {.directed = g->directed, .keep_self_loops = true,
+                                 .keep_duplicates = true};
+        status = mg__gpu_graph_build(ctx, &coo, &opts, gg);
+        if (status != MG_SUCCESS) {
+            mg__free(gg);
+            goto cleanup;
+        }
+        g->gpu = gg;
+        g->free_gpu = free_device_form;
+    }
+    if (info != NULL) {
+        memset(info, 0, sizeof *info);
+        info->seconds = gg->seconds;
+        info->device_bytes = gg->device_bytes;
+        info->csr_bytes = gg->csr_bytes;
+        for (int k = 0; k < MG__GPU_GROUPS; k++)
+            info->group_vertices[k] = gg->group_start[k + 1] - gg->group_start[k];
+    }
+cleanup:
+    mg__coo_free(&coo);
+    return status;
+}
