@@ -1,0 +1,788 @@
+/*
+ * gpu_engine.cu — the CUDA advance: one step of an edge program on a graph's device form, with the
+ * CPU engine's semantics (frontier/cpu_engine.c is the reference; read its comments first).
+ *
+ *  - push (MultiGraphS, Sec. 3.5): the frontier is cut into groups of 64 vertices, one group per
+ *    block of 256 threads, and each vertex's edges are split in three stages: the last E % 32 edges
+ *    by a virtual warp of 4 threads (stage 1), the next (E - E % 32) % 256 by a warp, 8 vertices
+ *    per warp (stage 2), the rest (a multiple of 256) by the whole block, vertex after vertex
+ *    (stage 3; the vertices that still have edges are listed in shared memory with warp-aggregated
+ *    atomics). Updates go to global memory with atomics; programs whose combine and apply agree
+ *    (min/min, max/max, any/if-unset, sum/add) update y directly, the others combine into a scratch
+ *    accumulator and a second kernel applies once per touched destination (every eligible one for
+ *    MG_APPLY_AFFINE). Output lists are appended with warp-aggregated atomics (coalesced groups).
+ *  - pull: one thread per eligible destination, or one warp for the destinations of in-degree
+ *    >= 128 (degree groups 1-5, a contiguous range of new ids at the front); no atomics on y,
+ *    MG_COMBINE_ANY stops at the first active source.
+ * The choice uses the CPU engine's constants (frontier edges against the eligible destinations'
+ * edges); ctx->mode forces either.
+ *
+ * Kernels are templates over value type, contribution and combine (instantiated by the dispatch
+ * switch), so the per-edge code has no branches on those; the apply is a uniform runtime switch.
+ * Every CUDA call is checked (MG_DEVICE_ERROR naming it, MG_OUT_OF_MEMORY for allocations); scratch
+ * memory is allocated per call and freed on every path.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <limits>
+
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "mg_internal.h"
+}
+#include "frontier/gpu_engine.h"
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+/* Same heuristics as the CPU engine (cpu_engine.c). */
+constexpr uint64_t kPushCheap = 32;
+constexpr uint64_t kPullFactorAny = 15;
+constexpr uint64_t kPullFactor = 2;
+
+constexpr int kBlock = 256;          /* threads per block, all kernels                    */
+constexpr int kGroup = 64;           /* frontier vertices per push block (MultiGraphS)    */
+
+typedef unsigned long long ull;
+
+/* What the push does per edge. */
+enum PushOp { OP_MIN = 0, OP_MAX, OP_IF_UNSET, OP_ADD, OP_ACC };
+
+template <typename T> struct Params {
+    uint32_t n;
+    const uint64_t *push_off; const uint32_t *push_idx; const void *push_w;
+    const uint64_t *pull_off; const uint32_t *pull_idx; const void *pull_w;
+    const uint64_t *outdeg_off;
+    const uint32_t *old_of_new;
+    int wt;                          /* mg_weight_type                                   */
+    const uint32_t *list;            /* push: active sources (NULL: all)                 */
+    uint32_t count;
+    const uint64_t *active_bm;       /* pull: active sources (NULL: all)                 */
+    const uint64_t *mask;
+    bool complement;
+    const T *x;
+    T *y;
+    T *acc;                          /* push, OP_ACC: n values at the combine's identity */
+    uint64_t *touched;               /* push, OP_ACC / OP_ADD: bitmap                    */
+    uint32_t *tlist;
+    ull *tcount;
+    uint64_t *out_bm;                /* always present (scratch when the caller has none) */
+    uint32_t *out_list;              /* NULL: not wanted                                  */
+    ull *out_count;
+    ull *scanned;
+    int apply;
+    int op;
+    T unset;
+    double alpha, beta, eps;
+};
+
+/* ---- per-type helpers ------------------------------------------------------------------------ */
+
+template <typename T> struct Lim;
+template <> struct Lim<int32_t> {
+    __device__ static int32_t max() { return INT32_MAX; }
+    __device__ static int32_t lowest() { return INT32_MIN; }
+};
+template <> struct Lim<int64_t> {
+    __device__ static int64_t max() { return INT64_MAX; }
+    __device__ static int64_t lowest() { return INT64_MIN; }
+};
+template <> struct Lim<float> {
+    __device__ static float max() { return INFINITY; }
+    __device__ static float lowest() { return -INFINITY; }
+};
+template <> struct Lim<double> {
+    __device__ static double max() { return INFINITY; }
+    __device__ static double lowest() { return -INFINITY; }
+};
+
+/* The unsigned word of T's size, for compare-and-swap loops. */
+template <typename T> struct Word { typedef unsigned int U; };
+template <> struct Word<int64_t> { typedef ull U; };
+template <> struct Word<double> { typedef ull U; };
+
+template <typename T> __device__ __forceinline__ typename Word<T>::U to_word(T v) {
+    typename Word<T>::U u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+template <typename T> __device__ __forceinline__ T from_word(typename Word<T>::U u) {
+    T v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+template <typename T> __device__ __forceinline__ T load(const T *p) {
+    return from_word<T>(*(const volatile typename Word<T>::U *)p);
+}
+
+template <typename T> __device__ __forceinline__ typename Word<T>::U cas(T *p, typename Word<T>::U expect,
+                                                                         typename Word<T>::U val) {
+    return atomicCAS(reinterpret_cast<typename Word<T>::U *>(p), expect, val);
+}
+
+/* Atomic min / max: true when this call lowered / raised *p. */
+template <typename T> __device__ bool atomic_min(T *p, T v) {
+    T old = load(p);
+    while (v < old) {
+        typename Word<T>::U seen = cas(p, to_word(old), to_word(v));
+        if (seen == to_word(old)) return true;
+        old = from_word<T>(seen);
+    }
+    return false;
+}
+template <typename T> __device__ bool atomic_max(T *p, T v) {
+    T old = load(p);
+    while (v > old) {
+        typename Word<T>::U seen = cas(p, to_word(old), to_word(v));
+        if (seen == to_word(old)) return true;
+        old = from_word<T>(seen);
+    }
+    return false;
+}
+__device__ __forceinline__ void atomic_add(int32_t *p, int32_t v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_add(int64_t *p, int64_t v) {
+    atomicAdd(reinterpret_cast<ull *>(p), (ull)v); /* two's complement: the same bits */
+}
+__device__ __forceinline__ void atomic_add(float *p, float v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_add(double *p, double v) { atomicAdd(p, v); }
+
+template <typename T> __device__ __forceinline__ void atomic_store(T *p, T v) {
+    atomicExch(reinterpret_cast<typename Word<T>::U *>(p), to_word(v));
+}
+
+template <typename T, int C> __device__ __forceinline__ T identity() {
+    return C == MG_COMBINE_MIN ? Lim<T>::max() : (C == MG_COMBINE_MAX ? Lim<T>::lowest() : (T)0);
+}
+template <typename T, int C> __device__ __forceinline__ T combine(T a, T b) {
+    switch (C) {
+    case MG_COMBINE_MIN: return b < a ? b : a;
+    case MG_COMBINE_MAX: return b > a ? b : a;
+    case MG_COMBINE_SUM: return a + b;
+    default: return b;
+    }
+}
+template <typename T, int C> __device__ __forceinline__ void atomic_combine(T *p, T v) {
+    switch (C) {
+    case MG_COMBINE_MIN: atomic_min(p, v); break;
+    case MG_COMBINE_MAX: atomic_max(p, v); break;
+    case MG_COMBINE_SUM: atomic_add(p, v); break;
+    default: atomic_store(p, v); break;
+    }
+}
+
+/* Shuffles of T (int64_t goes as long long). */
+template <typename T> __device__ __forceinline__ T shfl_xor(T v, int lane_mask) {
+    return __shfl_xor_sync(0xffffffffu, v, lane_mask);
+}
+template <> __device__ __forceinline__ int64_t shfl_xor(int64_t v, int lane_mask) {
+    return (int64_t)__shfl_xor_sync(0xffffffffu, (long long)v, lane_mask);
+}
+template <typename T> __device__ __forceinline__ T shfl(T v, int src) {
+    return __shfl_sync(0xffffffffu, v, src);
+}
+template <> __device__ __forceinline__ int64_t shfl(int64_t v, int src) {
+    return (int64_t)__shfl_sync(0xffffffffu, (long long)v, src);
+}
+
+__device__ __forceinline__ bool bit(const uint64_t *bm, uint32_t v) { return (bm[v >> 6] >> (v & 63)) & 1u; }
+
+/* Sets bit v; true if this call set it. */
+__device__ __forceinline__ bool bit_claim(uint64_t *bm, uint32_t v) {
+    const ull b = 1ull << (v & 63);
+    if (*(volatile ull *)&bm[v >> 6] & b) return false;
+    return !(atomicOr(reinterpret_cast<ull *>(&bm[v >> 6]), b) & b);
+}
+
+template <typename T> __device__ __forceinline__ bool eligible(const Params<T> &P, uint32_t d) {
+    return P.mask == nullptr || (bit(P.mask, d) != P.complement);
+}
+
+/* Appends v to list (when not NULL) and counts it: one atomic per coalesced group of threads
+ * (warp aggregation, the paper's ref. [37]). Called only by the threads that append. */
+__device__ __forceinline__ void append(uint32_t *list, ull *count, uint32_t v) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    ull base = 0;
+    if (g.thread_rank() == 0) base = atomicAdd(count, (ull)g.size());
+    base = g.shfl(base, 0);
+    if (list != nullptr) list[base + g.thread_rank()] = v;
+}
+
+__device__ __forceinline__ double weight_at(const void *w, int wt, uint64_t e) {
+    if (wt == MG_WEIGHT_INT32) return (double)static_cast<const int32_t *>(w)[e];
+    if (wt == MG_WEIGHT_FLOAT) return (double)static_cast<const float *>(w)[e];
+    return 1.0;
+}
+
+/* The per-source part of a contribution. */
+template <typename T, int K> __device__ __forceinline__ T source_value(const Params<T> &P, uint32_t s) {
+    if (K == MG_CONTRIB_SRC_ID) return (T)P.old_of_new[s]; /* values are caller ids */
+    T v = load(P.x + s);
+    if (K == MG_CONTRIB_SRC_DIV_OUTDEG) {
+        const uint64_t deg = P.outdeg_off[s + 1] - P.outdeg_off[s];
+        v = deg ? (T)(v / (T)deg) : (T)0;
+    }
+    return v;
+}
+/* The per-edge part. */
+template <typename T, int K> __device__ __forceinline__ T edge_value(const Params<T> &P, T xs, const void *w,
+                                                                    uint64_t e) {
+    switch (K) {
+    case MG_CONTRIB_SRC_PLUS_ONE: return xs + (T)1;
+    case MG_CONTRIB_SRC_PLUS_WEIGHT: return xs + (T)weight_at(w, P.wt, e);
+    case MG_CONTRIB_SRC_TIMES_WEIGHT: return xs * (T)weight_at(w, P.wt, e);
+    default: return xs;
+    }
+}
+
+/* Merges c into y[d] (d owned by the caller's thread); true when d joins. As apply_* in
+ * cpu_engine.c. */
+template <typename T> __device__ bool apply_one(const Params<T> &P, uint32_t d, T c, bool found) {
+    const T old = load(P.y + d);
+    T nv = old;
+    bool joins = false;
+    switch (P.apply) {
+    case MG_APPLY_MIN: joins = found && c < old; if (joins) nv = c; break;
+    case MG_APPLY_MAX: joins = found && c > old; if (joins) nv = c; break;
+    case MG_APPLY_IF_UNSET: joins = found && old == P.unset; if (joins) nv = c; break;
+    case MG_APPLY_ASSIGN: joins = found; if (joins) nv = c; break;
+    case MG_APPLY_ADD:
+        if (found) { nv = old + c; joins = fabs((double)nv) > P.eps; }
+        break;
+    case MG_APPLY_AFFINE:
+        nv = (T)(P.alpha * (double)(found ? c : (T)0) + P.beta);
+        joins = fabs((double)nv - (double)old) > P.eps;
+        break;
+    }
+    if (nv != old || P.apply == MG_APPLY_AFFINE) P.y[d] = nv;
+    return joins;
+}
+
+/* ---- push ------------------------------------------------------------------------------------- */
+
+/* One edge e of source s (per-source value xs). */
+template <typename T, int K, int C>
+__device__ __forceinline__ void push_edge(const Params<T> &P, T xs, uint64_t e) {
+    const uint32_t d = P.push_idx[e];
+    if (!eligible(P, d)) return;
+    const T c = edge_value<T, K>(P, xs, P.push_w, e);
+    bool joined = false, touched = false;
+    switch (P.op) {
+    case OP_MIN: joined = atomic_min(P.y + d, c); break;
+    case OP_MAX: joined = atomic_max(P.y + d, c); break;
+    case OP_IF_UNSET: {
+        const typename Word<T>::U unset = to_word(P.unset);
+        joined = to_word(load(P.y + d)) == unset && cas(P.y + d, unset, to_word(c)) == unset;
+        break;
+    }
+    case OP_ADD: atomic_add(P.y + d, c); touched = true; break;
+    default: atomic_combine<T, C>(P.acc + d, c); touched = true; break;
+    }
+    if (joined && bit_claim(P.out_bm, d)) append(P.out_list, P.out_count, d);
+    if (touched && bit_claim(P.touched, d)) append(P.tlist, P.tcount, d);
+}
+
+/* MultiGraphS: a block of 256 threads per group of 64 frontier vertices, three stages. */
+template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) push_kernel(Params<T> P) {
+    __shared__ uint64_t s_lo[kGroup];
+    __shared__ uint64_t s_deg[kGroup];
+    __shared__ T s_xs[kGroup];
+    __shared__ uint32_t s_big[kGroup];   /* vertices with stage-3 edges */
+    __shared__ uint32_t s_nbig;
+    const int tid = threadIdx.x;
+    const uint32_t groups = (P.count + kGroup - 1) / kGroup;
+    for (uint32_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+        if (tid == 0) s_nbig = 0;
+        __syncthreads();
+        if (tid < kGroup) {
+            const uint32_t i = grp * kGroup + tid;
+            uint64_t lo = 0, deg = 0;
+            T xs = (T)0;
+            if (i < P.count) {
+                const uint32_t s = P.list ? P.list[i] : i;
+                lo = P.push_off[s];
+                deg = P.push_off[s + 1] - lo;
+                if (deg) xs = source_value<T, K>(P, s);
+            }
+            s_lo[tid] = lo;
+            s_deg[tid] = deg;
+            s_xs[tid] = xs;
+            /* vertices of 256 edges and more keep some for stage 3: list them (warp-aggregated) */
+            if (deg - deg % 32 - (deg - deg % 32) % 256 > 0) {
+                cg::coalesced_group g = cg::coalesced_threads();
+                uint32_t base = 0;
+                if (g.thread_rank() == 0) base = atomicAdd(&s_nbig, g.size());
+                base = g.shfl(base, 0);
+                s_big[base + g.thread_rank()] = tid;
+            }
+        }
+        __syncthreads();
+        /* stage 1: virtual warps of 4 threads, vertex k = tid / 4: its last E % 32 edges */
+        {
+            const int k = tid >> 2;
+            const uint64_t deg = s_deg[k], r1 = deg % 32, from = s_lo[k] + deg - r1;
+            const T xs = s_xs[k];
+            for (uint64_t j = tid & 3; j < r1; j += 4) push_edge<T, K, C>(P, xs, from + j);
+        }
+        /* stage 2: warp w takes vertices 8w..8w+7, (E - E % 32) % 256 edges each */
+        {
+            const int w = tid >> 5, lane = tid & 31;
+            for (int k = w * 8; k < w * 8 + 8; k++) {
+                const uint64_t deg = s_deg[k], rest = deg - deg % 32, r2 = rest % 256;
+                const uint64_t from = s_lo[k] + rest - r2;
+                const T xs = s_xs[k];
+                for (uint64_t j = lane; j < r2; j += 32) push_edge<T, K, C>(P, xs, from + j);
+            }
+        }
+        /* stage 3: the whole block, vertex after vertex, a multiple of 256 edges each */
+        const uint32_t nbig = s_nbig;
+        for (uint32_t b = 0; b < nbig; b++) {
+            const int k = s_big[b];
+            const uint64_t deg = s_deg[k], rest = deg - deg % 32, r3 = rest - rest % 256;
+            const T xs = s_xs[k];
+            for (uint64_t j = tid; j < r3; j += kBlock) push_edge<T, K, C>(P, xs, s_lo[k] + j);
+        }
+        __syncthreads(); /* the shared arrays are rewritten for the next group */
+    }
+}
+
+/* After a push through the accumulator (or MG_APPLY_ADD directly into y): apply at each touched
+ * destination. */
+template <typename T> __global__ void apply_touched_kernel(Params<T> P) {
+    const ull count = *P.tcount;
+    for (ull i = blockIdx.x * (ull)blockDim.x + threadIdx.x; i < count; i += (ull)gridDim.x * blockDim.x) {
+        const uint32_t d = P.tlist[i];
+        bool joins;
+        if (P.op == OP_ADD) joins = fabs((double)load(P.y + d)) > P.eps;
+        else joins = apply_one(P, d, P.acc[d], true);
+        if (joins) {
+            atomicOr(reinterpret_cast<ull *>(&P.out_bm[d >> 6]), 1ull << (d & 63));
+            append(P.out_list, P.out_count, d);
+        }
+    }
+}
+
+/* After a push with MG_APPLY_AFFINE: every eligible destination. */
+template <typename T> __global__ void apply_all_kernel(Params<T> P) {
+    for (uint32_t d = blockIdx.x * blockDim.x + threadIdx.x; d < P.n; d += gridDim.x * blockDim.x) {
+        if (!eligible(P, d)) continue;
+        const bool found = bit(P.touched, d);
+        if (apply_one(P, d, found ? P.acc[d] : (T)0, found)) {
+            atomicOr(reinterpret_cast<ull *>(&P.out_bm[d >> 6]), 1ull << (d & 63));
+            append(P.out_list, P.out_count, d);
+        }
+    }
+}
+
+template <typename T> __global__ void fill_kernel(T *a, uint32_t n, T v) {
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) a[i] = v;
+}
+
+/* ---- pull ------------------------------------------------------------------------------------- */
+
+/* Destination d by a team of W lanes (1: a thread, 32: a warp); lane 0 applies. */
+template <typename T, int K, int C, int W>
+__device__ __forceinline__ void pull_one(const Params<T> &P, uint32_t d, int lane, ull &scanned) {
+    if (!eligible(P, d)) return;
+    if (P.apply == MG_APPLY_IF_UNSET && load(P.y + d) != P.unset) return;
+    T acc = identity<T, C>();
+    bool found = false;
+    const uint64_t lo = P.pull_off[d], hi = P.pull_off[d + 1];
+    uint64_t e = lo + lane;
+    for (; e < hi; e += W) {
+        scanned++;
+        const uint32_t s = P.pull_idx[e];
+        if (P.active_bm && !bit(P.active_bm, s)) continue;
+        const T c = edge_value<T, K>(P, source_value<T, K>(P, s), P.pull_w, e);
+        found = true;
+        if (C == MG_COMBINE_ANY) { acc = c; break; }
+        acc = combine<T, C>(acc, c);
+    }
+    if (W > 1) {
+        const unsigned who = __ballot_sync(0xffffffffu, found);
+        if (C == MG_COMBINE_ANY) {
+            acc = who ? shfl(acc, __ffs(who) - 1) : acc;
+        } else {
+            for (int o = 16; o > 0; o >>= 1) acc = combine<T, C>(acc, shfl_xor(acc, o));
+        }
+        found = who != 0;
+        if (lane != 0) return;
+    }
+    if ((found || P.apply == MG_APPLY_AFFINE) && apply_one(P, d, acc, found)) {
+        atomicOr(reinterpret_cast<ull *>(&P.out_bm[d >> 6]), 1ull << (d & 63));
+        append(P.out_list, P.out_count, d);
+    }
+}
+
+__device__ __forceinline__ void add_scanned(ull *total, ull mine) {
+    for (int o = 16; o > 0; o >>= 1) mine += __shfl_xor_sync(0xffffffffu, mine, o);
+    if ((threadIdx.x & 31) == 0 && mine) atomicAdd(total, mine);
+}
+
+/* One thread per destination in [from, to). */
+template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pull_thread_kernel(Params<T> P, uint32_t from, uint32_t to) {
+    ull scanned = 0;
+    const uint32_t span = to - from;
+    const uint32_t stride = gridDim.x * blockDim.x;
+    /* every lane runs the same number of rounds, so the warp reduction below is converged */
+    const uint32_t rounds = (span + stride - 1) / stride;
+    for (uint32_t r = 0; r < rounds; r++) {
+        const uint32_t i = r * stride + blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < span) pull_one<T, K, C, 1>(P, from + i, 0, scanned);
+    }
+    add_scanned(P.scanned, scanned);
+}
+
+/* One warp per destination in [from, to) (the high in-degree groups). */
+template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pull_warp_kernel(Params<T> P, uint32_t from, uint32_t to) {
+    ull scanned = 0;
+    const int lane = threadIdx.x & 31;
+    const uint32_t warps = gridDim.x * (blockDim.x / 32);
+    for (uint32_t d = from + blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; d < to; d += warps)
+        pull_one<T, K, C, 32>(P, d, lane, scanned);
+    add_scanned(P.scanned, scanned);
+}
+
+/* ---- small kernels for the decision and the frontier's bitmap --------------------------------- */
+
+/* Sum of degrees over the list (or all vertices): the frontier's edges. */
+__global__ void degree_sum_kernel(const uint64_t *off, const uint32_t *list, uint32_t count, ull *sum) {
+    ull mine = 0;
+    const uint32_t stride = gridDim.x * blockDim.x;
+    const uint32_t rounds = (count + stride - 1) / stride;
+    for (uint32_t r = 0; r < rounds; r++) {
+        const uint32_t i = r * stride + blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < count) {
+            const uint32_t v = list ? list[i] : i;
+            mine += off[v + 1] - off[v];
+        }
+    }
+    add_scanned(sum, mine);
+}
+
+/* Sum of degrees over the eligible vertices of a mask. */
+__global__ void eligible_sum_kernel(const uint64_t *off, uint32_t n, const uint64_t *mask, bool complement,
+                                    ull *sum) {
+    ull mine = 0;
+    const uint32_t stride = gridDim.x * blockDim.x;
+    const uint32_t rounds = (n + stride - 1) / stride;
+    for (uint32_t r = 0; r < rounds; r++) {
+        const uint32_t v = r * stride + blockIdx.x * blockDim.x + threadIdx.x;
+        if (v < n && bit(mask, v) != complement) mine += off[v + 1] - off[v];
+    }
+    add_scanned(sum, mine);
+}
+
+__global__ void list_to_bitmap_kernel(const uint32_t *list, uint32_t count, uint64_t *bm) {
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
+        atomicOr(reinterpret_cast<ull *>(&bm[list[i] >> 6]), 1ull << (list[i] & 63));
+}
+
+/* ---- host side -------------------------------------------------------------------------------- */
+
+unsigned grid_for(uint64_t threads) {
+    uint64_t g = (threads + kBlock - 1) / kBlock;
+    if (g == 0) g = 1;
+    return (unsigned)(g > 65535 * 4 ? 65535 * 4 : g);
+}
+
+/* Scratch blocks of one call, freed together. */
+struct Scratch {
+    void *p[8] = {};
+    int k = 0;
+    ~Scratch() {
+        for (int i = 0; i < k; i++) cudaFree(p[i]);
+    }
+};
+
+mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
+    (void)cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation)
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_advance: out of device memory in %s "
+                         "(gpu_engine.cu:%d)", call, line);
+    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_advance: %s failed: %s: %s (gpu_engine.cu:%d)",
+                     call, cudaGetErrorName(e), cudaGetErrorString(e), line);
+}
+
+#define CU(expr)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (expr);                                                                   \
+        if (e_ != cudaSuccess) return cu_fail(ctx, e_, #expr, __LINE__);                           \
+    } while (0)
+#define LAUNCHED(name) CU_NAMED_LAUNCH(name)
+#define CU_NAMED_LAUNCH(name)                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = cudaGetLastError();                                                       \
+        if (e_ != cudaSuccess) return cu_fail(ctx, e_, "launch of " name, __LINE__);               \
+    } while (0)
+
+template <typename U> mg_status salloc(mg_context ctx, Scratch &s, U **p, size_t count, const char *what) {
+    *p = nullptr;
+    const size_t bytes = mg__mul_size(count ? count : 1, sizeof(U));
+    void *q = nullptr;
+    cudaError_t e = bytes == SIZE_MAX ? cudaErrorMemoryAllocation : cudaMalloc(&q, bytes);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (e == cudaErrorMemoryAllocation)
+            return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_advance: out of device memory: cudaMalloc "
+                             "of %zu bytes for %s", bytes, what);
+        return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_advance: cudaMalloc of %zu bytes for %s: %s",
+                         bytes, what, cudaGetErrorString(e));
+    }
+    s.p[s.k++] = q; /* at most 6 blocks per call; Scratch holds 8 */
+    *p = static_cast<U *>(q);
+    return MG_SUCCESS;
+}
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        mg_status s_ = (expr);                                                                     \
+        if (s_ != MG_SUCCESS) return s_;                                                           \
+    } while (0)
+
+bool is_direct(const mg_program *p) {
+    switch (p->apply) {
+    case MG_APPLY_MIN: return p->combine == MG_COMBINE_MIN || p->combine == MG_COMBINE_ANY;
+    case MG_APPLY_MAX: return p->combine == MG_COMBINE_MAX || p->combine == MG_COMBINE_ANY;
+    case MG_APPLY_IF_UNSET: return p->combine == MG_COMBINE_ANY;
+    case MG_APPLY_ADD: return p->combine == MG_COMBINE_SUM;
+    default: return false;
+    }
+}
+
+template <typename T, int K, int C> void launch_push(const Params<T> &P, unsigned grid) {
+    push_kernel<T, K, C><<<grid, kBlock>>>(P);
+}
+template <typename T, int K, int C> void launch_pull(const Params<T> &P, uint32_t warp_end) {
+    if (warp_end > 0) pull_warp_kernel<T, K, C><<<grid_for((uint64_t)warp_end * 32), kBlock>>>(P, 0, warp_end);
+    if (warp_end < P.n) pull_thread_kernel<T, K, C><<<grid_for(P.n - warp_end), kBlock>>>(P, warp_end, P.n);
+}
+
+#define KC_CASE(F, K, C, ...) case (K) * 4 + (C): F<T, K, C>(__VA_ARGS__); break;
+#define K_CASES(F, K, ...)                                                                         \
+    KC_CASE(F, K, MG_COMBINE_MIN, __VA_ARGS__) KC_CASE(F, K, MG_COMBINE_MAX, __VA_ARGS__)          \
+    KC_CASE(F, K, MG_COMBINE_SUM, __VA_ARGS__) KC_CASE(F, K, MG_COMBINE_ANY, __VA_ARGS__)
+#define ALL_CASES(F, ...)                                                                          \
+    K_CASES(F, MG_CONTRIB_SRC, __VA_ARGS__) K_CASES(F, MG_CONTRIB_SRC_PLUS_ONE, __VA_ARGS__)       \
+    K_CASES(F, MG_CONTRIB_SRC_PLUS_WEIGHT, __VA_ARGS__)                                            \
+    K_CASES(F, MG_CONTRIB_SRC_TIMES_WEIGHT, __VA_ARGS__)                                           \
+    K_CASES(F, MG_CONTRIB_SRC_DIV_OUTDEG, __VA_ARGS__) K_CASES(F, MG_CONTRIB_SRC_ID, __VA_ARGS__)
+
+template <typename T, int C> T host_identity() {
+    if (C == MG_COMBINE_MIN) return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+    if (C == MG_COMBINE_MAX) return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+    return (T)0;
+}
+
+template <typename T>
+mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info, Scratch &S) {
+    const mg__gpu_graph *g = a->g;
+    const mg_program *p = a->program;
+    const uint32_t n = g->n;
+    const size_t words = mg__bitmap_words(n);
+    const bool along_out = p->edges == MG_EDGES_OUT;
+    Params<T> P;
+    memset(&P, 0, sizeof P);
+    P.n = n;
+    P.push_off = along_out ? g->d_out_offsets : g->d_in_offsets;
+    P.push_idx = along_out ? g->d_out_indices : g->d_in_indices;
+    P.push_w = along_out ? g->d_out_weights : g->d_in_weights;
+    P.pull_off = along_out ? g->d_in_offsets : g->d_out_offsets;
+    P.pull_idx = along_out ? g->d_in_indices : g->d_out_indices;
+    P.pull_w = along_out ? g->d_in_weights : g->d_out_weights;
+    P.outdeg_off = g->d_out_offsets;
+    P.old_of_new = g->d_old_of_new;
+    P.wt = (int)g->weight_type;
+    P.list = a->d_in_list;
+    P.count = a->d_in_list ? a->in_count : n;
+    P.mask = a->d_mask;
+    P.complement = p->mask_complement;
+    P.x = static_cast<const T *>(a->d_x);
+    P.y = static_cast<T *>(a->d_y);
+    P.apply = (int)p->apply;
+    P.unset = (T)p->unset;
+    P.alpha = p->alpha;
+    P.beta = p->beta;
+    P.eps = p->epsilon;
+    P.out_list = a->d_out_list;
+
+    /* counters: out count, touched count, scanned, frontier edges, eligible edges */
+    ull *counters = nullptr;
+    TRY(salloc(ctx, S, &counters, 5, "counters"));
+    CU(cudaMemset(counters, 0, 5 * sizeof(ull)));
+    P.out_count = counters;
+    P.tcount = counters + 1;
+    P.scanned = counters + 2;
+    if (a->d_out_bitmap) P.out_bm = a->d_out_bitmap;
+    else TRY(salloc(ctx, S, &P.out_bm, words, "the output bitmap"));
+    CU(cudaMemset(P.out_bm, 0, words * sizeof(uint64_t)));
+
+    /* Decide push or pull, as cpu_engine.c does. */
+    ull mf = 0;
+    if (P.count > 0) {
+        degree_sum_kernel<<<grid_for(P.count), kBlock>>>(P.push_off, P.list, P.count, counters + 3);
+        LAUNCHED("degree_sum_kernel");
+        CU(cudaMemcpy(&mf, counters + 3, sizeof mf, cudaMemcpyDeviceToHost));
+    }
+    bool pull;
+    if (ctx->mode == MG_MODE_PUSH) pull = false;
+    else if (ctx->mode == MG_MODE_PULL) pull = true;
+    else if (a->d_in_list == nullptr || p->apply == MG_APPLY_AFFINE) pull = true;
+    else if (mf < g->m / kPushCheap) pull = false;
+    else {
+        ull elig = g->m;
+        if (P.mask) {
+            eligible_sum_kernel<<<grid_for(n), kBlock>>>(P.pull_off, n, P.mask, P.complement, counters + 4);
+            LAUNCHED("eligible_sum_kernel");
+            CU(cudaMemcpy(&elig, counters + 4, sizeof elig, cudaMemcpyDeviceToHost));
+        }
+        const uint64_t factor = p->combine == MG_COMBINE_ANY ? kPullFactorAny : kPullFactor;
+        pull = mf * factor > elig;
+    }
+
+    const int K = (int)p->contribution, C = (int)p->combine;
+    ull scanned = 0;
+    if (pull) {
+        if (a->d_in_list != nullptr) {
+            uint64_t *abm = nullptr;
+            TRY(salloc(ctx, S, &abm, words, "the active-source bitmap"));
+            CU(cudaMemset(abm, 0, words * sizeof(uint64_t)));
+            if (a->in_count > 0) {
+                list_to_bitmap_kernel<<<grid_for(a->in_count), kBlock>>>(a->d_in_list, a->in_count, abm);
+                LAUNCHED("list_to_bitmap_kernel");
+            }
+            P.active_bm = abm;
+        }
+        /* along MG_EDGES_OUT the pull scans in-edges: degree groups 1-5 (in-degree >= 128) get a
+         * warp each; along MG_EDGES_IN the groups say nothing about out-degrees */
+        const uint32_t warp_end = along_out ? g->group_start[MG__GPU_GROUPS - 1] : 0;
+        if (n > 0) {
+            switch (K * 4 + C) { ALL_CASES(launch_pull, P, warp_end) default: break; }
+            LAUNCHED("pull kernel");
+        }
+        CU(cudaMemcpy(&scanned, P.scanned, sizeof scanned, cudaMemcpyDeviceToHost));
+    } else {
+        const bool direct = is_direct(p);
+        switch (p->apply) {
+        case MG_APPLY_MIN: P.op = direct ? OP_MIN : OP_ACC; break;
+        case MG_APPLY_MAX: P.op = direct ? OP_MAX : OP_ACC; break;
+        case MG_APPLY_IF_UNSET: P.op = direct ? OP_IF_UNSET : OP_ACC; break;
+        case MG_APPLY_ADD: P.op = direct ? OP_ADD : OP_ACC; break;
+        default: P.op = OP_ACC; break;
+        }
+        if (P.op == OP_ACC || P.op == OP_ADD) {
+            TRY(salloc(ctx, S, &P.touched, words, "the touched bitmap"));
+            TRY(salloc(ctx, S, &P.tlist, n, "the touched list"));
+            CU(cudaMemset(P.touched, 0, words * sizeof(uint64_t)));
+        }
+        if (P.op == OP_ACC) {
+            TRY(salloc(ctx, S, &P.acc, n, "the accumulator"));
+            T id = (T)0;
+            switch (C) {
+            case MG_COMBINE_MIN: id = host_identity<T, MG_COMBINE_MIN>(); break;
+            case MG_COMBINE_MAX: id = host_identity<T, MG_COMBINE_MAX>(); break;
+            }
+            if (n > 0) {
+                fill_kernel<T><<<grid_for(n), kBlock>>>(P.acc, n, id);
+                LAUNCHED("fill_kernel");
+            }
+        }
+        if (P.count > 0) {
+            const uint32_t groups = (P.count + kGroup - 1) / kGroup;
+            const unsigned grid = groups > 65535u * 4 ? 65535u * 4 : groups;
+            switch (K * 4 + C) { ALL_CASES(launch_push, P, grid) default: break; }
+            LAUNCHED("push_kernel");
+        }
+        if (p->apply == MG_APPLY_AFFINE) {
+            if (n > 0) {
+                apply_all_kernel<T><<<grid_for(n), kBlock>>>(P);
+                LAUNCHED("apply_all_kernel");
+            }
+        } else if (P.op == OP_ACC || P.op == OP_ADD) {
+            apply_touched_kernel<T><<<grid_for(n), kBlock>>>(P);
+            LAUNCHED("apply_touched_kernel");
+        }
+        scanned = mf;
+    }
+    ull out = 0;
+    CU(cudaMemcpy(&out, P.out_count, sizeof out, cudaMemcpyDeviceToHost));
+    CU(cudaDeviceSynchronize());
+    a->out_count = (uint32_t)out;
+    info->frontier_vertices = P.count;
+    info->frontier_edges = mf;
+    info->edges_scanned = scanned;
+    info->output_vertices = (uint32_t)out;
+    info->pulled = pull;
+    info->seconds = 0;
+    return MG_SUCCESS;
+}
+
+} // namespace
+
+extern "C" mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
+    if (a == nullptr || info == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: NULL %s", a ? "info" : "args");
+    memset(info, 0, sizeof *info);
+    a->out_count = 0;
+    const mg_program *p = a->program;
+    if (a->g == nullptr || p == nullptr || a->d_y == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: NULL %s",
+                         a->g == nullptr ? "graph" : p == nullptr ? "program" : "d_y");
+    if ((unsigned)p->contribution > MG_CONTRIB_SRC_ID || (unsigned)p->combine > MG_COMBINE_ANY ||
+        (unsigned)p->apply > MG_APPLY_AFFINE || (unsigned)p->edges > MG_EDGES_IN)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: program has an unknown "
+                         "contribution, combine, apply or edges value");
+    if (p->contribution != MG_CONTRIB_SRC_ID && a->d_x == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: d_x is NULL but the "
+                         "contribution reads source values");
+    if (p->contribution == MG_CONTRIB_SRC_DIV_OUTDEG && p->edges != MG_EDGES_OUT)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: MG_CONTRIB_SRC_DIV_OUTDEG "
+                         "needs MG_EDGES_OUT");
+    if (a->d_in_list != nullptr && a->in_count > a->g->n)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: in_count %u exceeds n = %u",
+                         a->in_count, a->g->n);
+    Scratch S;
+    switch (a->type) {
+    case MG_INT32: case MG_VERTEX: return advance_t<int32_t>(ctx, a, info, S);
+    case MG_INT64: return advance_t<int64_t>(ctx, a, info, S);
+    case MG_FLOAT: return advance_t<float>(ctx, a, info, S);
+    case MG_DOUBLE: return advance_t<double>(ctx, a, info, S);
+    }
+    return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: unknown value type %d", (int)a->type);
+}
+
+extern "C" mg_status mg__gpu_alloc(mg_context ctx, void **ptr, size_t bytes) {
+    if (ptr == nullptr) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_alloc: NULL ptr");
+    *ptr = nullptr;
+    if (bytes == 0) return MG_SUCCESS;
+    cudaError_t e = cudaMalloc(ptr, bytes);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        *ptr = nullptr;
+        return mg__error(ctx, e == cudaErrorMemoryAllocation ? MG_OUT_OF_MEMORY : MG_DEVICE_ERROR,
+                         "mg__gpu_alloc: cudaMalloc of %zu bytes: %s", bytes, cudaGetErrorString(e));
+    }
+    return MG_SUCCESS;
+}
+
+extern "C" void mg__gpu_free(void *ptr) {
+    if (ptr != nullptr) cudaFree(ptr);
+}
+
+extern "C" mg_status mg__gpu_copy_to_device(mg_context ctx, void *device, const void *host, size_t bytes) {
+    if (bytes == 0) return MG_SUCCESS;
+    if (host == nullptr || device == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_copy_to_device: NULL %s pointer for %zu "
+                         "bytes", host == nullptr ? "host" : "device", bytes);
+    cudaError_t e = cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_copy_to_device: cudaMemcpy of %zu bytes: %s",
+                         bytes, cudaGetErrorString(e));
+    }
+    return MG_SUCCESS;
+}

@@ -1,0 +1,56 @@
+/*
+ * gpu_engine.h — the CUDA advance kernels (internal): one step of an edge program on a graph's
+ * device form (preprocess/gpu_preprocess.h), on raw device arrays in the device numbering.
+ *
+ * Semantics are exactly those of the CPU engine (frontier/cpu_engine.c): every contribution,
+ * combine and apply, MG_EDGES_OUT / MG_EDGES_IN, masks and their complement. Push (MultiGraphS,
+ * Sec. 3.5: frontier vertices in groups of 64 per block, three stages of virtual warps of 4 threads,
+ * warps and the whole block) when the frontier is small, pull (one thread or one warp per eligible
+ * destination) otherwise; ctx->mode forces either. Positions are in the device numbering, but
+ * values of MG_CONTRIB_SRC_ID are the caller's ids (d_old_of_new), as docs/ARCHITECTURE.md says.
+ *
+ * The functions are C-callable; without CUDA (gpu_engine_fallback.c) they return MG_UNAVAILABLE.
+ * Wiring into mg_advance (device-resident vectors and frontiers) is not done here.
+ */
+#ifndef MG_GPU_ENGINE_H
+#define MG_GPU_ENGINE_H
+
+#include "mg_internal.h"
+#include "../preprocess/gpu_preprocess.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    const mg__gpu_graph *g;          /* device graph (new numbering)                             */
+    const mg_program *program;       /* host struct, same semantics as the CPU engine            */
+    mg_type type;                    /* value type of x and y (MG_VERTEX counts as int32)        */
+    const uint32_t *d_in_list;       /* active sources (new ids, each once), or NULL = every vertex */
+    uint32_t in_count;
+    const void *d_x;                 /* source values (NULL for MG_CONTRIB_SRC_ID)               */
+    void *d_y;                       /* destination values, updated in place (may be d_x)        */
+    const uint64_t *d_mask;          /* eligible-destination bitmap (NULL = all); complement via
+                                        program->mask_complement                                 */
+    uint32_t *d_out_list;            /* capacity n: destinations that joined, each once (NULL: not
+                                        wanted)                                                   */
+    uint64_t *d_out_bitmap;          /* (n+63)/64 words, the same set (NULL: not wanted)          */
+    uint32_t out_count;              /* OUT: how many joined                                     */
+} mg__gpu_advance_args;
+
+/* One advance on the current device. Fills info (frontier size and edges, edges scanned, output
+ * size, pulled; seconds is left 0). MG_INVALID_ARGUMENT for inconsistent arguments,
+ * MG_OUT_OF_MEMORY when scratch memory cannot be had, MG_DEVICE_ERROR naming the failed CUDA call.
+ * Scratch device memory is freed before returning, on every path. */
+mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info);
+
+/* Device memory helpers (tests and the later wiring): allocate (bytes 0 gives NULL), free (NULL
+ * fine), copy host -> device. */
+mg_status mg__gpu_alloc(mg_context ctx, void **ptr, size_t bytes);
+void mg__gpu_free(void *ptr);
+mg_status mg__gpu_copy_to_device(mg_context ctx, void *device, const void *host, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MG_GPU_ENGINE_H */

@@ -1,0 +1,34 @@
+/*
+ * gpu_engine_fallback.c — the GPU advance entry points for a build without CUDA: each reports
+ * MG_UNAVAILABLE, so C code and tests link in CPU-only builds. With CUDA the real ones are in
+ * gpu_engine.cu and this file is empty.
+ */
+#ifndef MG_HAVE_CUDA
+
+#include "frontier/gpu_engine.h"
+
+mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
+    if (a != NULL) a->out_count = 0;
+    if (info != NULL) memset(info, 0, sizeof *info);
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_advance: this build has no CUDA backend");
+}
+
+mg_status mg__gpu_alloc(mg_context ctx, void **ptr, size_t bytes) {
+    (void)bytes;
+    if (ptr != NULL) *ptr = NULL;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_alloc: this build has no CUDA backend");
+}
+
+void mg__gpu_free(void *ptr) { (void)ptr; }
+
+mg_status mg__gpu_copy_to_device(mg_context ctx, void *device, const void *host, size_t bytes) {
+    (void)device;
+    (void)host;
+    (void)bytes;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_copy_to_device: this build has no CUDA backend");
+}
+
+#else
+/* The CUDA build defines these in gpu_engine.cu; keep the translation unit non-empty. */
+typedef int mg__gpu_engine_fallback_unused;
+#endif
