@@ -92,17 +92,28 @@ mg_status mg_context_set_backend(mg_context ctx, mg_backend backend) {
     if (status != MG_SUCCESS) return status;
     switch (backend) {
     case MG_BACKEND_AUTO:
-        /* The GPU engines are not part of this build yet, so auto resolves to the CPU. */
+        /* The GPU backend still moves vectors and frontiers to the device on every advance
+         * (docs/ARCHITECTURE.md), which loses to the CPU engine; auto keeps the CPU until
+         * they live on the device. */
         ctx->backend = MG_BACKEND_CPU;
         return MG_SUCCESS;
     case MG_BACKEND_CPU:
         ctx->backend = MG_BACKEND_CPU;
         return MG_SUCCESS;
-    case MG_BACKEND_GPU:
-        return mg__error(ctx, MG_UNAVAILABLE,
-                         "mg_context_set_backend: the GPU backend is not available in this build "
-                         "(CUDA %s; the GPU engines are not implemented yet)",
-                         mg_built_with_cuda() ? "compiled" : "not compiled");
+    case MG_BACKEND_GPU: {
+        mg__gpu_info gpu;
+        if (mg__gpu_query(ctx, 0, &gpu) != MG_SUCCESS) {
+            char why[MG__ERROR_SIZE];
+            const char *prefix = "mg_gpu_query: ";
+            const char *msg = ctx->error;
+            if (strncmp(msg, prefix, strlen(prefix)) == 0) msg += strlen(prefix);
+            snprintf(why, sizeof why, "%s", msg);
+            return mg__error(ctx, MG_UNAVAILABLE,
+                             "mg_context_set_backend: the GPU backend is unavailable: %s", why);
+        }
+        ctx->backend = MG_BACKEND_GPU;
+        return MG_SUCCESS;
+    }
     }
     return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_context_set_backend: unknown backend %d",
                      (int)backend);

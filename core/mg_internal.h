@@ -194,6 +194,26 @@ static inline bool mg__bit_test(const uint64_t *bitmap, uint32_t v) {
     case MG_DOUBLE: { typedef double T; __VA_ARGS__; } break;                                             \
     }
 
+/* ---- the CUDA device (core/gpu_device.c; MG_UNAVAILABLE in builds without CUDA) ------------------ */
+
+/* What the engine needs to know about a device (sizes in bytes). */
+typedef struct {
+    int device;                       /* CUDA device ordinal                                 */
+    char name[256];
+    size_t total_memory, free_memory;
+    int sm_count;
+    size_t shared_per_block_optin;    /* the most a block may ask for (H100: 227 KB)         */
+    size_t shared_per_sm;
+    int cc_major, cc_minor;           /* compute capability                                  */
+} mg__gpu_info;
+
+/* Fills info for device ordinal `device` (-1: the current device). MG_UNAVAILABLE with the reason
+ * when there is no device or no usable driver, MG_INVALID_ARGUMENT for an ordinal out of range. */
+mg_status mg__gpu_query(mg_context ctx, int device, mg__gpu_info *info);
+/* The number of CUDA devices; MG_UNAVAILABLE with the driver's reason (named after `who`) when
+ * there is none or no usable driver. */
+mg_status mg__gpu_device_count(mg_context ctx, const char *who, int *count);
+
 /* ---- MultiGraph's in-degree groups (Table 3.1), for host and device code ----------------------- */
 
 #if defined(__CUDACC__)

@@ -83,7 +83,11 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
         status = mg__cpu_advance(&call, &info);
         break;
     case MG_BACKEND_GPU:
-        status = mg__error(ctx, MG_UNAVAILABLE, ADV "the GPU backend is not available in this build");
+#ifdef MG_HAVE_CUDA
+        status = mg__gpu_run_advance(&call, &info);
+#else
+        status = mg__error(ctx, MG_UNAVAILABLE, ADV "this build has no CUDA backend");
+#endif
         break;
     }
     info.seconds = omp_get_wtime() - t0;

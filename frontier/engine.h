@@ -7,6 +7,10 @@
 
 #include "mg_internal.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     mg_context ctx;
     const struct mg_graph_s *g;
@@ -19,5 +23,11 @@ typedef struct {
 } mg__advance_call;
 
 mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info);
+/* The GPU backend (gpu_backend.cu; CUDA builds only). */
+mg_status mg__gpu_run_advance(const mg__advance_call *call, mg_advance_info *info);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

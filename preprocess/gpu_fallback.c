@@ -7,12 +7,6 @@
 
 #include "preprocess/gpu_preprocess.h"
 
-mg_status mg__gpu_query(mg_context ctx, int device, mg__gpu_info *info) {
-    (void)device;
-    if (info != NULL) memset(info, 0, sizeof *info);
-    return mg__error(ctx, MG_UNAVAILABLE, "mg_gpu_query: this build has no CUDA backend");
-}
-
 mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo, const mg_graph_options *opts,
                               mg__gpu_graph *out) {
     (void)coo;

@@ -20,20 +20,7 @@
 extern "C" {
 #endif
 
-/* What the engine needs to know about a device (sizes in bytes). */
-typedef struct {
-    int device;                       /* CUDA device ordinal                                 */
-    char name[256];
-    size_t total_memory, free_memory;
-    int sm_count;
-    size_t shared_per_block_optin;    /* the most a block may ask for (H100: 227 KB)         */
-    size_t shared_per_sm;
-    int cc_major, cc_minor;           /* compute capability                                  */
-} mg__gpu_info;
-
-/* Fills info for device ordinal `device` (-1: the current device). MG_UNAVAILABLE with the reason
- * when there is no device or no usable driver, MG_INVALID_ARGUMENT for an ordinal out of range. */
-mg_status mg__gpu_query(mg_context ctx, int device, mg__gpu_info *info);
+/* mg__gpu_info and mg__gpu_query (the device query) live in core: see mg_internal.h. */
 
 /* Number of in-degree groups (Table 3.1; mg__degree_group in mg_internal.h assigns them). */
 #define MG__GPU_GROUPS MG__DEGREE_GROUPS
