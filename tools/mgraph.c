@@ -54,7 +54,8 @@ static const char HELP_MAIN[] =
     "  --output FILE      write '<vertex id> <value>' per vertex (ids in the file's numbering);\n"\
     "                     the file appears whole or not at all (not written on any failure)\n"   \
     "  --json             print one JSON object on stdout instead of the text lines\n"           \
-    "  --backend B        cpu, gpu or auto (auto: the GPU if present and built, else the CPU)\n" \
+    "  --backend B        cpu, gpu or auto (auto: the CPU engine, until the GPU's vectors stay\n" \
+    "                     on the device; gpu: the GPU, where one is present)\n"                 \
     "  --threads N        CPU threads (0: OpenMP's default)\n"                                   \
     "  --mode M           auto, push or pull: how the engine advances (auto)\n"                  \
     "  --undirected       symmetrise the graph (store every edge both ways)\n"                   \
@@ -541,11 +542,9 @@ int main(int argc, char **argv) {
         return CLI_OK;
     }
     if (strcmp(cmd, "--version") == 0) {
-        /* CUDA builds carry the GPU preprocessing; the GPU engines behind mg_advance are not
-         * written yet, so algorithms run on the CPU either way. */
-        printf("mgraph %d.%d.%d (CUDA %s; algorithms run on the CPU engine)\n", MG_VERSION_MAJOR,
-               MG_VERSION_MINOR, MG_VERSION_PATCH,
-               mg_built_with_cuda() ? "compiled in: GPU preprocessing" : "not compiled in");
+        printf("mgraph %d.%d.%d (CUDA %s)\n", MG_VERSION_MAJOR, MG_VERSION_MINOR, MG_VERSION_PATCH,
+               mg_built_with_cuda() ? "compiled in: --backend gpu where a GPU is present"
+                                    : "not compiled in: CPU engine only");
         return CLI_OK;
     }
     if (strcmp(cmd, "help") == 0) {
