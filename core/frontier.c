@@ -6,6 +6,19 @@
 
 #include <omp.h>
 
+#ifdef MG_HAVE_CUDA
+#include "gpu_resident.h"
+/* A GPU context runs the operation on the device (core/gpu_frontier.cu). */
+#define ON_GPU(ctx) ((ctx)->backend == MG_BACKEND_GPU)
+/* A host path needs f's host forms: bring the set back when it lives on the device. */
+#define NEED_HOST(f)                                                                               \
+    if ((f)->on_device && (status = mg__gpu_frontier_to_host(ctx, (f))) != MG_SUCCESS)             \
+        return status;
+#else
+#define ON_GPU(ctx) false
+#define NEED_HOST(f)
+#endif
+
 mg_status mg_frontier_create(mg_context ctx, mg_frontier *f, const mg_graph g) {
     mg_status status = mg__check_context(ctx);
     if (status != MG_SUCCESS) return status;
@@ -27,6 +40,9 @@ mg_status mg_frontier_free(mg_frontier *f) {
     if (f == NULL || *f == NULL) return MG_SUCCESS;
     if ((*f)->magic != MG__MAGIC_FRONTIER) return MG_INVALID_OBJECT;
     (*f)->magic = MG__MAGIC_FREED;
+#ifdef MG_HAVE_CUDA
+    mg__gpu_frontier_release(*f);
+#endif
     mg__free((*f)->list);
     mg__free((*f)->bitmap);
     mg__free(*f);
@@ -59,6 +75,11 @@ static mg_status alloc_bitmap(mg_context ctx, mg_frontier f) {
 }
 
 mg_status mg__frontier_reserve(mg_context ctx, mg_frontier f) {
+    if (f->on_device) {
+        /* the host forms are stale (and count is the device set's): nothing in them holds */
+        f->on_device = false;
+        f->list_valid = f->bitmap_valid = false;
+    }
     mg_status status = alloc_list(ctx, f);
     if (status == MG_SUCCESS) status = alloc_bitmap(ctx, f);
     return status;
@@ -66,8 +87,10 @@ mg_status mg__frontier_reserve(mg_context ctx, mg_frontier f) {
 
 mg_status mg__frontier_need_bitmap(mg_context ctx, const mg_frontier cf) {
     mg_frontier f = (mg_frontier)cf;
+    mg_status status = MG_SUCCESS;
+    NEED_HOST(f);
     if (f->bitmap_valid) return MG_SUCCESS;
-    mg_status status = alloc_bitmap(ctx, f);
+    status = alloc_bitmap(ctx, f);
     if (status != MG_SUCCESS) return status;
     const int64_t words = (int64_t)mg__bitmap_words(f->n);
     uint64_t *bm = f->bitmap;
@@ -85,8 +108,10 @@ mg_status mg__frontier_need_bitmap(mg_context ctx, const mg_frontier cf) {
 
 mg_status mg__frontier_need_list(mg_context ctx, const mg_frontier cf) {
     mg_frontier f = (mg_frontier)cf;
+    mg_status status = MG_SUCCESS;
+    NEED_HOST(f);
     if (f->list_valid) return MG_SUCCESS;
-    mg_status status = alloc_list(ctx, f);
+    status = alloc_list(ctx, f);
     if (status != MG_SUCCESS) return status;
     /* Blocks of 64-bit words: count per block, scan, then write (vertices come out in order). */
     const size_t words = mg__bitmap_words(f->n);
@@ -130,6 +155,10 @@ mg_status mg__frontier_need_list(mg_context ctx, const mg_frontier cf) {
 
 mg_status mg_frontier_clear(mg_context ctx, mg_frontier f) {
     FRONTIER_PROLOGUE(f, "mg_frontier_clear: f");
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) return mg__gpu_frontier_clear(ctx, f);
+#endif
+    f->on_device = false;
     f->count = 0;
     f->list_valid = true;
     f->bitmap_valid = false;
@@ -138,6 +167,9 @@ mg_status mg_frontier_clear(mg_context ctx, mg_frontier f) {
 
 mg_status mg_frontier_fill(mg_context ctx, mg_frontier f) {
     FRONTIER_PROLOGUE(f, "mg_frontier_fill: f");
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) return mg__gpu_frontier_fill(ctx, f);
+#endif
     if ((status = mg__frontier_reserve(ctx, f)) != MG_SUCCESS) return status;
     const size_t words = mg__bitmap_words(f->n);
 #pragma omp parallel for schedule(static)
@@ -156,6 +188,10 @@ mg_status mg_frontier_add(mg_context ctx, mg_frontier f, uint32_t vertex) {
         return mg__error(ctx, MG_INVALID_ARGUMENT,
                          "mg_frontier_add: vertex %u is out of range (the graph has %u vertices)",
                          vertex, f->n);
+#ifdef MG_HAVE_CUDA
+    /* a host accessor: it works where the set is */
+    if (f->on_device) return mg__gpu_frontier_add(ctx, f, vertex);
+#endif
     if ((status = mg__frontier_need_bitmap(ctx, f)) != MG_SUCCESS) return status;
     if (mg__bit_test(f->bitmap, vertex)) return MG_SUCCESS;
     if (f->list_valid) {
@@ -174,6 +210,9 @@ mg_status mg_frontier_contains(mg_context ctx, const mg_frontier f, uint32_t ver
         return mg__error(ctx, MG_INVALID_ARGUMENT,
                          "mg_frontier_contains: vertex %u is out of range (the graph has %u vertices)",
                          vertex, f->n);
+#ifdef MG_HAVE_CUDA
+    if (f->on_device) return mg__gpu_frontier_contains(ctx, f, vertex, in);
+#endif
     if ((status = mg__frontier_need_bitmap(ctx, f)) != MG_SUCCESS) return status;
     *in = mg__bit_test(f->bitmap, vertex);
     return MG_SUCCESS;
@@ -201,6 +240,10 @@ mg_status mg_frontier_copy(mg_context ctx, mg_frontier dst, const mg_frontier sr
     if (status != MG_SUCCESS) return status;
     if ((status = check_pair(ctx, dst, src, "mg_frontier_copy")) != MG_SUCCESS) return status;
     if (dst == src) return MG_SUCCESS;
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) return mg__gpu_frontier_copy(ctx, dst, src);
+#endif
+    dst->on_device = false; /* overwritten below */
     /* Only the list is copied (and only as long as it is): a bitmap is n/8 bytes whatever the
      * frontier's size, and is rebuilt on demand. */
     if ((status = mg__frontier_need_list(ctx, src)) != MG_SUCCESS) return status;
@@ -217,6 +260,10 @@ mg_status mg_frontier_union(mg_context ctx, mg_frontier dst, const mg_frontier s
     if (status != MG_SUCCESS) return status;
     if ((status = check_pair(ctx, dst, src, "mg_frontier_union")) != MG_SUCCESS) return status;
     if (dst == src) return MG_SUCCESS;
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) return mg__gpu_frontier_union(ctx, dst, src);
+#endif
+    NEED_HOST(src);
     if ((status = mg__frontier_need_bitmap(ctx, dst)) != MG_SUCCESS) return status;
     uint64_t added = 0;
     if (src->list_valid && src->count < src->n / 64) {
@@ -247,6 +294,9 @@ mg_status mg_frontier_out_edges(mg_context ctx, const mg_frontier f, uint64_t *e
     FRONTIER_PROLOGUE(f, "mg_frontier_out_edges: f");
     if (edges == NULL)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_frontier_out_edges: edges is NULL");
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) return mg__gpu_frontier_out_edges(ctx, f, edges);
+#endif
     if ((status = mg__frontier_need_list(ctx, f)) != MG_SUCCESS) return status;
     const uint64_t *off = f->graph->out.offsets;
     uint64_t sum = 0;
@@ -283,6 +333,11 @@ mg_status mg_frontier_select(mg_context ctx, mg_frontier out, const mg_frontier 
     if (cmp < MG_LT || cmp > MG_NE)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_frontier_select: unknown comparison %d",
                          (int)cmp);
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) return mg__gpu_frontier_select(ctx, out, in, values, cmp, threshold);
+    if (values->on_device && (status = mg__gpu_vector_to_host(ctx, values)) != MG_SUCCESS)
+        return status;
+#endif
     if (in != NULL && (status = mg__frontier_need_list(ctx, in)) != MG_SUCCESS) return status;
     if ((status = mg__frontier_reserve(ctx, out)) != MG_SUCCESS) return status;
 

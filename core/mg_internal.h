@@ -64,6 +64,11 @@ struct mg_vector_s {
     mg_type type;
     uint32_t n;
     void *data;                      /* host values, n elements of the type's C type      */
+    /* Device residency (core/gpu_vector.cu, CUDA builds only): d_data holds n values in the
+     * engine's numbering (preprocess/gpu_preprocess.h); on_device says the current values are
+     * there and `data` is stale. d_data stays allocated once made, until the vector is freed. */
+    void *d_data;
+    bool on_device;
 };
 
 /* A frontier keeps a vertex list, a bitmap, or both; each is valid only when its flag says so. */
@@ -77,6 +82,16 @@ struct mg_frontier_s {
     bool list_valid;
     uint64_t *bitmap;      /* (n + 63) / 64 words                      */
     bool bitmap_valid;
+    /* Device residency (core/gpu_frontier.cu, CUDA builds only): when on_device the set lives in
+     * d_list / d_bitmap (engine ids, each valid when its flag says so) and the host forms above are
+     * stale; count stays valid on the host either way. */
+    bool on_device;
+    uint32_t *d_list;      /* d_list_capacity entries                  */
+    uint32_t d_list_capacity;
+    bool d_list_valid;
+    uint64_t *d_bitmap;    /* (n + 63) / 64 words                      */
+    bool d_bitmap_valid;
+    unsigned long long *d_counter; /* one device word for counts computed on the device */
 };
 
 /* Edge lists as read from a file or made by a generator, before the graph is built. */

@@ -6,6 +6,19 @@
 
 #include <math.h>
 
+#ifdef MG_HAVE_CUDA
+#include "gpu_resident.h"
+/* A GPU context runs the operation on the device (core/gpu_vector.cu). */
+#define ON_GPU(ctx) ((ctx)->backend == MG_BACKEND_GPU)
+/* A host path needs v's values on the host: bring them back when they live on the device. */
+#define NEED_HOST(v)                                                                               \
+    if ((v)->on_device && (status = mg__gpu_vector_to_host(ctx, (mg_vector)(v))) != MG_SUCCESS)    \
+        return status;
+#else
+#define ON_GPU(ctx) false
+#define NEED_HOST(v)
+#endif
+
 static bool valid_type(mg_type t) { return t >= MG_INT32 && t <= MG_VERTEX; }
 static bool integer_type(mg_type t) { return t == MG_INT32 || t == MG_INT64 || t == MG_VERTEX; }
 
@@ -55,6 +68,9 @@ mg_status mg_vector_free(mg_vector *v) {
     if (v == NULL || *v == NULL) return MG_SUCCESS;
     if ((*v)->magic != MG__MAGIC_VECTOR) return MG_INVALID_OBJECT;
     (*v)->magic = MG__MAGIC_FREED;
+#ifdef MG_HAVE_CUDA
+    mg__gpu_vector_release(*v);
+#endif
     mg__free((*v)->data);
     mg__free(*v);
     *v = NULL;
@@ -76,6 +92,9 @@ mg_status mg_vector_get(mg_context ctx, const mg_vector v, uint32_t vertex, doub
         return mg__error(ctx, MG_INVALID_ARGUMENT,
                          "mg_vector_get: vertex %u is out of range (the graph has %u vertices)",
                          vertex, v->n);
+#ifdef MG_HAVE_CUDA
+    if (v->on_device) return mg__gpu_vector_get(ctx, v, vertex, value);
+#endif
     MG__WITH_TYPE(v->type, { *value = (double)((const T *)v->data)[vertex]; });
     return MG_SUCCESS;
 }
@@ -88,6 +107,13 @@ mg_status mg_vector_set(mg_context ctx, mg_vector v, uint32_t vertex, double val
                          vertex, v->n);
     if (integer_type(v->type) && isnan(value))
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_set: NaN for an integer vector");
+#ifdef MG_HAVE_CUDA
+    if (v->on_device) {
+        union { int32_t i32; int64_t i64; float f; double d; } one;
+        store(v->type, &one, 0, value);
+        return mg__gpu_vector_set(ctx, v, vertex, &one);
+    }
+#endif
     store(v->type, v->data, vertex, value);
     return MG_SUCCESS;
 }
@@ -96,6 +122,7 @@ mg_status mg_vector_extract(mg_context ctx, const mg_vector v, void *values) {
     VECTOR_PROLOGUE(v, "mg_vector_extract: v");
     if (values == NULL)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_extract: values is NULL");
+    NEED_HOST(v);
     memcpy(values, v->data, (size_t)v->n * mg__type_size(v->type));
     return MG_SUCCESS;
 }
@@ -104,21 +131,30 @@ mg_status mg_vector_load(mg_context ctx, mg_vector v, const void *values) {
     VECTOR_PROLOGUE(v, "mg_vector_load: v");
     if (values == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_load: values is NULL");
     memcpy(v->data, values, (size_t)v->n * mg__type_size(v->type));
+    v->on_device = false; /* the host holds the values now */
     return MG_SUCCESS;
 }
 
 /* Checks the mask and makes its list form valid; *list and *count describe the vertices to visit
  * (list NULL: all vertices). */
-static mg_status mask_vertices(mg_context ctx, const mg_vector v, const mg_frontier mask,
-                               const char *call, const uint32_t **list, int64_t *count) {
-    *list = NULL;
-    *count = v->n;
+static mg_status check_mask(mg_context ctx, const mg_vector v, const mg_frontier mask,
+                            const char *call) {
     if (mask == NULL) return MG_SUCCESS;
     mg_status status = mg__check_frontier(ctx, mask, call);
     if (status != MG_SUCCESS) return status;
     if (mask->graph != v->graph)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "%s belongs to another graph than the vector",
                          call);
+    return MG_SUCCESS;
+}
+
+static mg_status mask_vertices(mg_context ctx, const mg_vector v, const mg_frontier mask,
+                               const char *call, const uint32_t **list, int64_t *count) {
+    *list = NULL;
+    *count = v->n;
+    if (mask == NULL) return MG_SUCCESS;
+    mg_status status = check_mask(ctx, v, mask, call);
+    if (status != MG_SUCCESS) return status;
     if ((status = mg__frontier_need_list(ctx, mask)) != MG_SUCCESS) return status;
     *list = mask->list;
     *count = mask->count;
@@ -142,15 +178,22 @@ static mg_status same_shape(mg_context ctx, const mg_vector a, const mg_vector b
 
 mg_status mg_vector_assign(mg_context ctx, mg_vector v, const mg_frontier mask, double value) {
     VECTOR_PROLOGUE(v, "mg_vector_assign: v");
-    const uint32_t *list;
-    int64_t count;
-    if ((status = mask_vertices(ctx, v, mask, "mg_vector_assign: mask", &list, &count)) != MG_SUCCESS)
-        return status;
+    if ((status = check_mask(ctx, v, mask, "mg_vector_assign: mask")) != MG_SUCCESS) return status;
     if (integer_type(v->type) && isnan(value))
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_assign: NaN for an integer vector");
     /* convert once, then copy the converted element */
     union { int32_t i32; int64_t i64; float f; double d; } one;
     store(v->type, &one, 0, value);
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) return mg__gpu_vector_assign(ctx, v, mask, &one);
+#endif
+    const uint32_t *list;
+    int64_t count;
+    if ((status = mask_vertices(ctx, v, mask, "mg_vector_assign: mask", &list, &count)) != MG_SUCCESS)
+        return status;
+    /* every value is overwritten without a mask: no need to bring the old ones back */
+    if (mask == NULL) v->on_device = false;
+    NEED_HOST(v);
     MG__WITH_TYPE(v->type, {
         T *x = v->data;
         const T val = *(const T *)&one;
@@ -164,10 +207,19 @@ mg_status mg_vector_assign_ids(mg_context ctx, mg_vector v, const mg_frontier ma
     if (!integer_type(v->type))
         return mg__error(ctx, MG_INVALID_ARGUMENT,
                          "mg_vector_assign_ids: v must be MG_VERTEX, MG_INT32 or MG_INT64");
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) {
+        if ((status = check_mask(ctx, v, mask, "mg_vector_assign_ids: mask")) != MG_SUCCESS)
+            return status;
+        return mg__gpu_vector_assign_ids(ctx, v, mask);
+    }
+#endif
     const uint32_t *list;
     int64_t count;
     if ((status = mask_vertices(ctx, v, mask, "mg_vector_assign_ids: mask", &list, &count)) != MG_SUCCESS)
         return status;
+    if (mask == NULL) v->on_device = false;
+    NEED_HOST(v);
     MG__WITH_TYPE(v->type, {
         T *x = v->data;
         FOR_MASKED(list, count, i, x[i] = (T)i);
@@ -182,10 +234,18 @@ mg_status mg_vector_affine(mg_context ctx, mg_vector z, const mg_frontier mask, 
     if (z->graph != x->graph)
         return mg__error(ctx, MG_INVALID_ARGUMENT,
                          "mg_vector_affine: the vectors belong to different graphs");
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) {
+        if ((status = check_mask(ctx, z, mask, "mg_vector_affine: mask")) != MG_SUCCESS) return status;
+        return mg__gpu_vector_affine(ctx, z, mask, a, x, b);
+    }
+#endif
     const uint32_t *list;
     int64_t count;
     if ((status = mask_vertices(ctx, z, mask, "mg_vector_affine: mask", &list, &count)) != MG_SUCCESS)
         return status;
+    NEED_HOST(x);
+    NEED_HOST(z);
     const mg_type zt = z->type;
     void *zz = z->data;
     MG__WITH_TYPE(x->type, {
@@ -204,10 +264,19 @@ mg_status mg_vector_ewise(mg_context ctx, mg_vector z, const mg_frontier mask, m
     if ((status = same_shape(ctx, z, y, "mg_vector_ewise")) != MG_SUCCESS) return status;
     if (op < MG_OP_ADD || op > MG_OP_MAX)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_ewise: unknown op %d", (int)op);
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) {
+        if ((status = check_mask(ctx, z, mask, "mg_vector_ewise: mask")) != MG_SUCCESS) return status;
+        return mg__gpu_vector_ewise(ctx, z, mask, op, x, y);
+    }
+#endif
     const uint32_t *list;
     int64_t count;
     if ((status = mask_vertices(ctx, z, mask, "mg_vector_ewise: mask", &list, &count)) != MG_SUCCESS)
         return status;
+    NEED_HOST(x);
+    NEED_HOST(y);
+    NEED_HOST(z);
     MG__WITH_TYPE(z->type, {
         T *zz = z->data;
         const T *xx = x->data, *yy = y->data;
@@ -233,10 +302,17 @@ mg_status mg_vector_reduce(mg_context ctx, const mg_vector v, const mg_frontier 
     if (op != MG_OP_ADD && op != MG_OP_MIN && op != MG_OP_MAX)
         return mg__error(ctx, MG_INVALID_ARGUMENT,
                          "mg_vector_reduce: op must be MG_OP_ADD, MG_OP_MIN or MG_OP_MAX");
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) {
+        if ((status = check_mask(ctx, v, mask, "mg_vector_reduce: mask")) != MG_SUCCESS) return status;
+        return mg__gpu_vector_reduce(ctx, v, mask, op, result);
+    }
+#endif
     const uint32_t *list;
     int64_t count;
     if ((status = mask_vertices(ctx, v, mask, "mg_vector_reduce: mask", &list, &count)) != MG_SUCCESS)
         return status;
+    NEED_HOST(v);
     double acc = op == MG_OP_ADD ? 0.0 : (op == MG_OP_MIN ? INFINITY : -INFINITY);
     MG__WITH_TYPE(v->type, {
         const T *x = v->data;
@@ -268,6 +344,11 @@ mg_status mg_vector_l1_distance(mg_context ctx, const mg_vector x, const mg_vect
     if ((status = same_shape(ctx, x, y, "mg_vector_l1_distance")) != MG_SUCCESS) return status;
     if (result == NULL)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_l1_distance: result is NULL");
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) return mg__gpu_vector_l1_distance(ctx, x, y, result);
+#endif
+    NEED_HOST(x);
+    NEED_HOST(y);
     double s = 0;
     MG__WITH_TYPE(x->type, {
         const T *a = x->data, *b = y->data;
@@ -283,6 +364,10 @@ mg_status mg_vector_degree(mg_context ctx, mg_vector v, mg_edges which) {
     if (which != MG_EDGES_OUT && which != MG_EDGES_IN)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_degree: unknown edge direction %d",
                          (int)which);
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) return mg__gpu_vector_degree(ctx, v, which);
+#endif
+    v->on_device = false; /* every value is overwritten */
     const uint64_t *off = which == MG_EDGES_OUT ? v->graph->out.offsets : v->graph->in.offsets;
     MG__WITH_TYPE(v->type, {
         T *x = v->data;

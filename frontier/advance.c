@@ -3,6 +3,9 @@
  * context's backend (the CPU engine today; the GPU engines plug in here).
  */
 #include "engine.h"
+#ifdef MG_HAVE_CUDA
+#include "core/gpu_resident.h"
+#endif
 
 #include <omp.h>
 
@@ -80,6 +83,13 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
     switch (ctx->backend) {
     case MG_BACKEND_CPU:
     case MG_BACKEND_AUTO:
+#ifdef MG_HAVE_CUDA
+        /* the CPU engine reads the values on the host (frontiers come back through
+         * mg__frontier_need_list / need_bitmap) */
+        if (x != NULL && x->on_device) status = mg__gpu_vector_to_host(ctx, x);
+        if (status == MG_SUCCESS && y->on_device) status = mg__gpu_vector_to_host(ctx, y);
+        if (status != MG_SUCCESS) break;
+#endif
         status = mg__cpu_advance(&call, &info);
         break;
     case MG_BACKEND_GPU:

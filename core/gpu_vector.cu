@@ -1,0 +1,384 @@
+/*
+ * gpu_vector.cu — vectors resident on the device (core/gpu_resident.h): the moves between the
+ * host (caller numbering) and the device (engine numbering), single-element access, and every
+ * operation of core/vector.c for a GPU context, with core/vector.c's conversion rules (saturating
+ * integer stores, integer division by zero giving 0).
+ */
+#include <cuda_runtime.h>
+#include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <math.h>
+
+extern "C" {
+#include "mg_internal.h"
+#include "gpu_resident.h"
+}
+#include "preprocess/gpu_preprocess.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+
+inline unsigned blocks_for(uint64_t n) {
+    uint64_t b = (n + kThreads - 1) / kThreads;
+    return (unsigned)(b < 65535u * 32u ? (b ? b : 1) : 65535u * 32u);
+}
+
+#define GRID_STRIDE(i, n)                                                                          \
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (uint64_t)(n);          \
+         i += (uint64_t)gridDim.x * blockDim.x)
+
+mg_status cu_fail(mg_context ctx, cudaError_t e, const char *fn, const char *what) {
+    (void)cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation)
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "%s: out of device memory: %s", fn, what);
+    return mg__error(ctx, MG_DEVICE_ERROR, "%s: %s: %s", fn, what, cudaGetErrorString(e));
+}
+
+#define CU(expr)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (expr);                                                                   \
+        if (e_ != cudaSuccess) return cu_fail(ctx, e_, __func__, #expr);                           \
+    } while (0)
+#define LAUNCHED(what) CU(cudaGetLastError())
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        mg_status s_ = (call);                                                                     \
+        if (s_ != MG_SUCCESS) return s_;                                                           \
+    } while (0)
+
+struct dbuf {
+    void *p = nullptr;
+    ~dbuf() { if (p) cudaFree(p); }
+};
+
+mg_status dalloc(mg_context ctx, void **p, size_t bytes, const char *what) {
+    cudaError_t e = cudaMalloc(p, bytes ? bytes : 8);
+    if (e != cudaSuccess) {
+        *p = nullptr;
+        (void)cudaGetLastError();
+        return mg__error(ctx, e == cudaErrorMemoryAllocation ? MG_OUT_OF_MEMORY : MG_DEVICE_ERROR,
+                         "cudaMalloc of %zu bytes for %s: %s", bytes, what, cudaGetErrorString(e));
+    }
+    return MG_SUCCESS;
+}
+
+const mg__gpu_graph *graph_of(const struct mg_vector_s *v) {
+    return (const mg__gpu_graph *)v->graph->gpu;
+}
+
+/* dst[new] = src[old_of_new[new]] (caller -> engine order) or dst[old] = src[new_of_old[old]]. */
+template <typename E>
+__global__ void permute(E *dst, const E *src, const uint32_t *map, uint32_t n) {
+    GRID_STRIDE(i, n) dst[i] = src[map[i]];
+}
+
+mg_status permute_values(mg_context ctx, size_t es, void *dst, const void *src, const uint32_t *map,
+                         uint32_t n) {
+    if (es == 4) permute<<<blocks_for(n), kThreads>>>((uint32_t *)dst, (const uint32_t *)src, map, n);
+    else permute<<<blocks_for(n), kThreads>>>((uint64_t *)dst, (const uint64_t *)src, map, n);
+    LAUNCHED("permute");
+    return MG_SUCCESS;
+}
+
+/* ---- core/vector.c's store(), on the device --------------------------------------------------- */
+
+__device__ inline int64_t saturate(double value, int64_t lo, int64_t hi) {
+    if (value >= (double)hi) return hi;
+    if (value <= (double)lo) return lo;
+    return (int64_t)value;
+}
+
+template <typename T> __device__ inline T store(double value);
+template <> __device__ inline int32_t store<int32_t>(double value) {
+    return (int32_t)saturate(value, INT32_MIN, INT32_MAX);
+}
+template <> __device__ inline int64_t store<int64_t>(double value) {
+    return saturate(value, INT64_MIN, INT64_MAX);
+}
+template <> __device__ inline float store<float>(double value) { return (float)value; }
+template <> __device__ inline double store<double>(double value) { return value; }
+
+/* Position k of a masked loop: the mask's k-th vertex, or k itself. */
+__device__ inline uint64_t at(const uint32_t *list, uint64_t k) { return list ? list[k] : k; }
+
+template <typename T>
+__global__ void assign_kernel(T *x, const uint32_t *list, uint64_t count, T value) {
+    GRID_STRIDE(k, count) x[at(list, k)] = value;
+}
+
+template <typename T>
+__global__ void assign_ids_kernel(T *x, const uint32_t *list, uint64_t count,
+                                  const uint32_t *old_of_new) {
+    GRID_STRIDE(k, count) {
+        uint64_t i = at(list, k);
+        x[i] = (T)old_of_new[i];
+    }
+}
+
+template <typename Z, typename X>
+__global__ void affine_kernel(Z *z, const X *x, const uint32_t *list, uint64_t count, double a,
+                              double b) {
+    GRID_STRIDE(k, count) {
+        uint64_t i = at(list, k);
+        z[i] = store<Z>(__dadd_rn(__dmul_rn(a, (double)x[i]), b)); /* no FMA: as the host rounds */
+    }
+}
+
+template <typename T>
+__global__ void ewise_kernel(T *z, const T *x, const T *y, const uint32_t *list, uint64_t count,
+                             int op) {
+    GRID_STRIDE(k, count) {
+        uint64_t i = at(list, k);
+        T a = x[i], b = y[i];
+        switch (op) {
+        case MG_OP_ADD: z[i] = a + b; break;
+        case MG_OP_SUB: z[i] = a - b; break;
+        case MG_OP_MUL: z[i] = a * b; break;
+        case MG_OP_DIV: z[i] = (b == 0 && (T)0.5 == 0) ? 0 : a / b; break;
+        case MG_OP_MIN: z[i] = a < b ? a : b; break;
+        case MG_OP_MAX: z[i] = a > b ? a : b; break;
+        }
+    }
+}
+
+template <typename T>
+__global__ void degree_kernel(T *x, const uint64_t *off, uint32_t n) {
+    GRID_STRIDE(i, n) x[i] = (T)(off[i + 1] - off[i]);
+}
+
+/* Element loaders for the reductions. */
+template <typename T> struct masked_value {
+    const T *x;
+    const uint32_t *list;
+    __host__ __device__ double operator()(int64_t k) const {
+        return (double)x[list ? list[k] : (uint32_t)k];
+    }
+};
+template <typename T> struct abs_diff {
+    const T *a, *b;
+    __host__ __device__ double operator()(int64_t i) const {
+        return fabs((double)a[i] - (double)b[i]);
+    }
+};
+struct op_add {
+    __host__ __device__ double operator()(double a, double b) const { return a + b; }
+};
+struct op_min {
+    __host__ __device__ double operator()(double a, double b) const { return fmin(a, b); }
+};
+struct op_max {
+    __host__ __device__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+
+/* result = reduction of count elements of `in` (an iterator) with op from init. */
+template <typename It, typename Op>
+mg_status reduce(mg_context ctx, It in, int64_t count, Op op, double init, double *result) {
+    *result = init;
+    if (count == 0) return MG_SUCCESS;
+    dbuf out, temp;
+    size_t temp_bytes = 0;
+    TRY(dalloc(ctx, &out.p, sizeof(double), "a reduction"));
+    CU(cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, (double *)out.p, count, op, init));
+    TRY(dalloc(ctx, &temp.p, temp_bytes, "reduction scratch"));
+    CU(cub::DeviceReduce::Reduce(temp.p, temp_bytes, in, (double *)out.p, count, op, init));
+    CU(cudaMemcpy(result, out.p, sizeof(double), cudaMemcpyDeviceToHost));
+    return MG_SUCCESS;
+}
+
+/* The mask's device list and length (list NULL: all n vertices). */
+mg_status mask_list(mg_context ctx, const mg_frontier mask, uint32_t n, const uint32_t **list,
+                    uint64_t *count) {
+    *list = nullptr;
+    *count = n;
+    if (mask == nullptr) return MG_SUCCESS;
+    TRY(mg__gpu_frontier_need_dlist(ctx, mask));
+    *list = mask->d_list;
+    *count = mask->count;
+    return MG_SUCCESS;
+}
+
+/* Output vector: uploaded if a mask keeps some old values, else only claimed. */
+mg_status output(mg_context ctx, mg_vector z, const mg_frontier mask) {
+    return mask != nullptr ? mg__gpu_vector_to_device(ctx, z) : mg__gpu_vector_claim_device(ctx, z);
+}
+
+} // namespace
+
+extern "C" mg_status mg__gpu_vector_claim_device(mg_context ctx, mg_vector v) {
+    if (v->d_data == nullptr) {
+        const void *gg = nullptr;
+        TRY(mg__gpu_graph_of(ctx, v->graph, &gg));
+        TRY(dalloc(ctx, &v->d_data, (size_t)v->n * mg__type_size(v->type), "a vector"));
+    }
+    v->on_device = true;
+    return MG_SUCCESS;
+}
+
+extern "C" mg_status mg__gpu_vector_to_device(mg_context ctx, mg_vector v) {
+    if (v->on_device) return MG_SUCCESS;
+    TRY(mg__gpu_vector_claim_device(ctx, v));
+    v->on_device = false; /* until the values are there */
+    const size_t es = mg__type_size(v->type);
+    if (v->n > 0) {
+        dbuf scratch;
+        TRY(dalloc(ctx, &scratch.p, (size_t)v->n * es, "a vector upload"));
+        CU(cudaMemcpy(scratch.p, v->data, (size_t)v->n * es, cudaMemcpyHostToDevice));
+        TRY(permute_values(ctx, es, v->d_data, scratch.p, graph_of(v)->d_old_of_new, v->n));
+    }
+    v->on_device = true;
+    return MG_SUCCESS;
+}
+
+extern "C" mg_status mg__gpu_vector_to_host(mg_context ctx, mg_vector v) {
+    if (!v->on_device) return MG_SUCCESS;
+    const size_t es = mg__type_size(v->type);
+    if (v->n > 0) {
+        dbuf scratch;
+        TRY(dalloc(ctx, &scratch.p, (size_t)v->n * es, "a vector download"));
+        TRY(permute_values(ctx, es, scratch.p, v->d_data, graph_of(v)->d_new_of_old, v->n));
+        CU(cudaMemcpy(v->data, scratch.p, (size_t)v->n * es, cudaMemcpyDeviceToHost));
+    }
+    v->on_device = false;
+    return MG_SUCCESS;
+}
+
+extern "C" void mg__gpu_vector_release(mg_vector v) {
+    if (v->d_data) cudaFree(v->d_data);
+    v->d_data = nullptr;
+    v->on_device = false;
+}
+
+extern "C" mg_status mg__gpu_vector_get(mg_context ctx, const mg_vector v, uint32_t vertex,
+                                        double *value) {
+    uint32_t id = 0;
+    CU(cudaMemcpy(&id, graph_of(v)->d_new_of_old + vertex, sizeof id, cudaMemcpyDeviceToHost));
+    const size_t es = mg__type_size(v->type);
+    union { int32_t i32; int64_t i64; float f; double d; } one;
+    CU(cudaMemcpy(&one, (const char *)v->d_data + (size_t)id * es, es, cudaMemcpyDeviceToHost));
+    MG__WITH_TYPE(v->type, { *value = (double)*(const T *)&one; });
+    return MG_SUCCESS;
+}
+
+extern "C" mg_status mg__gpu_vector_set(mg_context ctx, mg_vector v, uint32_t vertex,
+                                        const void *elem) {
+    uint32_t id = 0;
+    CU(cudaMemcpy(&id, graph_of(v)->d_new_of_old + vertex, sizeof id, cudaMemcpyDeviceToHost));
+    const size_t es = mg__type_size(v->type);
+    CU(cudaMemcpy((char *)v->d_data + (size_t)id * es, elem, es, cudaMemcpyHostToDevice));
+    return MG_SUCCESS;
+}
+
+extern "C" mg_status mg__gpu_vector_assign(mg_context ctx, mg_vector v, const mg_frontier mask,
+                                           const void *elem) {
+    const uint32_t *list;
+    uint64_t count;
+    TRY(mask_list(ctx, mask, v->n, &list, &count));
+    TRY(output(ctx, v, mask));
+    if (count == 0) return MG_SUCCESS;
+    MG__WITH_TYPE(v->type, {
+        assign_kernel<T><<<blocks_for(count), kThreads>>>((T *)v->d_data, list, count,
+                                                          *(const T *)elem);
+    });
+    LAUNCHED("assign_kernel");
+    return MG_SUCCESS;
+}
+
+extern "C" mg_status mg__gpu_vector_assign_ids(mg_context ctx, mg_vector v, const mg_frontier mask) {
+    const uint32_t *list;
+    uint64_t count;
+    TRY(mask_list(ctx, mask, v->n, &list, &count));
+    TRY(output(ctx, v, mask));
+    if (count == 0) return MG_SUCCESS;
+    const uint32_t *old_of_new = graph_of(v)->d_old_of_new;
+    MG__WITH_TYPE(v->type, {
+        assign_ids_kernel<T><<<blocks_for(count), kThreads>>>((T *)v->d_data, list, count, old_of_new);
+    });
+    LAUNCHED("assign_ids_kernel");
+    return MG_SUCCESS;
+}
+
+template <typename Z>
+static void launch_affine(Z *z, mg_type xt, const void *x, const uint32_t *list, uint64_t count,
+                          double a, double b) {
+    MG__WITH_TYPE(xt, {
+        affine_kernel<Z, T><<<blocks_for(count), kThreads>>>(z, (const T *)x, list, count, a, b);
+    });
+}
+
+extern "C" mg_status mg__gpu_vector_affine(mg_context ctx, mg_vector z, const mg_frontier mask,
+                                           double a, const mg_vector x, double b) {
+    const uint32_t *list;
+    uint64_t count;
+    TRY(mask_list(ctx, mask, z->n, &list, &count));
+    TRY(mg__gpu_vector_to_device(ctx, x));
+    TRY(output(ctx, z, mask));
+    if (count == 0) return MG_SUCCESS;
+    MG__WITH_TYPE(z->type, {
+        launch_affine<T>((T *)z->d_data, x->type, x->d_data, list, count, a, b);
+    });
+    LAUNCHED("affine_kernel");
+    return MG_SUCCESS;
+}
+
+extern "C" mg_status mg__gpu_vector_ewise(mg_context ctx, mg_vector z, const mg_frontier mask,
+                                          mg_binary_op op, const mg_vector x, const mg_vector y) {
+    const uint32_t *list;
+    uint64_t count;
+    TRY(mask_list(ctx, mask, z->n, &list, &count));
+    TRY(mg__gpu_vector_to_device(ctx, x));
+    TRY(mg__gpu_vector_to_device(ctx, y));
+    TRY(output(ctx, z, mask));
+    if (count == 0) return MG_SUCCESS;
+    MG__WITH_TYPE(z->type, {
+        ewise_kernel<T><<<blocks_for(count), kThreads>>>((T *)z->d_data, (const T *)x->d_data,
+                                                         (const T *)y->d_data, list, count, (int)op);
+    });
+    LAUNCHED("ewise_kernel");
+    return MG_SUCCESS;
+}
+
+extern "C" mg_status mg__gpu_vector_reduce(mg_context ctx, const mg_vector v, const mg_frontier mask,
+                                           mg_binary_op op, double *result) {
+    const uint32_t *list;
+    uint64_t count;
+    TRY(mask_list(ctx, mask, v->n, &list, &count));
+    TRY(mg__gpu_vector_to_device(ctx, v));
+    mg_status status = MG_SUCCESS;
+    MG__WITH_TYPE(v->type, {
+        auto in = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0),
+                                                  masked_value<T>{(const T *)v->d_data, list});
+        if (op == MG_OP_ADD) status = reduce(ctx, in, (int64_t)count, op_add(), 0.0, result);
+        else if (op == MG_OP_MIN) status = reduce(ctx, in, (int64_t)count, op_min(), INFINITY, result);
+        else status = reduce(ctx, in, (int64_t)count, op_max(), -INFINITY, result);
+    });
+    return status;
+}
+
+extern "C" mg_status mg__gpu_vector_l1_distance(mg_context ctx, const mg_vector x, const mg_vector y,
+                                                double *result) {
+    TRY(mg__gpu_vector_to_device(ctx, x));
+    TRY(mg__gpu_vector_to_device(ctx, y));
+    mg_status status = MG_SUCCESS;
+    MG__WITH_TYPE(x->type, {
+        auto in = thrust::make_transform_iterator(
+            thrust::counting_iterator<int64_t>(0),
+            abs_diff<T>{(const T *)x->d_data, (const T *)y->d_data});
+        status = reduce(ctx, in, (int64_t)x->n, op_add(), 0.0, result);
+    });
+    return status;
+}
+
+extern "C" mg_status mg__gpu_vector_degree(mg_context ctx, mg_vector v, mg_edges which) {
+    TRY(mg__gpu_vector_claim_device(ctx, v));
+    const mg__gpu_graph *gg = graph_of(v);
+    const uint64_t *off = which == MG_EDGES_OUT ? gg->d_out_offsets : gg->d_in_offsets;
+    if (v->n == 0) return MG_SUCCESS;
+    MG__WITH_TYPE(v->type, {
+        degree_kernel<T><<<blocks_for(v->n), kThreads>>>((T *)v->d_data, off, v->n);
+    });
+    LAUNCHED("degree_kernel");
+    return MG_SUCCESS;
+}
