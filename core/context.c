@@ -92,9 +92,8 @@ mg_status mg_context_set_backend(mg_context ctx, mg_backend backend) {
     if (status != MG_SUCCESS) return status;
     switch (backend) {
     case MG_BACKEND_AUTO:
-        /* The GPU backend still moves vectors and frontiers to the device on every advance
-         * (docs/ARCHITECTURE.md), which loses to the CPU engine; auto keeps the CPU until
-         * they live on the device. */
+        /* The GPU engine does not yet meet issue 3's performance goals (destination segments,
+         * tuned sizes); auto keeps the CPU until it does. */
         ctx->backend = MG_BACKEND_CPU;
         return MG_SUCCESS;
     case MG_BACKEND_CPU:

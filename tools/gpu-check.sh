@@ -149,7 +149,7 @@ echo
 echo "mgraph info (GPU preprocessing from the graph's edges: time, device memory, x plain CSR):"
 printf '%s\n' "${INFO_ROWS[@]}"
 echo
-echo "mgraph --backend gpu --validate (vectors travel per advance; not a performance figure yet):"
+echo "mgraph --backend gpu --validate (median of 3; correctness runs, see docs/PERFORMANCE.md for benchmarks):"
 printf '%s\n' "${ALGO_ROWS[@]}"
 echo
 printf '%-34s %-8s %s\n' "check" "result" "note"

@@ -54,8 +54,8 @@ static const char HELP_MAIN[] =
     "  --output FILE      write '<vertex id> <value>' per vertex (ids in the file's numbering);\n"\
     "                     the file appears whole or not at all (not written on any failure)\n"   \
     "  --json             print one JSON object on stdout instead of the text lines\n"           \
-    "  --backend B        cpu, gpu or auto (auto: the CPU engine, until the GPU's vectors stay\n" \
-    "                     on the device; gpu: the GPU, where one is present)\n"                 \
+    "  --backend B        cpu, gpu or auto (auto: the CPU engine for now; gpu: the GPU, where\n"  \
+    "                     one is present)\n"                                                    \
     "  --threads N        CPU threads (0: OpenMP's default)\n"                                   \
     "  --mode M           auto, push or pull: how the engine advances (auto)\n"                  \
     "  --undirected       symmetrise the graph (store every edge both ways)\n"                   \
