@@ -77,6 +77,8 @@ template <typename T> struct Params {
     ull *scanned;
     int apply;
     int op;
+    const uint32_t *seg_ptr;         /* push with segments: the graph's d_seg_ptr (NULL: none)  */
+    uint32_t nseg, seg_size, seg_end;/* seg_count, seg_size, group_start[4]                     */
     T unset;
     double alpha, beta, eps;
 };
@@ -306,6 +308,8 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
             if (i < P.count) {
                 const uint32_t s = P.list ? P.list[i] : i;
                 lo = P.push_off[s];
+                /* with segments, the edges into groups 1-4 went through seg_push_kernel */
+                if (P.seg_ptr) lo += P.seg_ptr[(uint64_t)s * (P.nseg + 1) + P.nseg];
                 deg = P.push_off[s + 1] - lo;
                 if (deg) xs = source_value<T, K>(P, s);
             }
@@ -348,6 +352,124 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
             for (uint64_t j = tid; j < r3; j += kBlock) push_edge<T, K, C>(P, xs, s_lo[k] + j);
         }
         __syncthreads(); /* the shared arrays are rewritten for the next group */
+    }
+}
+
+/* Destination segments with shared-memory atomics (Sec. 3.5, Figure 3.7): block b takes segment
+ * b % nseg of the high in-degree destinations (groups 1-4) and sub-segment b / nseg of the frontier
+ * (kSubSeg vertices, a warp per vertex). Contributions are combined in shared memory (value and a
+ * touched bit per destination of the segment), then each touched destination is merged into global
+ * memory once per block, with the same operation push_edge does per edge. */
+constexpr int kSubSeg = 1024;
+constexpr int kSegBlock = 1024;
+
+/* Shared-memory min / max with atomics only (no plain read racing the CAS, which racecheck would
+ * report): the first guess is the value the segment was reset to. */
+template <typename T> __device__ __forceinline__ void shared_min(T *p, T v) {
+    T old = Lim<T>::max();
+    while (v < old) {
+        typename Word<T>::U seen = cas(p, to_word(old), to_word(v));
+        if (seen == to_word(old)) return;
+        old = from_word<T>(seen);
+    }
+}
+template <typename T> __device__ __forceinline__ void shared_max(T *p, T v) {
+    T old = Lim<T>::lowest();
+    while (v > old) {
+        typename Word<T>::U seen = cas(p, to_word(old), to_word(v));
+        if (seen == to_word(old)) return;
+        old = from_word<T>(seen);
+    }
+}
+template <typename T, int C> __device__ __forceinline__ void shared_combine(T *p, T v) {
+    switch (C) {
+    case MG_COMBINE_MIN: shared_min(p, v); break;
+    case MG_COMBINE_MAX: shared_max(p, v); break;
+    case MG_COMBINE_SUM: atomic_add(p, v); break;
+    default: atomic_store(p, v); break;
+    }
+}
+
+template <typename T, int K, int C>
+__global__ void __launch_bounds__(kSegBlock) seg_push_kernel(Params<T> P, uint32_t subsegs) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    T *sval = reinterpret_cast<T *>(smem);
+    uint32_t *sbit = reinterpret_cast<uint32_t *>(smem + (size_t)P.seg_size * sizeof(T));
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = blockDim.x >> 5;
+    const uint64_t total = (uint64_t)P.nseg * subsegs;
+    T init = (T)0;
+    if (P.op == OP_MIN) init = Lim<T>::max();
+    else if (P.op == OP_MAX) init = Lim<T>::lowest();
+    else if (P.op == OP_ACC) init = identity<T, C>();
+    for (uint64_t b = blockIdx.x; b < total; b += gridDim.x) {
+        const uint32_t seg = (uint32_t)(b % P.nseg), sub = (uint32_t)(b / P.nseg);
+        const uint32_t d0 = seg * P.seg_size;
+        const uint32_t dlen = P.seg_end - d0 < P.seg_size ? P.seg_end - d0 : P.seg_size;
+        for (uint32_t i = tid; i < dlen; i += blockDim.x) sval[i] = init;
+        for (uint32_t i = tid; i < (dlen + 31) / 32; i += blockDim.x) sbit[i] = 0;
+        __syncthreads();
+        const uint32_t first = sub * kSubSeg;
+        const uint32_t last = P.count - first < (uint32_t)kSubSeg ? P.count : first + kSubSeg;
+        for (uint32_t i = first + warp; i < last; i += warps) {
+            const uint32_t s = P.list ? P.list[i] : i;
+            const uint32_t *sp = P.seg_ptr + (uint64_t)s * (P.nseg + 1) + seg;
+            const uint64_t base = P.push_off[s], lo = base + sp[0], hi = base + sp[1];
+            if (lo == hi) continue;
+            const T xs = source_value<T, K>(P, s);
+            for (uint64_t e = lo + lane; e < hi; e += 32) {
+                const uint32_t d = P.push_idx[e];
+                if (!eligible(P, d)) continue;
+                if (P.op == OP_IF_UNSET && load(P.y + d) != P.unset) continue;
+                const T c = edge_value<T, K>(P, xs, P.push_w, e);
+                const uint32_t l = d - d0, word = l >> 5, mask = 1u << (l & 31);
+                switch (P.op) {
+                case OP_MIN: shared_min(sval + l, c); break;
+                case OP_MAX: shared_max(sval + l, c); break;
+                case OP_IF_UNSET:
+                    /* the first to claim the bit stores its value (MG_COMBINE_ANY) */
+                    if (!(atomicOr(&sbit[word], mask) & mask)) sval[l] = c;
+                    continue;
+                case OP_ADD: atomic_add(sval + l, c); break;
+                default: shared_combine<T, C>(sval + l, c); break;
+                }
+                atomicOr(&sbit[word], mask);
+            }
+        }
+        __syncthreads();
+        for (uint32_t i = tid; i < dlen; i += blockDim.x) {
+            if (!((sbit[i >> 5] >> (i & 31)) & 1u)) continue;
+            const uint32_t d = d0 + i;
+            const T v = sval[i];
+            bool joined = false, touched = false;
+            switch (P.op) {
+            case OP_MIN: joined = atomic_min(P.y + d, v); break;
+            case OP_MAX: joined = atomic_max(P.y + d, v); break;
+            case OP_IF_UNSET: {
+                const typename Word<T>::U unset = to_word(P.unset);
+                joined = to_word(load(P.y + d)) == unset && cas(P.y + d, unset, to_word(v)) == unset;
+                break;
+            }
+            case OP_ADD: atomic_add(P.y + d, v); touched = true; break;
+            default: atomic_combine<T, C>(P.acc + d, v); touched = true; break;
+            }
+            if (joined && bit_claim(P.out_bm, d)) append(P.out_list, P.out_count, d);
+            if (touched && bit_claim(P.touched, d)) append(P.tlist, P.tcount, d);
+        }
+        __syncthreads(); /* the segment's shared arrays are reset for the next block's work */
+    }
+}
+
+/* The plain CSR baseline (a benchmark comparison, not an engine): one thread per active source,
+ * scanning all its out-edges alone with the same global atomics. High-degree sources serialise on
+ * one thread and a warp's lanes read unrelated rows: exactly what MultiGraphS's stages avoid. */
+template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) baseline_kernel(Params<T> P) {
+    const uint32_t stride = gridDim.x * blockDim.x;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < P.count; i += stride) {
+        const uint32_t s = P.list ? P.list[i] : i;
+        const uint64_t lo = P.push_off[s], hi = P.push_off[s + 1];
+        if (lo == hi) continue;
+        const T xs = source_value<T, K>(P, s);
+        for (uint64_t e = lo; e < hi; e++) push_edge<T, K, C>(P, xs, e);
     }
 }
 
@@ -557,6 +679,18 @@ bool is_direct(const mg_program *p) {
 template <typename T, int K, int C> void launch_push(const Params<T> &P, unsigned grid) {
     push_kernel<T, K, C><<<grid, kBlock>>>(P);
 }
+template <typename T, int K, int C> void launch_seg(const Params<T> &P, uint32_t subsegs, size_t shmem,
+                                                     cudaError_t *err) {
+    *err = cudaFuncSetAttribute(seg_push_kernel<T, K, C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)shmem);
+    if (*err != cudaSuccess) return;
+    const uint64_t blocks = (uint64_t)P.nseg * subsegs;
+    seg_push_kernel<T, K, C><<<(unsigned)(blocks > 65535u * 4 ? 65535u * 4 : blocks), kSegBlock, shmem>>>(
+        P, subsegs);
+}
+template <typename T, int K, int C> void launch_baseline(const Params<T> &P, unsigned grid) {
+    baseline_kernel<T, K, C><<<grid, kBlock>>>(P);
+}
 template <typename T, int K, int C> void launch_pull(const Params<T> &P, uint32_t warp_end) {
     if (warp_end > 0) pull_warp_kernel<T, K, C><<<grid_for((uint64_t)warp_end * 32), kBlock>>>(P, 0, warp_end);
     if (warp_end < P.n) pull_thread_kernel<T, K, C><<<grid_for(P.n - warp_end), kBlock>>>(P, warp_end, P.n);
@@ -579,7 +713,8 @@ template <typename T, int C> T host_identity() {
 }
 
 template <typename T>
-mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info, Scratch &S) {
+mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info, Scratch &S,
+                    bool baseline) {
     const mg__gpu_graph *g = a->g;
     const mg_program *p = a->program;
     const uint32_t n = g->n;
@@ -629,7 +764,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
         CU(cudaMemcpy(&mf, counters + 3, sizeof mf, cudaMemcpyDeviceToHost));
     }
     bool pull;
-    if (ctx->mode == MG_MODE_PUSH) pull = false;
+    if (baseline || ctx->mode == MG_MODE_PUSH) pull = false; /* the baseline always pushes */
     else if (ctx->mode == MG_MODE_PULL) pull = true;
     else if (a->d_in_list == nullptr || p->apply == MG_APPLY_AFFINE) pull = true;
     else if (mf < g->m / kPushCheap) pull = false;
@@ -691,7 +826,24 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
                 LAUNCHED("fill_kernel");
             }
         }
-        if (P.count > 0) {
+        if (P.count > 0 && baseline) {
+            switch (K * 4 + C) { ALL_CASES(launch_baseline, P, grid_for(P.count)) default: break; }
+            LAUNCHED("baseline_kernel");
+        } else if (P.count > 0) {
+            /* high in-degree destinations (groups 1-4) through shared-memory segments, along the
+             * out-edges where the groups describe the destinations */
+            if (along_out && g->seg_count > 0 && g->d_seg_ptr != nullptr) {
+                P.seg_ptr = g->d_seg_ptr;
+                P.nseg = g->seg_count;
+                P.seg_size = g->seg_size;
+                P.seg_end = g->group_start[4];
+                const uint32_t subsegs = (P.count + kSubSeg - 1) / kSubSeg;
+                const size_t shmem = (size_t)g->seg_size * sizeof(T) + ((size_t)g->seg_size + 31) / 32 * 4;
+                cudaError_t err = cudaSuccess;
+                switch (K * 4 + C) { ALL_CASES(launch_seg, P, subsegs, shmem, &err) default: break; }
+                CU(err);
+                LAUNCHED("seg_push_kernel");
+            }
             const uint32_t groups = (P.count + kGroup - 1) / kGroup;
             const unsigned grid = groups > 65535u * 4 ? 65535u * 4 : groups;
             switch (K * 4 + C) { ALL_CASES(launch_push, P, grid) default: break; }
@@ -721,9 +873,9 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
     return MG_SUCCESS;
 }
 
-} // namespace
 
-extern "C" mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
+/* Both entry points: the same checks, then the engine or the baseline. */
+mg_status advance_entry(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info, bool baseline) {
     if (a == nullptr || info == nullptr)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: NULL %s", a ? "info" : "args");
     memset(info, 0, sizeof *info);
@@ -747,12 +899,83 @@ extern "C" mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg
                          a->in_count, a->g->n);
     Scratch S;
     switch (a->type) {
-    case MG_INT32: case MG_VERTEX: return advance_t<int32_t>(ctx, a, info, S);
-    case MG_INT64: return advance_t<int64_t>(ctx, a, info, S);
-    case MG_FLOAT: return advance_t<float>(ctx, a, info, S);
-    case MG_DOUBLE: return advance_t<double>(ctx, a, info, S);
+    case MG_INT32: case MG_VERTEX: return advance_t<int32_t>(ctx, a, info, S, baseline);
+    case MG_INT64: return advance_t<int64_t>(ctx, a, info, S, baseline);
+    case MG_FLOAT: return advance_t<float>(ctx, a, info, S, baseline);
+    case MG_DOUBLE: return advance_t<double>(ctx, a, info, S, baseline);
     }
     return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: unknown value type %d", (int)a->type);
+}
+
+} // namespace
+
+extern "C" mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
+    return advance_entry(ctx, a, info, false);
+}
+
+extern "C" mg_status mg__gpu_advance_baseline(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
+    return advance_entry(ctx, a, info, true);
+}
+
+/* ---- timing with CUDA events ------------------------------------------------------------------ */
+
+struct mg__gpu_timer {
+    cudaEvent_t start, stop;
+};
+
+extern "C" mg_status mg__gpu_timer_create(mg_context ctx, mg__gpu_timer **out) {
+    if (out == nullptr) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_timer_create: NULL out");
+    *out = nullptr;
+    mg__gpu_timer *t = static_cast<mg__gpu_timer *>(mg__calloc(1, sizeof *t));
+    if (t == nullptr) return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_timer_create: out of host memory");
+    cudaError_t e = cudaEventCreate(&t->start);
+    if (e == cudaSuccess) {
+        e = cudaEventCreate(&t->stop);
+        if (e != cudaSuccess) cudaEventDestroy(t->start);
+    }
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        mg__free(t);
+        return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_timer_create: cudaEventCreate: %s",
+                         cudaGetErrorString(e));
+    }
+    *out = t;
+    return MG_SUCCESS;
+}
+
+extern "C" mg_status mg__gpu_timer_start(mg_context ctx, mg__gpu_timer *t) {
+    if (t == nullptr) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_timer_start: NULL timer");
+    cudaError_t e = cudaEventRecord(t->start, 0);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_timer_start: cudaEventRecord: %s",
+                         cudaGetErrorString(e));
+    }
+    return MG_SUCCESS;
+}
+
+extern "C" mg_status mg__gpu_timer_stop(mg_context ctx, mg__gpu_timer *t, double *ms) {
+    if (t == nullptr || ms == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_timer_stop: NULL %s", t ? "ms" : "timer");
+    *ms = 0;
+    float f = 0;
+    cudaError_t e = cudaEventRecord(t->stop, 0);
+    if (e == cudaSuccess) e = cudaEventSynchronize(t->stop);
+    if (e == cudaSuccess) e = cudaEventElapsedTime(&f, t->start, t->stop);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_timer_stop: %s", cudaGetErrorString(e));
+    }
+    *ms = f;
+    return MG_SUCCESS;
+}
+
+extern "C" void mg__gpu_timer_free(mg__gpu_timer **t) {
+    if (t == nullptr || *t == nullptr) return;
+    cudaEventDestroy((*t)->start);
+    cudaEventDestroy((*t)->stop);
+    mg__free(*t);
+    *t = nullptr;
 }
 
 extern "C" mg_status mg__gpu_alloc(mg_context ctx, void **ptr, size_t bytes) {

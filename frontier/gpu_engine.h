@@ -44,6 +44,19 @@ typedef struct {
  * Scratch device memory is freed before returning, on every path. */
 mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info);
 
+/* The plain CSR baseline (issue 3's comparison kernel, a benchmark comparison, not an engine): the
+ * same program semantics, arguments and results as mg__gpu_advance, but always push, with one
+ * thread per active source scanning all its edges with global atomics. ctx->mode is ignored. */
+mg_status mg__gpu_advance_baseline(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info);
+
+/* A CUDA event pair for timing device work on the default stream (benchmarks): start records the
+ * first event, stop records the second, waits for it and gives the milliseconds between. */
+typedef struct mg__gpu_timer mg__gpu_timer;
+mg_status mg__gpu_timer_create(mg_context ctx, mg__gpu_timer **out);
+mg_status mg__gpu_timer_start(mg_context ctx, mg__gpu_timer *t);
+mg_status mg__gpu_timer_stop(mg_context ctx, mg__gpu_timer *t, double *ms);
+void mg__gpu_timer_free(mg__gpu_timer **t); /* NULL or *t NULL fine; sets *t NULL */
+
 /* Device memory helpers (tests and the later wiring): allocate (bytes 0 gives NULL), free (NULL
  * fine), copy host -> device. */
 mg_status mg__gpu_alloc(mg_context ctx, void **ptr, size_t bytes);

@@ -13,6 +13,32 @@ mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_in
     return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_advance: this build has no CUDA backend");
 }
 
+mg_status mg__gpu_advance_baseline(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
+    if (a != NULL) a->out_count = 0;
+    if (info != NULL) memset(info, 0, sizeof *info);
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_advance_baseline: this build has no CUDA backend");
+}
+
+mg_status mg__gpu_timer_create(mg_context ctx, mg__gpu_timer **out) {
+    if (out != NULL) *out = NULL;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_timer_create: this build has no CUDA backend");
+}
+
+mg_status mg__gpu_timer_start(mg_context ctx, mg__gpu_timer *t) {
+    (void)t;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_timer_start: this build has no CUDA backend");
+}
+
+mg_status mg__gpu_timer_stop(mg_context ctx, mg__gpu_timer *t, double *ms) {
+    (void)t;
+    if (ms != NULL) *ms = 0;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_timer_stop: this build has no CUDA backend");
+}
+
+void mg__gpu_timer_free(mg__gpu_timer **t) {
+    if (t != NULL) *t = NULL;
+}
+
 mg_status mg__gpu_alloc(mg_context ctx, void **ptr, size_t bytes) {
     (void)bytes;
     if (ptr != NULL) *ptr = NULL;

@@ -15,6 +15,12 @@ mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo, const mg_graph
     return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_graph_build: this build has no CUDA backend");
 }
 
+mg_status mg__gpu_graph_segment(mg_context ctx, mg__gpu_graph *g, uint32_t seg_size) {
+    (void)g;
+    (void)seg_size;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_graph_segment: this build has no CUDA backend");
+}
+
 void mg__gpu_graph_free(mg__gpu_graph *g) {
     if (g != NULL) memset(g, 0, sizeof *g);
 }

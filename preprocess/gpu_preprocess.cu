@@ -475,7 +475,86 @@ void release(Build *b) {
     (void)cudaGetLastError();
 }
 
+/* Destination segments: row s's offsets of its first edge to a destination >= min(j * S, H),
+ * j = 0..k (rows are sorted by destination: a binary search each). */
+__global__ void segment_kernel(const uint64_t *off, const uint32_t *idx, uint32_t n, uint32_t S,
+                               uint32_t H, uint32_t k, uint32_t *seg_ptr) {
+    for (uint64_t s = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; s < n;
+         s += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t lo = off[s], hi = off[s + 1];
+        uint64_t from = lo;
+        for (uint32_t j = 0; j <= k; j++) {
+            const uint64_t b = (uint64_t)j * S < H ? (uint64_t)j * S : H;
+            uint64_t a = from, z = hi; /* lower bound of b in idx[from, hi) */
+            while (a < z) {
+                const uint64_t mid = a + (z - a) / 2;
+                if (idx[mid] < b) a = mid + 1;
+                else z = mid;
+            }
+            seg_ptr[s * (k + 1) + j] = (uint32_t)(a - lo);
+            from = a;
+        }
+    }
+}
+
+/* Shared memory a segment kernel keeps for itself; the rest holds, per destination, an 8-byte value
+ * and a touched bit (65 / 8 bytes). */
+constexpr uint32_t kSegReserve = 2048;
+
 } // namespace
+
+extern "C" mg_status mg__gpu_graph_segment(mg_context ctx, mg__gpu_graph *g, uint32_t seg_size) {
+    if (g == nullptr) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_graph_segment: g is NULL");
+    if (g->d_seg_ptr != nullptr) cudaFree(g->d_seg_ptr);
+    g->device_bytes -= g->seg_bytes;
+    g->d_seg_ptr = nullptr;
+    g->seg_count = 0;
+    g->seg_size = 0;
+    g->seg_bytes = 0;
+    const uint32_t H = g->group_start[4]; /* groups 1-4 */
+    if (H == 0 || g->n == 0 || g->m > UINT32_MAX) return MG_SUCCESS;
+    uint32_t S = seg_size;
+    if (S == 0) {
+        int optin = 0;
+        cudaError_t e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_graph_segment: cudaDeviceGetAttribute: %s",
+                             cudaGetErrorString(e));
+        }
+        if ((uint32_t)optin <= kSegReserve + 8 * 65) return MG_SUCCESS; /* too little to be worth it */
+        S = (uint32_t)(((uint64_t)optin - kSegReserve) * 8 / 65) / 32 * 32;
+    } else {
+        S = seg_size;
+    }
+    const uint32_t k = (uint32_t)(((uint64_t)H + S - 1) / S);
+    const size_t bytes = (size_t)g->n * (k + 1) * sizeof(uint32_t);
+    uint32_t *p = nullptr;
+    cudaError_t e = cudaMalloc(&p, bytes);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return mg__error(ctx, e == cudaErrorMemoryAllocation ? MG_OUT_OF_MEMORY : MG_DEVICE_ERROR,
+                         "mg__gpu_graph_segment: cudaMalloc of %zu bytes for the segment offsets: %s",
+                         bytes, cudaGetErrorString(e));
+    }
+    uint64_t blocks = ((uint64_t)g->n + 255) / 256;
+    segment_kernel<<<(unsigned)(blocks > 65535 * 8 ? 65535 * 8 : blocks), 256>>>(
+        g->d_out_offsets, g->d_out_indices, g->n, S, H, k, p);
+    e = cudaGetLastError();
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        cudaFree(p);
+        return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_graph_segment: segment_kernel: %s",
+                         cudaGetErrorString(e));
+    }
+    g->d_seg_ptr = p;
+    g->seg_count = k;
+    g->seg_size = S;
+    g->seg_bytes = bytes;
+    g->device_bytes += bytes;
+    return MG_SUCCESS;
+}
 
 extern "C" mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo,
                                          const mg_graph_options *opts, mg__gpu_graph *out) {
@@ -507,8 +586,13 @@ extern "C" mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo,
     b.ctx = ctx;
     st = build(&b, coo, opts, out);
     release(&b);
-    if (st != MG_SUCCESS) memset(out, 0, sizeof *out);
-    return st;
+    if (st != MG_SUCCESS) {
+        memset(out, 0, sizeof *out);
+        return st;
+    }
+    /* Destination segments (mg__gpu_graph_segment) are not built by default: on R-MAT 22 the
+     * shared-memory segment push measured slower than global atomics (docs/PERFORMANCE.md). */
+    return MG_SUCCESS;
 }
 
 extern "C" void mg__gpu_graph_free(mg__gpu_graph *g) {
@@ -517,7 +601,7 @@ extern "C" void mg__gpu_graph_free(mg__gpu_graph *g) {
                             g->in_shares_out ? nullptr : g->d_in_offsets,
                             g->in_shares_out ? nullptr : g->d_in_indices,
                             g->in_shares_out ? nullptr : g->d_in_weights,
-                            g->d_new_of_old, g->d_old_of_new};
+                            g->d_new_of_old, g->d_old_of_new, g->d_seg_ptr};
     for (void *p : arrays)
         if (p != nullptr) cudaFree(p);
     memset(g, 0, sizeof *g);

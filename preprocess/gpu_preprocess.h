@@ -52,6 +52,17 @@ typedef struct {
     size_t device_bytes;        /* all the device memory the graph holds                        */
     size_t csr_bytes;           /* a plain CSR: (n+1)*8 + m*4 (+ m*4 weights)                   */
     double seconds;             /* preprocessing time on the device (CUDA events), upload included */
+    /* Destination segments for the push's shared-memory atomics (Sec. 3.5, Figure 3.7): the
+     * destinations of groups 1-4, new ids [0, group_start[4]), cut into seg_count segments of
+     * seg_size ids (the last may be shorter), seg_size chosen so that a segment's values (8 bytes
+     * each) and touched bits fit one block's opt-in shared memory. Rows are sorted by destination,
+     * so a source's edges into one segment are contiguous in the CSR: d_seg_ptr[s * (seg_count + 1)
+     * + j] (j = 0..seg_count) is the offset within row s of its first edge into segment j, and
+     * entry seg_count that of its first edge to a group 5-6 destination. seg_count 0 and
+     * d_seg_ptr NULL when groups 1-4 are empty (or m >= 2^32). Counted in device_bytes. */
+    uint32_t seg_size, seg_count;
+    uint32_t *d_seg_ptr;        /* n * (seg_count + 1) */
+    size_t seg_bytes;
 } mg__gpu_graph;
 
 /* Builds out from coo on the current device, with the CPU builder's rules (core/graph.c): when
@@ -62,6 +73,12 @@ typedef struct {
  * CUDA call otherwise. */
 mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo, const mg_graph_options *opts,
                               mg__gpu_graph *out);
+
+/* (Re)builds g's destination segments (the fields seg_*): seg_size 0 derives the size from the
+ * device's opt-in shared memory per block; another value forces it (tests use small ones to get
+ * several segments and a short last one). mg__gpu_graph_build calls it with 0. On failure
+ * the graph keeps no segments (the engine then uses global atomics only). */
+mg_status mg__gpu_graph_segment(mg_context ctx, mg__gpu_graph *g, uint32_t seg_size);
 
 /* Frees the device arrays and zeroes g (NULL or a zeroed graph is fine). */
 void mg__gpu_graph_free(mg__gpu_graph *g);

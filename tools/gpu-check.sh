@@ -140,6 +140,22 @@ for file in "$GEN_DIR/rmat20.mgb" "$GEN_DIR/grid18.mgb" datasets/samples/roadNet
 done
 [ "$FAILED" = 0 ] && record "cli --backend gpu --validate" PASS "15 runs" || true
 
+# ---- 7. benchmark: the sparse-frontier engine against the plain CSR kernel (Table 3.2 shape) ------
+section "bench_gpu"
+if [ "${MG_GPU_CHECK_SKIP_BENCH:-0}" = 1 ]; then
+    record "bench_gpu" SKIP "MG_GPU_CHECK_SKIP_BENCH=1"
+elif [ -x "$BUILD/bench_gpu" ]; then
+    t=$(date +%s)
+    if "$BUILD/bench_gpu" >"$LOGDIR/bench_gpu.log" 2>&1; then
+        record "bench_gpu" PASS "$(elapsed "$t"), every BFS and PageRank step validated"
+    else
+        tail -5 "$LOGDIR/bench_gpu.log"
+        record "bench_gpu" FAIL "see $LOGDIR/bench_gpu.log"
+    fi
+else
+    record "bench_gpu" FAIL "not built"
+fi
+
 # ---- summary -------------------------------------------------------------------------------------
 section "summary"
 echo "GPU preprocessing (tests/gpu/test_gpu_preprocess.c; graphs of 2^14 vertices and more):"
@@ -148,6 +164,9 @@ grep -E 'huge n=' "$LOGDIR/ctest-gpu.log" | sed 's/^[0-9]*: //' || true
 echo
 echo "mgraph info (GPU preprocessing from the graph's edges: time, device memory, x plain CSR):"
 printf '%s\n' "${INFO_ROWS[@]}"
+echo
+echo "bench_gpu (full table in $LOGDIR/bench_gpu.log):"
+grep -E '^device:|BFS totals|pagerank step' "$LOGDIR/bench_gpu.log" 2>/dev/null || true
 echo
 echo "mgraph --backend gpu --validate (median of 3; correctness runs, see docs/PERFORMANCE.md for benchmarks):"
 printf '%s\n' "${ALGO_ROWS[@]}"

@@ -3,7 +3,7 @@
  * evaluation of the same edge program in the caller's numbering (the approach of
  * tests/unit/test_engine.c): every value type, contribution, combine and apply that test covers,
  * with and without frontier, mask and complement, along out- and in-edges, forced push, forced pull
- * and automatic choice, on a skewed directed graph and an undirected one. Values and frontiers go to
+ * and automatic choice, and the plain baseline kernel (mg__gpu_advance_baseline), on a skewed directed graph and an undirected one. Values and frontiers go to
  * the device in the device numbering and come back un-permuted. Then BFS-like and PageRank-like
  * loops on an R-MAT graph against mg_bfs and the CPU engine.
  *
@@ -111,11 +111,11 @@ static double contribution(mg_contribution k, double xs, uint32_t s, double w, d
     return 0;
 }
 
-static int pushes, pulls;
+static int pushes, pulls, baselines;
 
 /* Runs one configuration on the device and compares with brute force; returns the mismatches. */
 static int run_case(pair *P, mg_type type, const mg_program *p, bool use_in, bool use_mask,
-                    mg_mode mode) {
+                    mg_mode mode, bool baseline) {
     int bad = 0;
     const bool fp = type == MG_FLOAT || type == MG_DOUBLE;
     const uint32_t n = P->host->n;
@@ -152,13 +152,15 @@ static int run_case(pair *P, mg_type type, const mg_program *p, bool use_in, boo
     };
     mg_advance_info info;
     CHECK_OK(ctx, mg_context_set_mode(ctx, mode));
-    mg_status st = mg__gpu_advance(ctx, &a, &info);
+    mg_status st = baseline ? mg__gpu_advance_baseline(ctx, &a, &info) : mg__gpu_advance(ctx, &a, &info);
     CHECK_OK(ctx, st);
     CHECK_OK(ctx, mg_context_set_mode(ctx, MG_MODE_AUTO));
     if (st != MG_SUCCESS) return 1;
-    if (mode == MG_MODE_PUSH) CHECK(!info.pulled);
-    if (mode == MG_MODE_PULL) CHECK(info.pulled);
-    if (info.pulled) pulls++;
+    if (baseline) CHECK(!info.pulled); /* the baseline pushes whatever ctx->mode says */
+    else if (mode == MG_MODE_PUSH) CHECK(!info.pulled);
+    else if (mode == MG_MODE_PULL) CHECK(info.pulled);
+    if (baseline) baselines++;
+    else if (info.pulled) pulls++;
     else pushes++;
     CHECK(a.out_count <= n && info.output_vertices == a.out_count);
     CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, ybuf, P->d_y, n * ts));
@@ -284,11 +286,13 @@ static void all_configs(pair *P, const char *name, int *cases, int *failed) {
                         p.alpha = fp ? 0.5 : 2;
                         p.beta = 3;
                         p.epsilon = 2.5;
-                        for (int mi = 0; mi < 3; mi++) {
+                        /* mi 3: the baseline kernel, under a forced pull it must ignore */
+                        for (int mi = 0; mi < 4; mi++) {
                             bool use_in = (*cases % 3) != 0, use_mask = (*cases % 2) == 0;
                             (*cases)++;
                             here++;
-                            int bad = run_case(P, t, &p, use_in, use_mask, modes[mi]);
+                            int bad = run_case(P, t, &p, use_in, use_mask,
+                                               mi < 3 ? modes[mi] : MG_MODE_PULL, mi == 3);
                             CHECK(bad == 0);
                             *failed += bad != 0;
                             bad_here += bad != 0;
@@ -337,6 +341,9 @@ static void rmat_loops(int scale) {
         mg_graph_csr(P.host, &hoff, NULL, NULL);
         while (source + 1 < n && hoff[source + 1] == hoff[source]) source++;
     }
+    if (scale >= 16) CHECK(P.dev.group_start[4] > 0); /* high in-degree destinations exist */
+    printf("rmat%d: %u destinations in groups 1-4, %u segment(s) of %u\n", scale, P.dev.group_start[4],
+           P.dev.seg_count, P.dev.seg_size);
 
     /* BFS: depth[d] = depth[s] + 1 for unset d, level by level, in each mode. */
     mg_vector depth = NULL;
@@ -344,9 +351,9 @@ static void rmat_loops(int scale) {
     CHECK_OK(ctx, mg_bfs(ctx, P.host, source, depth, NULL));
     int32_t *want = malloc((size_t)n * 4), *got = malloc((size_t)n * 4), *init = malloc((size_t)n * 4);
     CHECK_OK(ctx, mg_vector_extract(ctx, depth, want));
-    const mg_mode modes[] = {MG_MODE_AUTO, MG_MODE_PUSH, MG_MODE_PULL};
-    const char *mode_names[] = {"auto", "push", "pull"};
-    for (int mi = 0; mi < 3; mi++) {
+    const mg_mode modes[] = {MG_MODE_AUTO, MG_MODE_PUSH, MG_MODE_PULL, MG_MODE_AUTO};
+    const char *mode_names[] = {"auto", "push", "pull", "baseline"};
+    for (int mi = 0; mi < 4; mi++) {
         for (uint32_t v = 0; v < n; v++) init[v] = -1;
         init[P.new_of_old[source]] = 0;
         uint32_t s_new = P.new_of_old[source];
@@ -368,7 +375,8 @@ static void rmat_loops(int scale) {
                                       .d_in_list = in, .in_count = count, .d_x = P.d_y,
                                       .d_y = P.d_y, .d_out_list = out};
             mg_advance_info info;
-            mg_status st = mg__gpu_advance(ctx, &a, &info);
+            mg_status st = mi == 3 ? mg__gpu_advance_baseline(ctx, &a, &info)
+                                   : mg__gpu_advance(ctx, &a, &info);
             CHECK_OK(ctx, st);
             if (st != MG_SUCCESS) break;
             count = a.out_count;
@@ -497,12 +505,37 @@ int main(void) {
                    (unsigned long long)P.host->m, (unsigned long long)max_out,
                    (unsigned long long)max_in, P.dev.group_start[MG__GPU_GROUPS - 1]);
         }
-        if (P.dev.n == N) all_configs(&P, undirected ? "undirected" : "directed", &cases, &failed);
+        if (P.dev.n == N) {
+            /* the default build has no segments: pushes use global atomics */
+            const uint32_t H = P.dev.group_start[4];
+            CHECK(H > 0 && P.dev.seg_count == 0 && P.dev.d_seg_ptr == NULL);
+            all_configs(&P, undirected ? "undirected" : "directed", &cases, &failed);
+            /* device-sized segments (opt-in): one segment here */
+            CHECK_OK(ctx, mg__gpu_graph_segment(ctx, &P.dev, 0));
+            CHECK(P.dev.seg_count == (H + P.dev.seg_size - 1) / P.dev.seg_size &&
+                  P.dev.d_seg_ptr != NULL);
+            printf("device advance graph %s: %u destinations in groups 1-4, %u segment(s) of %u\n",
+                   undirected ? "undirected" : "directed", H, P.dev.seg_count, P.dev.seg_size);
+            all_configs(&P, undirected ? "undirected, segments" : "directed, segments", &cases,
+                        &failed);
+            /* segments of 3 destinations: several segments, the last one shorter */
+            if (!undirected) {
+                CHECK_OK(ctx, mg__gpu_graph_segment(ctx, &P.dev, 3));
+                CHECK(P.dev.seg_size == 3 && P.dev.seg_count == (H + 2) / 3 && P.dev.seg_count >= 2);
+                all_configs(&P, "directed, segments of 3", &cases, &failed);
+                /* and none: global atomics only */
+                P.dev.group_start[4] = 0;
+                CHECK_OK(ctx, mg__gpu_graph_segment(ctx, &P.dev, 0));
+                CHECK(P.dev.seg_count == 0 && P.dev.d_seg_ptr == NULL);
+                P.dev.group_start[4] = H;
+                all_configs(&P, "directed, no segments", &cases, &failed);
+            }
+        }
         pair_free(&P);
     }
     mg__coo_free(&coo);
-    printf("device advance: %d configurations (%d pushed, %d pulled), %d with mismatches\n", cases,
-           pushes, pulls, failed);
+    printf("device advance: %d configurations (%d pushed, %d pulled, %d by the baseline kernel), %d "
+           "with mismatches\n", cases, pushes, pulls, baselines, failed);
 
     /* bad arguments are refused with a message */
     {
@@ -512,6 +545,7 @@ int main(void) {
         mg__gpu_advance_args a = {.program = &p, .type = MG_INT32};
         CHECK(mg__gpu_advance(ctx, &a, &info) == MG_INVALID_ARGUMENT);
         CHECK(strstr(mg_context_error(ctx), "mg__gpu_advance") != NULL);
+        CHECK(mg__gpu_advance_baseline(ctx, &a, &info) == MG_INVALID_ARGUMENT);
     }
 
     rmat_loops(small_mode ? 10 : 16);
