@@ -14,6 +14,7 @@
 #include "../../preprocess/gpu_preprocess.h"
 #include "../../frontier/gpu_engine.h"
 #include "check.h"
+#include "program_reference.h"
 
 #include <math.h>
 #include <omp.h>
@@ -97,18 +98,6 @@ static double from_typed(mg_type t, const void *src, size_t i) {
     case MG_DOUBLE: return ((const double *)src)[i];
     default: return ((const int32_t *)src)[i];
     }
-}
-
-static double contribution(mg_contribution k, double xs, uint32_t s, double w, double outdeg) {
-    switch (k) {
-    case MG_CONTRIB_SRC: return xs;
-    case MG_CONTRIB_SRC_PLUS_ONE: return xs + 1;
-    case MG_CONTRIB_SRC_PLUS_WEIGHT: return xs + w;
-    case MG_CONTRIB_SRC_TIMES_WEIGHT: return xs * w;
-    case MG_CONTRIB_SRC_DIV_OUTDEG: return outdeg ? xs / outdeg : 0;
-    case MG_CONTRIB_SRC_ID: return s;
-    }
-    return 0;
 }
 
 static int pushes, pulls, baselines;
@@ -204,40 +193,12 @@ static int run_case(pair *P, mg_type type, const mg_program *p, bool use_in, boo
             uint32_t s = didx[e];
             if (!in_set[s]) continue;
             const double wt = dw[e];
-            double cv = contribution(p->contribution, xv[s], s, wt, (double)(off[s + 1] - off[s]));
-            if (type == MG_FLOAT) cv = (float)cv;
-            if (!fp) cv = floor(cv);
-            if (!found) c = cv;
-            else if (p->combine == MG_COMBINE_MIN) c = fmin(c, cv);
-            else if (p->combine == MG_COMBINE_MAX) c = fmax(c, cv);
-            else if (p->combine == MG_COMBINE_SUM) c += cv;
-            if (p->combine == MG_COMBINE_ANY && got == cv) any_ok = true;
-            found = true;
+            const double cv = ref_contribution(p, type, xv[s], s, wt, (double)(off[s + 1] - off[s]));
+            ref_combine(p, cv, got, &c, &found, &any_ok);
         }
-        double expect = y0[d];
-        bool joins = false;
-        switch (p->apply) {
-        case MG_APPLY_MIN: if (found && c < y0[d]) { expect = c; joins = true; } break;
-        case MG_APPLY_MAX: if (found && c > y0[d]) { expect = c; joins = true; } break;
-        case MG_APPLY_IF_UNSET: if (found && y0[d] == p->unset) { expect = c; joins = true; } break;
-        case MG_APPLY_ASSIGN: if (found) { expect = c; joins = true; } break;
-        case MG_APPLY_ADD: if (found) { expect = y0[d] + c; joins = fabs(expect) > p->epsilon; } break;
-        case MG_APPLY_AFFINE:
-            if (eligible) {
-                expect = p->alpha * (found ? c : 0) + p->beta;
-                if (!fp) expect = (double)(int64_t)expect;
-                joins = fabs(expect - y0[d]) > p->epsilon;
-            }
-            break;
-        }
-        bool value_ok;
-        if (p->combine == MG_COMBINE_ANY && found && joins &&
-            (p->apply == MG_APPLY_IF_UNSET || p->apply == MG_APPLY_ASSIGN))
-            value_ok = any_ok;
-        else if (fp)
-            value_ok = fabs(got - expect) <= 1e-4 * (1 + fabs(expect));
-        else
-            value_ok = got == expect;
+        double expect;
+        const bool joins = ref_apply(p, fp, found, eligible, c, y0[d], &expect);
+        const bool value_ok = ref_value_ok(p, fp, found, joins, any_ok, got, expect);
         const bool in_out = mg__bit_test(out_bm, nd);
         if (!value_ok || in_out != joins) {
             if (bad < 3)

@@ -5,6 +5,7 @@
  */
 #include "check.h"
 #include "mgraph.h"
+#include "program_reference.h"
 
 #include <math.h>
 #include <omp.h>
@@ -19,24 +20,6 @@ static uint32_t next_rand(void) {
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return (uint32_t)(rng >> 11);
-}
-
-typedef struct {
-    const uint64_t *off;
-    const uint32_t *idx;
-    const int32_t *w;
-} csr_view;
-
-static double contribution(mg_contribution k, double xs, uint32_t s, double w, double outdeg) {
-    switch (k) {
-    case MG_CONTRIB_SRC: return xs;
-    case MG_CONTRIB_SRC_PLUS_ONE: return xs + 1;
-    case MG_CONTRIB_SRC_PLUS_WEIGHT: return xs + w;
-    case MG_CONTRIB_SRC_TIMES_WEIGHT: return xs * w;
-    case MG_CONTRIB_SRC_DIV_OUTDEG: return outdeg ? xs / outdeg : 0;
-    case MG_CONTRIB_SRC_ID: return s;
-    }
-    return 0;
 }
 
 /* Runs one configuration and compares with brute force; returns the number of mismatches. */
@@ -92,44 +75,12 @@ static int run_case(mg_context ctx, mg_graph g, mg_type type, const mg_program *
             double wt = 1;
             for (uint64_t f = off[from]; f < off[from + 1]; f++)
                 if (idx[f] == to) wt = ((const int32_t *)w)[f];
-            double xs = xv[s];
-            double cv = contribution(p->contribution, xs, s, wt, (double)(off[s + 1] - off[s]));
-            if (type == MG_FLOAT) cv = (float)cv;
-            if (!fp) cv = floor(cv);
-            if (p->combine == MG_COMBINE_ANY && fabs(cv - (double)0) >= 0 && !any_ok) {
-                /* ANY: the engine may pick any contribution; accept the one it kept below */
-            }
-            if (!found) c = cv;
-            else if (p->combine == MG_COMBINE_MIN) c = fmin(c, cv);
-            else if (p->combine == MG_COMBINE_MAX) c = fmax(c, cv);
-            else if (p->combine == MG_COMBINE_SUM) c += cv;
-            if (p->combine == MG_COMBINE_ANY && (gv == cv)) any_ok = true;
-            found = true;
+            const double cv = ref_contribution(p, type, xv[s], s, wt, (double)(off[s + 1] - off[s]));
+            ref_combine(p, cv, gv, &c, &found, &any_ok);
         }
-        double expect = y0[d];
-        bool joins = false;
-        switch (p->apply) {
-        case MG_APPLY_MIN: if (found && c < y0[d]) { expect = c; joins = true; } break;
-        case MG_APPLY_MAX: if (found && c > y0[d]) { expect = c; joins = true; } break;
-        case MG_APPLY_IF_UNSET: if (found && y0[d] == p->unset) { expect = c; joins = true; } break;
-        case MG_APPLY_ASSIGN: if (found) { expect = c; joins = true; } break;
-        case MG_APPLY_ADD: if (found) { expect = y0[d] + c; joins = fabs(expect) > p->epsilon; } break;
-        case MG_APPLY_AFFINE:
-            if (eligible) {
-                expect = p->alpha * (found ? c : 0) + p->beta;
-                if (!fp) expect = (double)(int64_t)expect;
-                joins = fabs(expect - y0[d]) > p->epsilon;
-            }
-            break;
-        }
-        bool value_ok;
-        if (p->combine == MG_COMBINE_ANY && found && joins &&
-            (p->apply == MG_APPLY_IF_UNSET || p->apply == MG_APPLY_ASSIGN))
-            value_ok = any_ok;
-        else if (fp)
-            value_ok = fabs(got[d] - expect) <= 1e-4 * (1 + fabs(expect));
-        else
-            value_ok = got[d] == expect;
+        double expect;
+        const bool joins = ref_apply(p, fp, found, eligible, c, y0[d], &expect);
+        const bool value_ok = ref_value_ok(p, fp, found, joins, any_ok, got[d], expect);
         bool in_out;
         CHECK_OK(ctx, mg_frontier_contains(ctx, out, d, &in_out));
         if (!value_ok || in_out != joins) {
