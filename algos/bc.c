@@ -14,17 +14,29 @@
  * together cost O(n)); the backward pass frees each level once it is done with it, so at most two
  * levels carry a bitmap at a time. Selecting levels from a depth vector instead would cost O(n) per
  * level: quadratic on road networks, whose depth runs to thousands.
+ * Shortest-path counts grow exponentially with depth on grids and road networks (from a corner of
+ * a 2048 x 2048 grid they reach ~2^4090, far past double's 2^1024). Only the ratios of adjacent
+ * levels' counts enter the dependencies, so a level whose counts could pass 2^kScaleLog2 (the
+ * previous level's largest count times the largest in-degree) is divided by a power of two, which
+ * is exact, and the backward pass divides that level's predecessors' dependencies by the same
+ * power: sigma_v / sigma_w = (s_v / s_w) / 2^e when w's level was scaled by 2^-e.
  * The source's own delta is not part of its centrality and is zeroed before accumulation. With one
  * source bc = delta_s; with several (sources == NULL: all) bc sums them and is halved on undirected
  * graphs, where every path is counted from both ends (networkx's unnormalised betweenness).
  */
 #include "algo_util.h"
 
+#include <math.h>
+
+enum { kScaleLog2 = 512 };
+
 typedef struct {
     mg_vector sigma, sums, delta, w;
     mg_frontier frontier, next, visited;
     mg_frontier *levels; /* levels[l]: the vertices at distance l, for the backward pass */
+    int *scale_log2;     /* scale_log2[l]: level l's counts were divided by 2^scale_log2[l] */
     uint32_t nlevels, capacity;
+    double degree_log2;  /* log2 of the largest in-degree: a level's growth bound */
 } bc_work;
 
 static void free_levels(bc_work *k) {
@@ -38,14 +50,25 @@ static mg_status push_level(mg_context ctx, const mg_graph g, bc_work *k, mg_fro
     if (k->nlevels == k->capacity) {
         uint32_t capacity = k->capacity ? 2 * k->capacity : 64;
         mg_frontier *grown = mg__algo_malloc(capacity, sizeof *grown);
-        if (grown == NULL) FAIL(ctx, MG_OUT_OF_MEMORY, "mg_bc: out of memory for %u levels", capacity);
-        for (uint32_t l = 0; l < k->nlevels; l++) grown[l] = k->levels[l];
+        int *grown_scale = mg__algo_malloc(capacity, sizeof *grown_scale);
+        if (grown == NULL || grown_scale == NULL) {
+            mg__algo_free(grown);
+            mg__algo_free(grown_scale);
+            FAIL(ctx, MG_OUT_OF_MEMORY, "mg_bc: out of memory for %u levels", capacity);
+        }
+        for (uint32_t l = 0; l < k->nlevels; l++) {
+            grown[l] = k->levels[l];
+            grown_scale[l] = k->scale_log2[l];
+        }
         mg__algo_free(k->levels);
+        mg__algo_free(k->scale_log2);
         k->levels = grown;
+        k->scale_log2 = grown_scale;
         k->capacity = capacity;
     }
     mg_frontier *level = &k->levels[k->nlevels];
     *level = NULL;
+    k->scale_log2[k->nlevels] = 0;
     TRY(mg_frontier_create(ctx, level, g));
     k->nlevels++;
     TRY(mg_frontier_copy(ctx, *level, f));
@@ -71,6 +94,7 @@ static mg_status one_source(mg_context ctx, const mg_graph g, uint32_t s, bc_wor
     TRY(mg_frontier_add(ctx, k->visited, s));
     free_levels(k);
     TRY(push_level(ctx, g, k, k->frontier));
+    double bound_log2 = 0; /* the current level's counts are below 2^bound_log2 */
     for (;;) {
         TRY(mg_advance(ctx, g, &count, k->frontier, k->sigma, k->sums, k->visited, k->next));
         uint32_t found;
@@ -79,6 +103,16 @@ static mg_status one_source(mg_context ctx, const mg_graph g, uint32_t s, bc_wor
         TRY(mg_vector_ewise(ctx, k->sigma, k->next, MG_OP_ADD, k->sigma, k->sums));
         TRY(mg_frontier_union(ctx, k->visited, k->next));
         TRY(push_level(ctx, g, k, k->next));
+        bound_log2 += k->degree_log2;
+        if (bound_log2 > kScaleLog2) {
+            double largest;
+            TRY(mg_vector_reduce(ctx, k->sigma, k->next, MG_OP_MAX, &largest));
+            int e = 0;
+            (void)frexp(largest, &e); /* largest < 2^e */
+            TRY(mg_vector_affine(ctx, k->sigma, k->next, ldexp(1.0, -e), k->sigma, 0));
+            k->scale_log2[k->nlevels - 1] = e;
+            bound_log2 = 0;
+        }
         mg_frontier t = k->frontier;
         k->frontier = k->next;
         k->next = t;
@@ -99,6 +133,8 @@ static mg_status one_source(mg_context ctx, const mg_graph g, uint32_t s, bc_wor
         TRY(mg_vector_ewise(ctx, k->w, below, MG_OP_DIV, k->w, k->sigma));
         TRY(mg_advance(ctx, g, &gather, below, k->w, k->sums, here, NULL));
         TRY(mg_vector_ewise(ctx, k->delta, here, MG_OP_MUL, k->sigma, k->sums));
+        if (k->scale_log2[l + 1] != 0)
+            TRY(mg_vector_affine(ctx, k->delta, here, ldexp(1.0, -k->scale_log2[l + 1]), k->delta, 0));
         TRY(mg_frontier_free(&k->levels[l + 1])); /* done with it: release its list and bitmap */
     }
     TRY(mg_vector_set(ctx, k->delta, s, 0));
@@ -128,6 +164,10 @@ mg_status mg_bc(mg_context ctx, const mg_graph g, const uint32_t *sources, uint3
     TRY(mg_frontier_create(ctx, &k.frontier, g));
     TRY(mg_frontier_create(ctx, &k.next, g));
     TRY(mg_frontier_create(ctx, &k.visited, g));
+    double max_in_degree;
+    TRY(mg_vector_degree(ctx, k.w, MG_EDGES_IN));
+    TRY(mg_vector_reduce(ctx, k.w, NULL, MG_OP_MAX, &max_in_degree));
+    k.degree_log2 = max_in_degree > 1 ? log2(max_in_degree) : 0;
 
     TRY(mg_vector_assign(ctx, bc, NULL, 0));
     for (uint32_t i = 0; i < nsources; i++) {
@@ -141,6 +181,7 @@ cleanup:
     mg_vector_free(&k.sums);
     free_levels(&k);
     mg__algo_free(k.levels);
+    mg__algo_free(k.scale_log2);
     mg_vector_free(&k.delta);
     mg_vector_free(&k.w);
     mg_frontier_free(&k.frontier);

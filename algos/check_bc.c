@@ -3,6 +3,9 @@
  * dependencies accumulated in reverse BFS order, predecessors found through the in-edges), summed
  * over the same sources with the same conventions (one source: delta_s itself; several: the sum,
  * halved on undirected graphs). Each vertex must match to a relative 1e-9 (absolute 1e-9 near 0).
+ * Path counts are long double here (x86-64: up to ~2^16384), so the reference needs no rescaling
+ * on graphs where mg_bc's counts pass double's range and must be rescaled (a 2048 x 2048 grid's
+ * reach 2^4090); counts past even that range are reported as such, not compared.
  */
 #include "algo_util.h"
 
@@ -11,7 +14,8 @@
 mg_status mg_check_bc(mg_context ctx, const mg_graph g, const uint32_t *sources, uint32_t nsources,
                       const mg_vector bc) {
     mg_status status = MG_SUCCESS;
-    double *sigma = NULL, *delta = NULL, *want = NULL, *got = NULL;
+    long double *sigma = NULL, *delta = NULL;
+    double *want = NULL, *got = NULL;
     int32_t *depth = NULL;
     uint32_t *order = NULL;
 
@@ -62,6 +66,10 @@ mg_status mg_check_bc(mg_context ctx, const mg_graph g, const uint32_t *sources,
                 if (depth[v] == depth[u] + 1) sigma[v] += sigma[u];
             }
         }
+        for (uint32_t k = 0; k < tail; k++)
+            if (!isfinite(sigma[order[k]]))
+                FAIL(ctx, MG_INVALID_ARGUMENT, "mg_check_bc: from source %u the shortest-path count of "
+                     "vertex %u exceeds the reference's long double range", s, order[k]);
         /* Reverse BFS order: every successor's delta is final before its predecessors read it. */
         for (uint32_t k = tail; k-- > 1;) {
             uint32_t v = order[k];
@@ -71,7 +79,7 @@ mg_status mg_check_bc(mg_context ctx, const mg_graph g, const uint32_t *sources,
             }
         }
         for (uint32_t v = 0; v < n; v++)
-            if (v != s) want[v] += delta[v];
+            if (v != s) want[v] += (double)delta[v];
     }
     const bool halve = nsources != 1 && !mg_graph_is_directed(g);
     for (uint32_t v = 0; v < n; v++) {

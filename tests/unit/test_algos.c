@@ -472,6 +472,39 @@ static void test_real(void) {
     }
 }
 
+/* From a corner of a 600 x 600 grid there are C(1198, 599) ~ 2^1193 shortest paths to the far corner:
+ * past double's range, so BC must rescale its path counts (bc.c). The reference counts in long
+ * double; every centrality must be finite and match it. The far corner ends every path through it,
+ * so its centrality is exactly 0; the source's neighbour 1 carries many. */
+static void test_bc_huge_path_counts(void) {
+    mg_gen_options go;
+    mg_gen_options_init(&go);
+    go.kind = MG_GEN_GRID;
+    go.width = go.height = 600;
+    mg_graph g = NULL;
+    CHECK_OK(ctx, mg_generate(ctx, &g, &go));
+    if (g == NULL) return;
+    const uint32_t n = mg_graph_num_vertices(g);
+    mg_vector bc = NULL;
+    CHECK_OK(ctx, mg_vector_create(ctx, &bc, g, MG_DOUBLE));
+    const uint32_t corner = 0;
+    CHECK_OK(ctx, mg_bc(ctx, g, &corner, 1, bc));
+    CHECK_OK(ctx, mg_check_bc(ctx, g, &corner, 1, bc));
+    double *v = malloc((size_t)n * sizeof *v);
+    CHECK(v != NULL);
+    if (v != NULL) {
+        CHECK_OK(ctx, mg_vector_extract(ctx, bc, v));
+        uint32_t bad = 0;
+        for (uint32_t i = 0; i < n; i++) bad += !isfinite(v[i]);
+        CHECK(bad == 0);
+        CHECK(v[n - 1] == 0);
+        CHECK(v[1] > 0);
+        free(v);
+    }
+    mg_vector_free(&bc);
+    mg_graph_free(&g);
+}
+
 /* ---- the verifiers can fail --------------------------------------------------------------------- */
 
 static void test_verifiers_reject(void) {
@@ -761,6 +794,7 @@ int main(void) {
     timed("generated scale 8, all modes and threads", generated_small);
     timed("generated scale 11", generated_large);
     timed("real samples", test_real);
+    timed("bc with path counts past double", test_bc_huge_path_counts);
     mg_context_free(&ctx);
     return check_report();
 }
