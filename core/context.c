@@ -74,6 +74,7 @@ mg_status mg_context_free(mg_context *ctx) {
     if ((*ctx)->magic != MG__MAGIC_CONTEXT) return MG_INVALID_OBJECT;
     (*ctx)->magic = MG__MAGIC_FREED;
     if ((*ctx)->free_engine_workspace != NULL) (*ctx)->free_engine_workspace((*ctx)->engine_workspace);
+    if ((*ctx)->free_gpu_workspace != NULL) (*ctx)->free_gpu_workspace((*ctx)->gpu_workspace);
     mg__free(*ctx);
     *ctx = NULL;
     return MG_SUCCESS;

@@ -414,9 +414,11 @@ extern "C" mg_status mg__gpu_frontier_select(mg_context ctx, mg_frontier out, co
         out->d_list_valid = false;
     } else {
         TRY(mg__gpu_frontier_need_dlist(ctx, in));
-        /* survivors appended to a fresh list (in may be out) */
-        void *p = nullptr;
-        TRY(dalloc(ctx, &p, (size_t)(in->count ? in->count : 1) * sizeof(uint32_t), "a selection"));
+        /* survivors appended to out's list when it has room and is not in's, else to a fresh one */
+        const bool reuse = out != in && out->d_list != nullptr && out->d_list_capacity >= in->count;
+        void *p = reuse ? out->d_list : nullptr;
+        if (!reuse)
+            TRY(dalloc(ctx, &p, (size_t)(in->count ? in->count : 1) * sizeof(uint32_t), "a selection"));
         if (in->count > 0) {
             MG__WITH_TYPE(t, {
                 select_list<T><<<blocks_for(in->count), kThreads>>>(
@@ -425,13 +427,15 @@ extern "C" mg_status mg__gpu_frontier_select(mg_context ctx, mg_frontier out, co
             });
             cudaError_t e = cudaGetLastError();
             if (e != cudaSuccess) {
-                cudaFree(p);
+                if (!reuse) cudaFree(p);
                 return cu_fail(ctx, e, __func__, "select_list<<<>>>");
             }
         }
-        if (out->d_list) cudaFree(out->d_list);
-        out->d_list = (uint32_t *)p;
-        out->d_list_capacity = in->count ? in->count : 1;
+        if (!reuse) {
+            if (out->d_list) cudaFree(out->d_list);
+            out->d_list = (uint32_t *)p;
+            out->d_list_capacity = in->count ? in->count : 1;
+        }
         out->on_device = true;
         out->d_list_valid = true;
         out->d_bitmap_valid = false;

@@ -19,24 +19,15 @@
  *
  * Kernels are templates over value type, contribution and combine (instantiated by the dispatch
  * switch), so the per-edge code has no branches on those; the apply is a uniform runtime switch.
- * Every CUDA call is checked (MG_DEVICE_ERROR naming it, MG_OUT_OF_MEMORY for allocations); scratch
- * memory is allocated per call and freed on every path.
+ * Every CUDA call is checked (MG_DEVICE_ERROR naming it, MG_OUT_OF_MEMORY for allocations). Scratch
+ * arrays live in a workspace on the context, kept between calls and freed with it; a call waits
+ * for the device once, at its end (and once more only when the push/pull choice needs the
+ * frontier's edge count).
  */
-#include <math.h>
-#include <stdint.h>
-#include <string.h>
-
 #include <limits>
 
-#include <cooperative_groups.h>
-#include <cuda_runtime.h>
-
-extern "C" {
-#include "mg_internal.h"
-}
+#include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
 #include "frontier/gpu_engine.h"
-
-namespace cg = cooperative_groups;
 
 namespace {
 
@@ -47,223 +38,6 @@ constexpr uint64_t kPullFactor = 2;
 
 constexpr int kBlock = 256;          /* threads per block, all kernels                    */
 constexpr int kGroup = 64;           /* frontier vertices per push block (MultiGraphS)    */
-
-typedef unsigned long long ull;
-
-/* What the push does per edge. */
-enum PushOp { OP_MIN = 0, OP_MAX, OP_IF_UNSET, OP_ADD, OP_ACC };
-
-template <typename T> struct Params {
-    uint32_t n;
-    const uint64_t *push_off; const uint32_t *push_idx; const void *push_w;
-    const uint64_t *pull_off; const uint32_t *pull_idx; const void *pull_w;
-    const uint64_t *outdeg_off;
-    const uint32_t *old_of_new;
-    int wt;                          /* mg_weight_type                                   */
-    const uint32_t *list;            /* push: active sources (NULL: all)                 */
-    uint32_t count;
-    const uint64_t *active_bm;       /* pull: active sources (NULL: all)                 */
-    const uint64_t *mask;
-    bool complement;
-    const T *x;
-    T *y;
-    T *acc;                          /* push, OP_ACC: n values at the combine's identity */
-    uint64_t *touched;               /* push, OP_ACC / OP_ADD: bitmap                    */
-    uint32_t *tlist;
-    ull *tcount;
-    uint64_t *out_bm;                /* always present (scratch when the caller has none) */
-    uint32_t *out_list;              /* NULL: not wanted                                  */
-    ull *out_count;
-    ull *scanned;
-    int apply;
-    int op;
-    const uint32_t *seg_ptr;         /* push with segments: the graph's d_seg_ptr (NULL: none)  */
-    uint32_t nseg, seg_size, seg_end;/* seg_count, seg_size, group_start[4]                     */
-    T unset;
-    double alpha, beta, eps;
-};
-
-/* ---- per-type helpers ------------------------------------------------------------------------ */
-
-template <typename T> struct Lim;
-template <> struct Lim<int32_t> {
-    __device__ static int32_t max() { return INT32_MAX; }
-    __device__ static int32_t lowest() { return INT32_MIN; }
-};
-template <> struct Lim<int64_t> {
-    __device__ static int64_t max() { return INT64_MAX; }
-    __device__ static int64_t lowest() { return INT64_MIN; }
-};
-template <> struct Lim<float> {
-    __device__ static float max() { return INFINITY; }
-    __device__ static float lowest() { return -INFINITY; }
-};
-template <> struct Lim<double> {
-    __device__ static double max() { return INFINITY; }
-    __device__ static double lowest() { return -INFINITY; }
-};
-
-/* The unsigned word of T's size, for compare-and-swap loops. */
-template <typename T> struct Word { typedef unsigned int U; };
-template <> struct Word<int64_t> { typedef ull U; };
-template <> struct Word<double> { typedef ull U; };
-
-template <typename T> __device__ __forceinline__ typename Word<T>::U to_word(T v) {
-    typename Word<T>::U u;
-    memcpy(&u, &v, sizeof u);
-    return u;
-}
-template <typename T> __device__ __forceinline__ T from_word(typename Word<T>::U u) {
-    T v;
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
-
-template <typename T> __device__ __forceinline__ T load(const T *p) {
-    return from_word<T>(*(const volatile typename Word<T>::U *)p);
-}
-
-template <typename T> __device__ __forceinline__ typename Word<T>::U cas(T *p, typename Word<T>::U expect,
-                                                                         typename Word<T>::U val) {
-    return atomicCAS(reinterpret_cast<typename Word<T>::U *>(p), expect, val);
-}
-
-/* Atomic min / max: true when this call lowered / raised *p. */
-template <typename T> __device__ bool atomic_min(T *p, T v) {
-    T old = load(p);
-    while (v < old) {
-        typename Word<T>::U seen = cas(p, to_word(old), to_word(v));
-        if (seen == to_word(old)) return true;
-        old = from_word<T>(seen);
-    }
-    return false;
-}
-template <typename T> __device__ bool atomic_max(T *p, T v) {
-    T old = load(p);
-    while (v > old) {
-        typename Word<T>::U seen = cas(p, to_word(old), to_word(v));
-        if (seen == to_word(old)) return true;
-        old = from_word<T>(seen);
-    }
-    return false;
-}
-__device__ __forceinline__ void atomic_add(int32_t *p, int32_t v) { atomicAdd(p, v); }
-__device__ __forceinline__ void atomic_add(int64_t *p, int64_t v) {
-    atomicAdd(reinterpret_cast<ull *>(p), (ull)v); /* two's complement: the same bits */
-}
-__device__ __forceinline__ void atomic_add(float *p, float v) { atomicAdd(p, v); }
-__device__ __forceinline__ void atomic_add(double *p, double v) { atomicAdd(p, v); }
-
-template <typename T> __device__ __forceinline__ void atomic_store(T *p, T v) {
-    atomicExch(reinterpret_cast<typename Word<T>::U *>(p), to_word(v));
-}
-
-template <typename T, int C> __device__ __forceinline__ T identity() {
-    return C == MG_COMBINE_MIN ? Lim<T>::max() : (C == MG_COMBINE_MAX ? Lim<T>::lowest() : (T)0);
-}
-template <typename T, int C> __device__ __forceinline__ T combine(T a, T b) {
-    switch (C) {
-    case MG_COMBINE_MIN: return b < a ? b : a;
-    case MG_COMBINE_MAX: return b > a ? b : a;
-    case MG_COMBINE_SUM: return a + b;
-    default: return b;
-    }
-}
-template <typename T, int C> __device__ __forceinline__ void atomic_combine(T *p, T v) {
-    switch (C) {
-    case MG_COMBINE_MIN: atomic_min(p, v); break;
-    case MG_COMBINE_MAX: atomic_max(p, v); break;
-    case MG_COMBINE_SUM: atomic_add(p, v); break;
-    default: atomic_store(p, v); break;
-    }
-}
-
-/* Shuffles of T (int64_t goes as long long). */
-template <typename T> __device__ __forceinline__ T shfl_xor(T v, int lane_mask) {
-    return __shfl_xor_sync(0xffffffffu, v, lane_mask);
-}
-template <> __device__ __forceinline__ int64_t shfl_xor(int64_t v, int lane_mask) {
-    return (int64_t)__shfl_xor_sync(0xffffffffu, (long long)v, lane_mask);
-}
-template <typename T> __device__ __forceinline__ T shfl(T v, int src) {
-    return __shfl_sync(0xffffffffu, v, src);
-}
-template <> __device__ __forceinline__ int64_t shfl(int64_t v, int src) {
-    return (int64_t)__shfl_sync(0xffffffffu, (long long)v, src);
-}
-
-__device__ __forceinline__ bool bit(const uint64_t *bm, uint32_t v) { return (bm[v >> 6] >> (v & 63)) & 1u; }
-
-/* Sets bit v; true if this call set it. */
-__device__ __forceinline__ bool bit_claim(uint64_t *bm, uint32_t v) {
-    const ull b = 1ull << (v & 63);
-    if (*(volatile ull *)&bm[v >> 6] & b) return false;
-    return !(atomicOr(reinterpret_cast<ull *>(&bm[v >> 6]), b) & b);
-}
-
-template <typename T> __device__ __forceinline__ bool eligible(const Params<T> &P, uint32_t d) {
-    return P.mask == nullptr || (bit(P.mask, d) != P.complement);
-}
-
-/* Appends v to list (when not NULL) and counts it: one atomic per coalesced group of threads
- * (warp aggregation, the paper's ref. [37]). Called only by the threads that append. */
-__device__ __forceinline__ void append(uint32_t *list, ull *count, uint32_t v) {
-    cg::coalesced_group g = cg::coalesced_threads();
-    ull base = 0;
-    if (g.thread_rank() == 0) base = atomicAdd(count, (ull)g.size());
-    base = g.shfl(base, 0);
-    if (list != nullptr) list[base + g.thread_rank()] = v;
-}
-
-__device__ __forceinline__ double weight_at(const void *w, int wt, uint64_t e) {
-    if (wt == MG_WEIGHT_INT32) return (double)static_cast<const int32_t *>(w)[e];
-    if (wt == MG_WEIGHT_FLOAT) return (double)static_cast<const float *>(w)[e];
-    return 1.0;
-}
-
-/* The per-source part of a contribution. */
-template <typename T, int K> __device__ __forceinline__ T source_value(const Params<T> &P, uint32_t s) {
-    if (K == MG_CONTRIB_SRC_ID) return (T)P.old_of_new[s]; /* values are caller ids */
-    T v = load(P.x + s);
-    if (K == MG_CONTRIB_SRC_DIV_OUTDEG) {
-        const uint64_t deg = P.outdeg_off[s + 1] - P.outdeg_off[s];
-        v = deg ? (T)(v / (T)deg) : (T)0;
-    }
-    return v;
-}
-/* The per-edge part. */
-template <typename T, int K> __device__ __forceinline__ T edge_value(const Params<T> &P, T xs, const void *w,
-                                                                    uint64_t e) {
-    switch (K) {
-    case MG_CONTRIB_SRC_PLUS_ONE: return xs + (T)1;
-    case MG_CONTRIB_SRC_PLUS_WEIGHT: return xs + (T)weight_at(w, P.wt, e);
-    case MG_CONTRIB_SRC_TIMES_WEIGHT: return xs * (T)weight_at(w, P.wt, e);
-    default: return xs;
-    }
-}
-
-/* Merges c into y[d] (d owned by the caller's thread); true when d joins. As apply_* in
- * cpu_engine.c. */
-template <typename T> __device__ bool apply_one(const Params<T> &P, uint32_t d, T c, bool found) {
-    const T old = load(P.y + d);
-    T nv = old;
-    bool joins = false;
-    switch (P.apply) {
-    case MG_APPLY_MIN: joins = found && c < old; if (joins) nv = c; break;
-    case MG_APPLY_MAX: joins = found && c > old; if (joins) nv = c; break;
-    case MG_APPLY_IF_UNSET: joins = found && old == P.unset; if (joins) nv = c; break;
-    case MG_APPLY_ASSIGN: joins = found; if (joins) nv = c; break;
-    case MG_APPLY_ADD:
-        if (found) { nv = old + c; joins = fabs((double)nv) > P.eps; }
-        break;
-    case MG_APPLY_AFFINE:
-        nv = (T)(P.alpha * (double)(found ? c : (T)0) + P.beta);
-        joins = fabs((double)nv - (double)old) > P.eps;
-        break;
-    }
-    if (nv != old || P.apply == MG_APPLY_AFFINE) P.y[d] = nv;
-    return joins;
-}
 
 /* ---- push ------------------------------------------------------------------------------------- */
 
@@ -613,15 +387,6 @@ unsigned grid_for(uint64_t threads) {
     return (unsigned)(g > 65535 * 4 ? 65535 * 4 : g);
 }
 
-/* Scratch blocks of one call, freed together. */
-struct Scratch {
-    void *p[8] = {};
-    int k = 0;
-    ~Scratch() {
-        for (int i = 0; i < k; i++) cudaFree(p[i]);
-    }
-};
-
 mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
     (void)cudaGetLastError();
     if (e == cudaErrorMemoryAllocation)
@@ -643,23 +408,85 @@ mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
         if (e_ != cudaSuccess) return cu_fail(ctx, e_, "launch of " name, __LINE__);               \
     } while (0)
 
-template <typename U> mg_status salloc(mg_context ctx, Scratch &s, U **p, size_t count, const char *what) {
-    *p = nullptr;
-    const size_t bytes = mg__mul_size(count ? count : 1, sizeof(U));
-    void *q = nullptr;
-    cudaError_t e = bytes == SIZE_MAX ? cudaErrorMemoryAllocation : cudaMalloc(&q, bytes);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        if (e == cudaErrorMemoryAllocation)
-            return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_advance: out of device memory: cudaMalloc "
-                             "of %zu bytes for %s", bytes, what);
-        return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_advance: cudaMalloc of %zu bytes for %s: %s",
-                         bytes, what, cudaGetErrorString(e));
+/* Device scratch kept on the context between calls (ctx->gpu_workspace). A BFS level on a road
+ * graph is a few microseconds of kernel work, so per-call cudaMalloc/cudaFree and synchronising
+ * copies were most of its cost (docs/PERFORMANCE.md). The arrays hold `capacity` vertices (the
+ * largest graph seen on this device) and are allocated when first needed; the counters come back
+ * through pinned memory in one copy at the end of the call. */
+enum { CNT_OUT = 0, CNT_TOUCHED, CNT_SCANNED, CNT_FRONTIER_EDGES, CNT_ELIGIBLE_EDGES, CNT_COUNT };
+
+struct Workspace {
+    int device;
+    uint32_t capacity;
+    ull *counters;        /* CNT_COUNT, on the device */
+    ull *host_counters;   /* CNT_COUNT, pinned        */
+    uint64_t *out_bm, *active_bm, *touched;
+    uint32_t *tlist;
+    void *acc;            /* capacity values of up to 8 bytes */
+};
+
+void workspace_free(void *p) {
+    Workspace *w = static_cast<Workspace *>(p);
+    if (w == nullptr) return;
+    void *const arrays[] = {w->counters, w->out_bm, w->active_bm, w->touched, w->tlist, w->acc};
+    for (void *a : arrays)
+        if (a != nullptr) cudaFree(a);
+    if (w->host_counters != nullptr) cudaFreeHost(w->host_counters);
+    mg__free(w);
+}
+
+mg_status alloc_fail(mg_context ctx, cudaError_t e, size_t bytes, const char *what) {
+    (void)cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation)
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_advance: out of %s memory: %zu bytes for %s",
+                         strcmp(what, "the pinned counters") == 0 ? "host" : "device", bytes, what);
+    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_advance: allocating %zu bytes for %s: %s", bytes,
+                     what, cudaGetErrorString(e));
+}
+
+/* The context's workspace, (re)made for n vertices on the current device. */
+mg_status workspace_get(mg_context ctx, uint32_t n, Workspace **out) {
+    Workspace *w = static_cast<Workspace *>(ctx->gpu_workspace);
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess) return cu_fail(ctx, e, "cudaGetDevice", __LINE__);
+    if (w != nullptr && (w->device != device || w->capacity < n)) {
+        workspace_free(w);
+        ctx->gpu_workspace = w = nullptr;
     }
-    s.p[s.k++] = q; /* at most 6 blocks per call; Scratch holds 8 */
-    *p = static_cast<U *>(q);
+    if (w == nullptr) {
+        w = static_cast<Workspace *>(mg__calloc(1, sizeof *w));
+        if (w == nullptr) return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_advance: out of host memory");
+        w->device = device;
+        w->capacity = n > 0 ? n : 1;
+        const size_t bytes = CNT_COUNT * sizeof(ull);
+        e = cudaMalloc(&w->counters, bytes);
+        if (e != cudaSuccess) {
+            workspace_free(w);
+            return alloc_fail(ctx, e, bytes, "the counters");
+        }
+        e = cudaMallocHost(&w->host_counters, bytes);
+        if (e != cudaSuccess) {
+            workspace_free(w);
+            return alloc_fail(ctx, e, bytes, "the pinned counters");
+        }
+        ctx->gpu_workspace = w;
+        ctx->free_gpu_workspace = workspace_free;
+    }
+    *out = w;
     return MG_SUCCESS;
 }
+
+/* *array (a workspace member of `bytes`, sized from the capacity), allocated on first use. */
+template <typename U> mg_status workspace_array(mg_context ctx, U **array, size_t bytes, const char *what) {
+    if (*array != nullptr) return MG_SUCCESS;
+    void *p = nullptr;
+    cudaError_t e = bytes == SIZE_MAX ? cudaErrorMemoryAllocation : cudaMalloc(&p, bytes);
+    if (e != cudaSuccess) return alloc_fail(ctx, e, bytes, what);
+    *array = static_cast<U *>(p);
+    return MG_SUCCESS;
+}
+
 #define TRY(expr)                                                                                  \
     do {                                                                                           \
         mg_status s_ = (expr);                                                                     \
@@ -713,13 +540,15 @@ template <typename T, int C> T host_identity() {
 }
 
 template <typename T>
-mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info, Scratch &S,
-                    bool baseline) {
+mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info, bool baseline) {
     const mg__gpu_graph *g = a->g;
     const mg_program *p = a->program;
     const uint32_t n = g->n;
     const size_t words = mg__bitmap_words(n);
     const bool along_out = p->edges == MG_EDGES_OUT;
+    Workspace *w = nullptr;
+    TRY(workspace_get(ctx, n, &w));
+    const size_t cap_words = mg__bitmap_words(w->capacity);
     Params<T> P;
     memset(&P, 0, sizeof P);
     P.n = n;
@@ -745,52 +574,63 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
     P.eps = p->epsilon;
     P.out_list = a->d_out_list;
 
-    /* counters: out count, touched count, scanned, frontier edges, eligible edges */
-    ull *counters = nullptr;
-    TRY(salloc(ctx, S, &counters, 5, "counters"));
-    CU(cudaMemset(counters, 0, 5 * sizeof(ull)));
-    P.out_count = counters;
-    P.tcount = counters + 1;
-    P.scanned = counters + 2;
+    ull *counters = w->counters;
+    CU(cudaMemsetAsync(counters, 0, CNT_COUNT * sizeof(ull)));
+    P.out_count = counters + CNT_OUT;
+    P.tcount = counters + CNT_TOUCHED;
+    P.scanned = counters + CNT_SCANNED;
     if (a->d_out_bitmap) P.out_bm = a->d_out_bitmap;
-    else TRY(salloc(ctx, S, &P.out_bm, words, "the output bitmap"));
-    CU(cudaMemset(P.out_bm, 0, words * sizeof(uint64_t)));
-
-    /* Decide push or pull, as cpu_engine.c does. */
-    ull mf = 0;
-    if (P.count > 0) {
-        degree_sum_kernel<<<grid_for(P.count), kBlock>>>(P.push_off, P.list, P.count, counters + 3);
-        LAUNCHED("degree_sum_kernel");
-        CU(cudaMemcpy(&mf, counters + 3, sizeof mf, cudaMemcpyDeviceToHost));
+    else {
+        TRY(workspace_array(ctx, &w->out_bm, cap_words * sizeof(uint64_t), "the output bitmap"));
+        P.out_bm = w->out_bm;
     }
+    CU(cudaMemsetAsync(P.out_bm, 0, words * sizeof(uint64_t)));
+
+    /* The frontier's edges: summed on the device, read with the other counters at the end unless
+     * the decision needs them now. Every vertex active: all m edges. */
+    if (P.list != nullptr && P.count > 0) {
+        degree_sum_kernel<<<grid_for(P.count), kBlock>>>(P.push_off, P.list, P.count,
+                                                         counters + CNT_FRONTIER_EDGES);
+        LAUNCHED("degree_sum_kernel");
+    }
+    ull mf = P.list != nullptr ? 0 : g->m;
+    bool mf_known = P.list == nullptr || P.count == 0;
+
+    /* Decide push or pull, as cpu_engine.c does. When even the largest degree times the frontier
+     * size is cheap, push without waiting for the sum (a road graph's levels never wait). */
+    const uint64_t max_degree = along_out ? g->max_out_degree : g->max_in_degree;
     bool pull;
     if (baseline || ctx->mode == MG_MODE_PUSH) pull = false; /* the baseline always pushes */
     else if (ctx->mode == MG_MODE_PULL) pull = true;
     else if (a->d_in_list == nullptr || p->apply == MG_APPLY_AFFINE) pull = true;
-    else if (mf < g->m / kPushCheap) pull = false;
+    else if ((uint64_t)P.count * max_degree < g->m / kPushCheap) pull = false;
     else {
-        ull elig = g->m;
-        if (P.mask) {
-            eligible_sum_kernel<<<grid_for(n), kBlock>>>(P.pull_off, n, P.mask, P.complement, counters + 4);
-            LAUNCHED("eligible_sum_kernel");
-            CU(cudaMemcpy(&elig, counters + 4, sizeof elig, cudaMemcpyDeviceToHost));
+        CU(cudaMemcpy(&mf, counters + CNT_FRONTIER_EDGES, sizeof mf, cudaMemcpyDeviceToHost));
+        mf_known = true;
+        if (mf < g->m / kPushCheap) pull = false;
+        else {
+            ull elig = g->m;
+            if (P.mask) {
+                eligible_sum_kernel<<<grid_for(n), kBlock>>>(P.pull_off, n, P.mask, P.complement,
+                                                             counters + CNT_ELIGIBLE_EDGES);
+                LAUNCHED("eligible_sum_kernel");
+                CU(cudaMemcpy(&elig, counters + CNT_ELIGIBLE_EDGES, sizeof elig, cudaMemcpyDeviceToHost));
+            }
+            const uint64_t factor = p->combine == MG_COMBINE_ANY ? kPullFactorAny : kPullFactor;
+            pull = mf * factor > elig;
         }
-        const uint64_t factor = p->combine == MG_COMBINE_ANY ? kPullFactorAny : kPullFactor;
-        pull = mf * factor > elig;
     }
 
     const int K = (int)p->contribution, C = (int)p->combine;
-    ull scanned = 0;
     if (pull) {
         if (a->d_in_list != nullptr) {
-            uint64_t *abm = nullptr;
-            TRY(salloc(ctx, S, &abm, words, "the active-source bitmap"));
-            CU(cudaMemset(abm, 0, words * sizeof(uint64_t)));
+            TRY(workspace_array(ctx, &w->active_bm, cap_words * sizeof(uint64_t), "the active-source bitmap"));
+            CU(cudaMemsetAsync(w->active_bm, 0, words * sizeof(uint64_t)));
             if (a->in_count > 0) {
-                list_to_bitmap_kernel<<<grid_for(a->in_count), kBlock>>>(a->d_in_list, a->in_count, abm);
+                list_to_bitmap_kernel<<<grid_for(a->in_count), kBlock>>>(a->d_in_list, a->in_count, w->active_bm);
                 LAUNCHED("list_to_bitmap_kernel");
             }
-            P.active_bm = abm;
+            P.active_bm = w->active_bm;
         }
         /* along MG_EDGES_OUT the pull scans in-edges: degree groups 1-5 (in-degree >= 128) get a
          * warp each; along MG_EDGES_IN the groups say nothing about out-degrees */
@@ -799,7 +639,6 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
             switch (K * 4 + C) { ALL_CASES(launch_pull, P, warp_end) default: break; }
             LAUNCHED("pull kernel");
         }
-        CU(cudaMemcpy(&scanned, P.scanned, sizeof scanned, cudaMemcpyDeviceToHost));
     } else {
         const bool direct = is_direct(p);
         switch (p->apply) {
@@ -810,12 +649,15 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
         default: P.op = OP_ACC; break;
         }
         if (P.op == OP_ACC || P.op == OP_ADD) {
-            TRY(salloc(ctx, S, &P.touched, words, "the touched bitmap"));
-            TRY(salloc(ctx, S, &P.tlist, n, "the touched list"));
-            CU(cudaMemset(P.touched, 0, words * sizeof(uint64_t)));
+            TRY(workspace_array(ctx, &w->touched, cap_words * sizeof(uint64_t), "the touched bitmap"));
+            TRY(workspace_array(ctx, &w->tlist, (size_t)w->capacity * sizeof(uint32_t), "the touched list"));
+            P.touched = w->touched;
+            P.tlist = w->tlist;
+            CU(cudaMemsetAsync(P.touched, 0, words * sizeof(uint64_t)));
         }
         if (P.op == OP_ACC) {
-            TRY(salloc(ctx, S, &P.acc, n, "the accumulator"));
+            TRY(workspace_array(ctx, &w->acc, (size_t)w->capacity * 8, "the accumulator"));
+            P.acc = static_cast<T *>(w->acc);
             T id = (T)0;
             switch (C) {
             case MG_COMBINE_MIN: id = host_identity<T, MG_COMBINE_MIN>(); break;
@@ -858,15 +700,16 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
             apply_touched_kernel<T><<<grid_for(n), kBlock>>>(P);
             LAUNCHED("apply_touched_kernel");
         }
-        scanned = mf;
     }
-    ull out = 0;
-    CU(cudaMemcpy(&out, P.out_count, sizeof out, cudaMemcpyDeviceToHost));
-    CU(cudaDeviceSynchronize());
+    /* the one wait of a call: the counters, after every kernel above */
+    CU(cudaMemcpyAsync(w->host_counters, counters, CNT_COUNT * sizeof(ull), cudaMemcpyDeviceToHost));
+    CU(cudaStreamSynchronize(0));
+    if (!mf_known) mf = w->host_counters[CNT_FRONTIER_EDGES];
+    const ull out = w->host_counters[CNT_OUT];
     a->out_count = (uint32_t)out;
     info->frontier_vertices = P.count;
     info->frontier_edges = mf;
-    info->edges_scanned = scanned;
+    info->edges_scanned = pull ? w->host_counters[CNT_SCANNED] : mf;
     info->output_vertices = (uint32_t)out;
     info->pulled = pull;
     info->seconds = 0;
@@ -897,12 +740,11 @@ mg_status advance_entry(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info
     if (a->d_in_list != nullptr && a->in_count > a->g->n)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: in_count %u exceeds n = %u",
                          a->in_count, a->g->n);
-    Scratch S;
     switch (a->type) {
-    case MG_INT32: case MG_VERTEX: return advance_t<int32_t>(ctx, a, info, S, baseline);
-    case MG_INT64: return advance_t<int64_t>(ctx, a, info, S, baseline);
-    case MG_FLOAT: return advance_t<float>(ctx, a, info, S, baseline);
-    case MG_DOUBLE: return advance_t<double>(ctx, a, info, S, baseline);
+    case MG_INT32: case MG_VERTEX: return advance_t<int32_t>(ctx, a, info, baseline);
+    case MG_INT64: return advance_t<int64_t>(ctx, a, info, baseline);
+    case MG_FLOAT: return advance_t<float>(ctx, a, info, baseline);
+    case MG_DOUBLE: return advance_t<double>(ctx, a, info, baseline);
     }
     return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: unknown value type %d", (int)a->type);
 }

@@ -41,7 +41,7 @@ typedef struct {
 /* One advance on the current device. Fills info (frontier size and edges, edges scanned, output
  * size, pulled; seconds is left 0). MG_INVALID_ARGUMENT for inconsistent arguments,
  * MG_OUT_OF_MEMORY when scratch memory cannot be had, MG_DEVICE_ERROR naming the failed CUDA call.
- * Scratch device memory is freed before returning, on every path. */
+ * Scratch device memory is kept in ctx->gpu_workspace for the next call (freed with the context). */
 mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info);
 
 /* The plain CSR baseline (issue 3's comparison kernel, a benchmark comparison, not an engine): the

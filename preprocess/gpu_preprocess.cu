@@ -382,6 +382,14 @@ mg_status build(Build *b, const mg__coo *coo, const mg_graph_options *opts, mg__
     if (out_deg != nullptr) CU(cudaMemsetAsync(out_deg, 0, (size_t)n * 4, b->stream));
     CU(cudaMemsetAsync(ends, 0, (MG__GPU_GROUPS + 1) * 4, b->stream));
     LAUNCH(degree_kernel, m, K.Current(), m, nb, in_deg, out_deg);
+    /* the largest degrees bound a frontier's edges without a pass over it (the engine's push test) */
+    uint32_t *max_deg = nullptr;
+    DALLOC(max_deg, 2, "the largest degrees");
+    CU(cudaMemsetAsync(max_deg, 0, 2 * sizeof *max_deg, b->stream));
+    if (n > 0) {
+        CUB_RUN(cub::DeviceReduce::Max, in_deg, max_deg, (int64_t)n, b->stream);
+        if (out_deg != nullptr) CUB_RUN(cub::DeviceReduce::Max, out_deg, max_deg + 1, (int64_t)n, b->stream);
+    }
     LAUNCH(group_kernel, n, in_deg, n, g0, ids0);
     cub::DoubleBuffer<uint8_t> G(g0, g1);
     cub::DoubleBuffer<uint32_t> V(ids0, ids1);
@@ -390,8 +398,13 @@ mg_status build(Build *b, const mg__coo *coo, const mg_graph_options *opts, mg__
     uint32_t *old_of_new = V.Current();
     LAUNCH(invert_kernel, n, old_of_new, n, new_of_old);
     uint32_t h_ends[MG__GPU_GROUPS + 1] = {0};
+    uint32_t h_max_deg[2] = {0, 0};
     CU(cudaMemcpyAsync(h_ends, ends, sizeof h_ends, cudaMemcpyDeviceToHost, b->stream));
+    CU(cudaMemcpyAsync(h_max_deg, max_deg, sizeof h_max_deg, cudaMemcpyDeviceToHost, b->stream));
     CU(cudaStreamSynchronize(b->stream));
+    out->max_in_degree = h_max_deg[0];
+    out->max_out_degree = out_deg != nullptr ? h_max_deg[1] : h_max_deg[0];
+    dfree(b, max_deg);
     out->group_start[0] = 0;
     for (int g = 1; g <= MG__GPU_GROUPS; g++)
         out->group_start[g] = h_ends[g] != 0 ? h_ends[g] : out->group_start[g - 1];

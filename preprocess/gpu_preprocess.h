@@ -49,6 +49,7 @@ typedef struct {
      * group_start[6] = n. group_edges[g-1]: in-edges of group g's vertices. */
     uint32_t group_start[MG__GPU_GROUPS + 1];
     uint64_t group_edges[MG__GPU_GROUPS];
+    uint32_t max_out_degree, max_in_degree;
     size_t device_bytes;        /* all the device memory the graph holds                        */
     size_t csr_bytes;           /* a plain CSR: (n+1)*8 + m*4 (+ m*4 weights)                   */
     double seconds;             /* preprocessing time on the device (CUDA events), upload included */
