@@ -15,11 +15,15 @@
  * levels carry a bitmap at a time. Selecting levels from a depth vector instead would cost O(n) per
  * level: quadratic on road networks, whose depth runs to thousands.
  * Shortest-path counts grow exponentially with depth on grids and road networks (from a corner of
- * a 2048 x 2048 grid they reach ~2^4090, far past double's 2^1024). Only the ratios of adjacent
- * levels' counts enter the dependencies, so a level whose counts could pass 2^kScaleLog2 (the
- * previous level's largest count times the largest in-degree) is divided by a power of two, which
- * is exact, and the backward pass divides that level's predecessors' dependencies by the same
- * power: sigma_v / sigma_w = (s_v / s_w) / 2^e when w's level was scaled by 2^-e.
+ * a 600 x 600 grid they reach 2^1193, past double's 2^1024). Only the ratios of adjacent levels'
+ * counts enter the dependencies, so a level whose counts could pass 2^kRescaleLog2 (the previous
+ * level's bound times the largest in-degree) is multiplied by 2^f, exact, bringing its largest
+ * count to [2^(kTargetLog2-1), 2^kTargetLog2); the backward pass multiplies that level's
+ * predecessors' dependencies by the same 2^f (sigma_v / sigma_w = 2^f s_v / s_w). A level's least
+ * count never falls below its parents' least, so checking it at each rescale keeps every stored
+ * count in [2^kMinLog2, 2^kRescaleLog2 + max degree] and every quotient of the backward pass finite.
+ * Where one level's counts span more than that (from a corner of a 2048 x 2048 grid: 1 to 2^4090),
+ * double cannot hold them: MG_RANGE_ERROR, never a NaN.
  * The source's own delta is not part of its centrality and is zeroed before accumulation. With one
  * source bc = delta_s; with several (sources == NULL: all) bc sums them and is halved on undirected
  * graphs, where every path is counted from both ends (networkx's unnormalised betweenness).
@@ -28,13 +32,13 @@
 
 #include <math.h>
 
-enum { kScaleLog2 = 512 };
+enum { kRescaleLog2 = 960, kTargetLog2 = 896, kMinLog2 = -900 };
 
 typedef struct {
     mg_vector sigma, sums, delta, w;
     mg_frontier frontier, next, visited;
     mg_frontier *levels; /* levels[l]: the vertices at distance l, for the backward pass */
-    int *scale_log2;     /* scale_log2[l]: level l's counts were divided by 2^scale_log2[l] */
+    int *scale_log2;     /* scale_log2[l]: level l's counts were multiplied by 2^scale_log2[l] */
     uint32_t nlevels, capacity;
     double degree_log2;  /* log2 of the largest in-degree: a level's growth bound */
 } bc_work;
@@ -104,14 +108,21 @@ static mg_status one_source(mg_context ctx, const mg_graph g, uint32_t s, bc_wor
         TRY(mg_frontier_union(ctx, k->visited, k->next));
         TRY(push_level(ctx, g, k, k->next));
         bound_log2 += k->degree_log2;
-        if (bound_log2 > kScaleLog2) {
-            double largest;
+        if (bound_log2 > kRescaleLog2) {
+            double largest, least;
             TRY(mg_vector_reduce(ctx, k->sigma, k->next, MG_OP_MAX, &largest));
+            TRY(mg_vector_reduce(ctx, k->sigma, k->next, MG_OP_MIN, &least));
             int e = 0;
-            (void)frexp(largest, &e); /* largest < 2^e */
-            TRY(mg_vector_affine(ctx, k->sigma, k->next, ldexp(1.0, -e), k->sigma, 0));
-            k->scale_log2[k->nlevels - 1] = e;
-            bound_log2 = 0;
+            (void)frexp(largest, &e); /* largest in [2^(e-1), 2^e) */
+            const int f = kTargetLog2 - e;
+            if (!(ldexp(least, f) >= ldexp(1.0, kMinLog2)))
+                FAIL(ctx, MG_RANGE_ERROR, "mg_bc: from source %u, the shortest-path counts of BFS level "
+                     "%u span %.0f binary orders of magnitude (%g to %g after earlier rescaling), more "
+                     "than double can hold together; betweenness is not computed", s, k->nlevels - 1,
+                     log2(largest) - log2(least), least, largest);
+            TRY(mg_vector_affine(ctx, k->sigma, k->next, ldexp(1.0, f), k->sigma, 0));
+            k->scale_log2[k->nlevels - 1] = f;
+            bound_log2 = kTargetLog2;
         }
         mg_frontier t = k->frontier;
         k->frontier = k->next;
@@ -134,7 +145,7 @@ static mg_status one_source(mg_context ctx, const mg_graph g, uint32_t s, bc_wor
         TRY(mg_advance(ctx, g, &gather, below, k->w, k->sums, here, NULL));
         TRY(mg_vector_ewise(ctx, k->delta, here, MG_OP_MUL, k->sigma, k->sums));
         if (k->scale_log2[l + 1] != 0)
-            TRY(mg_vector_affine(ctx, k->delta, here, ldexp(1.0, -k->scale_log2[l + 1]), k->delta, 0));
+            TRY(mg_vector_affine(ctx, k->delta, here, ldexp(1.0, k->scale_log2[l + 1]), k->delta, 0));
         TRY(mg_frontier_free(&k->levels[l + 1])); /* done with it: release its list and bitmap */
     }
     TRY(mg_vector_set(ctx, k->delta, s, 0));

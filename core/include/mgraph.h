@@ -42,7 +42,8 @@ typedef enum {
     MG_UNAVAILABLE,        /* the requested backend is not built or no device is present        */
     MG_DEVICE_ERROR,       /* a CUDA call failed (the message names the call)                   */
     MG_NOT_CONVERGED,      /* an iterative algorithm hit its iteration limit before tolerance   */
-    MG_INTERNAL_ERROR
+    MG_INTERNAL_ERROR,
+    MG_RANGE_ERROR         /* a result does not fit its value type (BC's path counts)           */
 } mg_status;
 
 /* A short, static name for a status ("MG_PARSE_ERROR"). */

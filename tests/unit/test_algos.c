@@ -503,6 +503,59 @@ static void test_bc_huge_path_counts(void) {
     }
     mg_vector_free(&bc);
     mg_graph_free(&g);
+
+}
+
+/* A chain of k diamonds (t_{i-1} -> a_i, b_i -> t_i: t_i has 2^i shortest paths) beside a plain path
+ * from the same source (one path to each of its vertices): BFS level 2k holds counts 1 and 2^k. With
+ * k = 1000 the counts need rescaling and still fit; with k = 1900 one level spans more than double's
+ * range: a clear MG_RANGE_ERROR, never NaN centralities. */
+static mg_status bc_diamonds(uint32_t k, bool validate) {
+    const uint32_t n = 1 + 3 * k + 2 * k; /* s, (a_i, b_i, t_i), p_1..p_2k */
+    const uint64_t m = 4ull * k + 2ull * k;
+    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    CHECK(src != NULL && dst != NULL);
+    mg_status st = MG_OUT_OF_MEMORY;
+    if (src == NULL || dst == NULL) goto done;
+    uint64_t e = 0;
+    for (uint32_t i = 1; i <= k; i++) {
+        const uint32_t t0 = i == 1 ? 0 : 3 * (i - 1), a = 3 * i - 2, b = 3 * i - 1, t = 3 * i;
+        src[e] = t0, dst[e++] = a;
+        src[e] = t0, dst[e++] = b;
+        src[e] = a, dst[e++] = t;
+        src[e] = b, dst[e++] = t;
+    }
+    for (uint32_t j = 1; j <= 2 * k; j++) {
+        src[e] = j == 1 ? 0 : 3 * k + j - 1;
+        dst[e++] = 3 * k + j;
+    }
+    mg_graph_options go;
+    mg_graph_options_init(&go);
+    go.directed = true;
+    mg_graph g = NULL;
+    mg_vector bc = NULL;
+    CHECK_OK(ctx, mg_graph_create_from_coo(ctx, &g, n, m, src, dst, NULL, MG_WEIGHT_NONE, &go));
+    CHECK_OK(ctx, mg_vector_create(ctx, &bc, g, MG_DOUBLE));
+    const uint32_t source = 0;
+    st = mg_bc(ctx, g, &source, 1, bc);
+    if (st == MG_SUCCESS && validate) {
+        CHECK_OK(ctx, mg_check_bc(ctx, g, &source, 1, bc));
+        /* a_k and b_k each carry half of t_k's paths (1/2); t_{k-1} carries all of theirs:
+         * 2 * (1 + 1/2) = 3, exactly, whatever the rescaling */
+        CHECK(get(bc, 3 * (k - 1)) == 3);
+    }
+    mg_vector_free(&bc);
+    mg_graph_free(&g);
+done:
+    free(src);
+    free(dst);
+    return st;
+}
+
+static void test_bc_diamonds(void) {
+    CHECK(bc_diamonds(1000, true) == MG_SUCCESS);
+    CHECK(bc_diamonds(1900, false) == MG_RANGE_ERROR);
+    CHECK(strstr(mg_context_error(ctx), "more than double can hold") != NULL);
 }
 
 /* ---- the verifiers can fail --------------------------------------------------------------------- */
@@ -795,6 +848,7 @@ int main(void) {
     timed("generated scale 11", generated_large);
     timed("real samples", test_real);
     timed("bc with path counts past double", test_bc_huge_path_counts);
+    timed("bc on diamond chains", test_bc_diamonds);
     mg_context_free(&ctx);
     return check_report();
 }
