@@ -176,7 +176,7 @@ mg_status upload(mg_context ctx, mg_frontier f) {
     TRY(reserve_dlist(ctx, f, f->count, false));
     if (f->count > 0) {
         dbuf tmp;
-        TRY(dalloc(ctx, &tmp.p, (size_t)f->count * sizeof(uint32_t), "a frontier upload"));
+        TRY(dbuf_alloc(ctx, &tmp, (size_t)f->count * sizeof(uint32_t), "a frontier upload"));
         CU(cudaMemcpy(tmp.p, f->list, (size_t)f->count * sizeof(uint32_t), cudaMemcpyHostToDevice));
         map_ids<<<blocks_for(f->count), kThreads>>>(f->d_list, (const uint32_t *)tmp.p, f->count,
                                                     gg->d_new_of_old, nullptr);
@@ -205,12 +205,12 @@ extern "C" mg_status mg__gpu_frontier_need_dlist(mg_context ctx, const mg_fronti
     const size_t words = mg__bitmap_words(f->n);
     TRY(reserve_dlist(ctx, f, f->n, false));
     dbuf counts, start, temp;
-    TRY(dalloc(ctx, &counts.p, words * sizeof(uint32_t), "bitmap word counts"));
-    TRY(dalloc(ctx, &start.p, words * sizeof(uint32_t), "bitmap word offsets"));
+    TRY(dbuf_alloc(ctx, &counts, words * sizeof(uint32_t), "bitmap word counts"));
+    TRY(dbuf_alloc(ctx, &start, words * sizeof(uint32_t), "bitmap word offsets"));
     size_t temp_bytes = 0;
     CU(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, (uint32_t *)counts.p, (uint32_t *)start.p,
                                      (int64_t)words));
-    TRY(dalloc(ctx, &temp.p, temp_bytes, "scan scratch"));
+    TRY(dbuf_alloc(ctx, &temp, temp_bytes, "scan scratch"));
     word_counts<<<blocks_for(words), kThreads>>>(f->d_bitmap, words, (uint32_t *)counts.p);
     LAUNCHED("word_counts");
     CU(cub::DeviceScan::ExclusiveSum(temp.p, temp_bytes, (uint32_t *)counts.p, (uint32_t *)start.p,
@@ -258,7 +258,7 @@ extern "C" mg_status mg__gpu_frontier_to_host(mg_context ctx, const mg_frontier 
     }
     if (f->count > 0) {
         dbuf tmp;
-        TRY(dalloc(ctx, &tmp.p, (size_t)f->count * sizeof(uint32_t), "a frontier download"));
+        TRY(dbuf_alloc(ctx, &tmp, (size_t)f->count * sizeof(uint32_t), "a frontier download"));
         map_ids<<<blocks_for(f->count), kThreads>>>((uint32_t *)tmp.p, f->d_list, f->count,
                                                     gg->d_old_of_new, nullptr);
         LAUNCHED("map_ids");
@@ -274,6 +274,9 @@ extern "C" void mg__gpu_frontier_release(mg_frontier f) {
     if (f->d_list) cudaFree(f->d_list);
     if (f->d_bitmap) cudaFree(f->d_bitmap);
     if (f->d_counter) cudaFree(f->d_counter);
+    if (f->d_spare) cudaFree(f->d_spare);
+    f->d_spare = nullptr;
+    f->d_spare_capacity = 0;
     f->d_list = nullptr;
     f->d_bitmap = nullptr;
     f->d_counter = nullptr;
@@ -414,11 +417,23 @@ extern "C" mg_status mg__gpu_frontier_select(mg_context ctx, mg_frontier out, co
         out->d_list_valid = false;
     } else {
         TRY(mg__gpu_frontier_need_dlist(ctx, in));
-        /* survivors appended to out's list when it has room and is not in's, else to a fresh one */
+        /* survivors appended to out's list when it has room and is not in's; selecting a frontier
+         * in place writes to its spare list, swapped in afterwards */
+        const uint32_t need = in->count ? in->count : 1;
+        if (out == in && out->d_spare_capacity < need) {
+            if (out->d_spare) cudaFree(out->d_spare);
+            out->d_spare = nullptr;
+            out->d_spare_capacity = 0;
+            void *q = nullptr;
+            const uint32_t capacity = out->d_list_capacity > need ? out->d_list_capacity : need;
+            TRY(dalloc(ctx, &q, (size_t)capacity * sizeof(uint32_t), "a selection"));
+            out->d_spare = (uint32_t *)q;
+            out->d_spare_capacity = capacity;
+        }
         const bool reuse = out != in && out->d_list != nullptr && out->d_list_capacity >= in->count;
-        void *p = reuse ? out->d_list : nullptr;
-        if (!reuse)
-            TRY(dalloc(ctx, &p, (size_t)(in->count ? in->count : 1) * sizeof(uint32_t), "a selection"));
+        void *p = out == in ? out->d_spare : reuse ? out->d_list : nullptr;
+        if (out != in && !reuse)
+            TRY(dalloc(ctx, &p, (size_t)need * sizeof(uint32_t), "a selection"));
         if (in->count > 0) {
             MG__WITH_TYPE(t, {
                 select_list<T><<<blocks_for(in->count), kThreads>>>(
@@ -427,14 +442,21 @@ extern "C" mg_status mg__gpu_frontier_select(mg_context ctx, mg_frontier out, co
             });
             cudaError_t e = cudaGetLastError();
             if (e != cudaSuccess) {
-                if (!reuse) cudaFree(p);
+                if (out != in && !reuse) cudaFree(p);
                 return cu_fail(ctx, e, __func__, "select_list<<<>>>");
             }
         }
-        if (!reuse) {
+        if (out == in) {
+            uint32_t *old = out->d_list;
+            const uint32_t old_capacity = out->d_list_capacity;
+            out->d_list = out->d_spare;
+            out->d_list_capacity = out->d_spare_capacity;
+            out->d_spare = old;
+            out->d_spare_capacity = old_capacity;
+        } else if (!reuse) {
             if (out->d_list) cudaFree(out->d_list);
             out->d_list = (uint32_t *)p;
-            out->d_list_capacity = in->count ? in->count : 1;
+            out->d_list_capacity = need;
         }
         out->on_device = true;
         out->d_list_valid = true;

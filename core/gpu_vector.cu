@@ -136,9 +136,9 @@ mg_status reduce(mg_context ctx, It in, int64_t count, Op op, double init, doubl
     if (count == 0) return MG_SUCCESS;
     dbuf out, temp;
     size_t temp_bytes = 0;
-    TRY(dalloc(ctx, &out.p, sizeof(double), "a reduction"));
+    TRY(dbuf_alloc(ctx, &out, sizeof(double), "a reduction"));
     CU(cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, (double *)out.p, count, op, init));
-    TRY(dalloc(ctx, &temp.p, temp_bytes, "reduction scratch"));
+    TRY(dbuf_alloc(ctx, &temp, temp_bytes, "reduction scratch"));
     CU(cub::DeviceReduce::Reduce(temp.p, temp_bytes, in, (double *)out.p, count, op, init));
     CU(cudaMemcpy(result, out.p, sizeof(double), cudaMemcpyDeviceToHost));
     return MG_SUCCESS;
@@ -180,7 +180,7 @@ extern "C" mg_status mg__gpu_vector_to_device(mg_context ctx, mg_vector v) {
     const size_t es = mg__type_size(v->type);
     if (v->n > 0) {
         dbuf scratch;
-        TRY(dalloc(ctx, &scratch.p, (size_t)v->n * es, "a vector upload"));
+        TRY(dbuf_alloc(ctx, &scratch, (size_t)v->n * es, "a vector upload"));
         CU(cudaMemcpy(scratch.p, v->data, (size_t)v->n * es, cudaMemcpyHostToDevice));
         TRY(permute_values(ctx, es, v->d_data, scratch.p, graph_of(v)->d_old_of_new, v->n));
     }
@@ -193,7 +193,7 @@ extern "C" mg_status mg__gpu_vector_to_host(mg_context ctx, mg_vector v) {
     const size_t es = mg__type_size(v->type);
     if (v->n > 0) {
         dbuf scratch;
-        TRY(dalloc(ctx, &scratch.p, (size_t)v->n * es, "a vector download"));
+        TRY(dbuf_alloc(ctx, &scratch, (size_t)v->n * es, "a vector download"));
         TRY(permute_values(ctx, es, scratch.p, v->d_data, graph_of(v)->d_new_of_old, v->n));
         CU(cudaMemcpy(v->data, scratch.p, (size_t)v->n * es, cudaMemcpyDeviceToHost));
     }

@@ -91,6 +91,9 @@ struct mg_frontier_s {
     bool on_device;
     uint32_t *d_list;      /* d_list_capacity entries                  */
     uint32_t d_list_capacity;
+    uint32_t *d_spare;     /* d_spare_capacity entries: an in-place selection's output, swapped
+                              with d_list (no allocation per call)      */
+    uint32_t d_spare_capacity;
     bool d_list_valid;
     uint64_t *d_bitmap;    /* (n + 63) / 64 words                      */
     bool d_bitmap_valid;
