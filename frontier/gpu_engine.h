@@ -44,6 +44,13 @@ typedef struct {
  * Scratch device memory is kept in ctx->gpu_workspace for the next call (freed with the context). */
 mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info);
 
+/* One advance through the dense-frontier engine (MultiGraphD, frontier/gpu_dense.cu) on d, the
+ * dense form of a->g for a->program->edges: the same arguments, semantics and results as
+ * mg__gpu_advance (every source of the frontier is processed if active; the output frontier is
+ * produced by phase 2). info->pulled is false. */
+mg_status mg__gpu_dense_advance(mg_context ctx, const struct mg__gpu_dense *d, mg__gpu_advance_args *a,
+                                mg_advance_info *info);
+
 /* The plain CSR baseline (issue 3's comparison kernel, a benchmark comparison, not an engine): the
  * same program semantics, arguments and results as mg__gpu_advance, but always push, with one
  * thread per active source scanning all its edges with global atomics. ctx->mode is ignored. */

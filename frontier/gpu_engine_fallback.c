@@ -1,7 +1,7 @@
 /*
  * gpu_engine_fallback.c — the GPU advance entry points for a build without CUDA: each reports
  * MG_UNAVAILABLE, so C code and tests link in CPU-only builds. With CUDA the real ones are in
- * gpu_engine.cu and this file is empty.
+ * gpu_engine.cu and gpu_dense.cu and this file is empty.
  */
 #ifndef MG_HAVE_CUDA
 
@@ -11,6 +11,14 @@ mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_in
     if (a != NULL) a->out_count = 0;
     if (info != NULL) memset(info, 0, sizeof *info);
     return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_advance: this build has no CUDA backend");
+}
+
+mg_status mg__gpu_dense_advance(mg_context ctx, const struct mg__gpu_dense *d, mg__gpu_advance_args *a,
+                                mg_advance_info *info) {
+    (void)d;
+    if (a != NULL) a->out_count = 0;
+    if (info != NULL) memset(info, 0, sizeof *info);
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_dense_advance: this build has no CUDA backend");
 }
 
 mg_status mg__gpu_advance_baseline(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
@@ -55,6 +63,6 @@ mg_status mg__gpu_copy_to_device(mg_context ctx, void *device, const void *host,
 }
 
 #else
-/* The CUDA build defines these in gpu_engine.cu; keep the translation unit non-empty. */
+/* The CUDA build defines these in gpu_engine.cu and gpu_dense.cu; keep the translation unit non-empty. */
 typedef int mg__gpu_engine_fallback_unused;
 #endif

@@ -1,11 +1,12 @@
 /*
  * gpu_fallback.c — the GPU preprocessing entry points for a build without CUDA: each reports
  * MG_UNAVAILABLE, so the C code and the tests that call them link in CPU-only builds. With CUDA the
- * real ones are in gpu_preprocess.cu and this file is empty.
+ * real ones are in gpu_preprocess.cu and gpu_dense.cu and this file is empty.
  */
 #ifndef MG_HAVE_CUDA
 
 #include "preprocess/gpu_preprocess.h"
+#include "preprocess/gpu_dense.h"
 
 mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo, const mg_graph_options *opts,
                               mg__gpu_graph *out) {
@@ -32,7 +33,32 @@ mg_status mg__gpu_copy_to_host(mg_context ctx, void *host, const void *device, s
     return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_copy_to_host: this build has no CUDA backend");
 }
 
+mg_status mg__gpu_dense_build(mg_context ctx, const mg__gpu_graph *g, mg_edges edges,
+                              const mg__gpu_dense_params *params, mg__gpu_dense **out) {
+    (void)g;
+    (void)edges;
+    (void)params;
+    if (out != NULL) *out = NULL;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_dense_build: this build has no CUDA backend");
+}
+
+mg_status mg__gpu_dense_get(mg_context ctx, mg__gpu_graph *g, mg_edges edges, const mg__gpu_dense **out) {
+    (void)g;
+    (void)edges;
+    if (out != NULL) *out = NULL;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_dense_get: this build has no CUDA backend");
+}
+
+void mg__gpu_dense_get_stats(const mg__gpu_dense *d, mg__gpu_dense_stats *stats) {
+    (void)d;
+    if (stats != NULL) memset(stats, 0, sizeof *stats);
+}
+
+void mg__gpu_dense_free(mg__gpu_dense **d) {
+    if (d != NULL) *d = NULL;
+}
+
 #else
-/* The CUDA build defines these in gpu_preprocess.cu; keep the translation unit non-empty. */
+/* The CUDA build defines these in gpu_preprocess.cu and gpu_dense.cu; keep the translation unit non-empty. */
 typedef int mg__gpu_fallback_unused;
 #endif

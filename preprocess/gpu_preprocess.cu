@@ -29,6 +29,7 @@ extern "C" {
 #include "mg_internal.h"
 }
 #include "preprocess/gpu_preprocess.h"
+#include "preprocess/gpu_dense.h"
 
 namespace {
 
@@ -617,6 +618,8 @@ extern "C" void mg__gpu_graph_free(mg__gpu_graph *g) {
                             g->d_new_of_old, g->d_old_of_new, g->d_seg_ptr};
     for (void *p : arrays)
         if (p != nullptr) cudaFree(p);
+    mg__gpu_dense_free(&g->dense[MG_EDGES_OUT]);
+    mg__gpu_dense_free(&g->dense[MG_EDGES_IN]);
     memset(g, 0, sizeof *g);
 }
 

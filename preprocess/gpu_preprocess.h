@@ -64,6 +64,10 @@ typedef struct {
     uint32_t seg_size, seg_count;
     uint32_t *d_seg_ptr;        /* n * (seg_count + 1) */
     size_t seg_bytes;
+    /* The dense-frontier form (MultiGraphD, preprocess/gpu_dense.h), one per edge direction
+     * (indexed by mg_edges), built on first use by the engine and freed with the graph. Not counted
+     * in device_bytes (mg__gpu_dense_get_stats reports its own). */
+    struct mg__gpu_dense *dense[2];
 } mg__gpu_graph;
 
 /* Builds out from coo on the current device, with the CPU builder's rules (core/graph.c): when

@@ -1,0 +1,674 @@
+/*
+ * gpu_dense.cu — the dense-frontier advance (MultiGraphD, thesis Sec. 3.4, Algorithms 4 and 5) on
+ * the form preprocess/gpu_dense.cu builds; the layout is in preprocess/gpu_dense_layout.h. The
+ * semantics are those of mg__gpu_advance (frontier/gpu_engine.cu) and so of the CPU engine
+ * (frontier/cpu_engine.c): the shared device code is frontier/gpu_program.cuh.
+ *
+ *  - phase 1, heavy units (Algorithm 4): a thread block per unit stages its column panel's source
+ *    values (the per-source part of the contribution: x, or x + 1, x / outdeg, the caller's id
+ *    computed once per call) and, for a frontier that is not every vertex, the active bits in
+ *    shared memory; each thread walks one column of the unit's frontier matrix, combining its run's
+ *    contributions in a register and merging them into the unit's shared accumulators with a
+ *    shared-memory atomic where a marker starts the next run (the columns' last runs are merged
+ *    across the warp first); the accumulators go to the unit's slots (and, for a partial frontier,
+ *    whether any active source reached them).
+ *  - phase 1, light items (Algorithm 5): a thread block per piece of a column panel's light stream
+ *    stages the same values and writes each active entry's contribution straight to its slot (no
+ *    atomics, no combining).
+ *  - phase 2: a thread block per row panel combines its contiguous slots into shared accumulators by
+ *    destination with shared-memory atomics (8 neighbouring slots per thread, runs of one
+ *    destination combined in registers and across the warp first), then applies the program's rule
+ *    to every eligible destination of the panel and produces the output list and bitmap.
+ * Masking: inactive sources contribute nothing, so any frontier runs, at the cost of all edges.
+ * A destination is "found" when an active source reached it: every destination with edges for the
+ * full frontier, and from per-slot flags otherwise.
+ *
+ * Kernels are templates over value type, the per-edge part of the contribution (none, + weight,
+ * * weight), combine, and whether the frontier is partial. Shared memory is sized at launch from the
+ * panels; the workspace (slot values, flags, bitmaps, counters) lives in the form and is reused, so a
+ * call allocates nothing except the first time an 8-byte type or a partial frontier needs more.
+ */
+#include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
+#include "frontier/gpu_engine.h"
+#include "preprocess/gpu_dense_layout.h"
+
+namespace {
+
+constexpr int kHeavy = MG__DENSE_HEAVY_THREADS;
+constexpr int kThreads = MG__DENSE_THREADS;
+constexpr int kPhase2 = MG__DENSE_PHASE2_THREADS;
+constexpr int kSmall = 256; /* threads of the small helper kernels */
+constexpr uint32_t kBatch = 8;      /* heavy rows loaded at once per thread                */
+constexpr uint32_t kLightBatch = 4; /* light entries loaded at once per thread             */
+constexpr uint32_t kSlotChunk = MG__DENSE_SLOT_CHUNK; /* phase-2 slots per thread and round  */
+
+/* The form's arrays, as the kernels see them. */
+struct Layout {
+    uint32_t W, max_ranks, max_rows;
+    const void *sources; /* per source, what it sends before the edge's part: x or computed */
+    const mg__dense_unit *units;
+    const uint16_t *heavy;
+    const void *heavy_w;
+    const mg__dense_light_item *items;
+    const uint16_t *light_src;
+    const uint32_t *light_slot;
+    const void *light_w;
+    const uint32_t *row_start, *row_slot;
+    const uint16_t *slot_dst;
+    const uint64_t *has_edges;
+    void *values;
+    uint8_t *found;
+};
+
+__device__ __forceinline__ bool bit32(const uint32_t *bm, uint32_t i) { return (bm[i >> 5] >> (i & 31)) & 1u; }
+
+/* Shared-memory merges. min / max of floating point by compare-and-swap, starting from the identity
+ * the accumulator was reset to (no plain read races the atomics); integers have the instructions. */
+__device__ __forceinline__ void smem_min(int32_t *p, int32_t v) { atomicMin(p, v); }
+__device__ __forceinline__ void smem_min(int64_t *p, int64_t v) {
+    atomicMin(reinterpret_cast<long long *>(p), (long long)v);
+}
+__device__ __forceinline__ void smem_max(int32_t *p, int32_t v) { atomicMax(p, v); }
+__device__ __forceinline__ void smem_max(int64_t *p, int64_t v) {
+    atomicMax(reinterpret_cast<long long *>(p), (long long)v);
+}
+template <typename T> __device__ __forceinline__ void smem_min(T *p, T v) {
+    T old = Lim<T>::max();
+    while (v < old) {
+        const typename Word<T>::U seen = cas(p, to_word(old), to_word(v));
+        if (seen == to_word(old)) return;
+        old = from_word<T>(seen);
+    }
+}
+template <typename T> __device__ __forceinline__ void smem_max(T *p, T v) {
+    T old = Lim<T>::lowest();
+    while (v > old) {
+        const typename Word<T>::U seen = cas(p, to_word(old), to_word(v));
+        if (seen == to_word(old)) return;
+        old = from_word<T>(seen);
+    }
+}
+template <typename T, int C> __device__ __forceinline__ void smem_combine(T *p, T v) {
+    switch (C) {
+    case MG_COMBINE_MIN: smem_min(p, v); break;
+    case MG_COMBINE_MAX: smem_max(p, v); break;
+    case MG_COMBINE_SUM: atomic_add(p, v); break;
+    default: atomic_store(p, v); break; /* MG_COMBINE_ANY: any one of them */
+    }
+}
+
+/* count elements of U at p (16-byte aligned, a multiple of 16 bytes) with 16-byte loads. */
+template <typename U, size_t count> __device__ __forceinline__ void load_chunk(const U *p, U (&out)[count]) {
+    static_assert(sizeof out % 16 == 0 || sizeof out == 8, "whole 16-byte words, or 8 bytes");
+    if constexpr (sizeof out == 8) {
+        const uint2 w = *reinterpret_cast<const uint2 *>(p);
+        memcpy(out, &w, 8);
+    } else {
+        uint4 w[sizeof out / 16];
+#pragma unroll
+        for (size_t k = 0; k < sizeof out / 16; k++) w[k] = reinterpret_cast<const uint4 *>(p)[k];
+        memcpy(out, w, sizeof out);
+    }
+}
+
+/* Shuffles up of T (int64_t goes as long long, as in gpu_program.cuh). */
+template <typename T> __device__ __forceinline__ T shfl_up(T v, int delta) {
+    return __shfl_up_sync(0xffffffffu, v, delta);
+}
+template <> __device__ __forceinline__ int64_t shfl_up(int64_t v, int delta) {
+    return (int64_t)__shfl_up_sync(0xffffffffu, (long long)v, delta);
+}
+
+/* Called by all 32 lanes of a warp, each with a key and a value (found: the value is real). Lanes
+ * with equal keys that are neighbours form a run; the last lane of each run gets the run's combined
+ * value (and whether any of it was found) and true. Neighbouring lanes often share a destination
+ * (a hub's light edges, the columns of one long heavy run): merging them here leaves one
+ * shared-memory atomic per run instead of up to 32 on one address. */
+template <typename T, int C> __device__ __forceinline__ bool warp_runs(uint32_t key, T &v, bool &found) {
+    const int lane = threadIdx.x & 31;
+    const uint32_t prev = __shfl_up_sync(0xffffffffu, key, 1);
+    const unsigned heads = __ballot_sync(0xffffffffu, lane == 0 || prev != key);
+    const int start = 31 - __clz(heads & (0xffffffffu >> (31 - lane))); /* my run's first lane */
+    for (int off = 1; off < 32; off <<= 1) {
+        const T ov = shfl_up(v, off);
+        const bool of = __shfl_up_sync(0xffffffffu, found, off);
+        if (lane - off >= start && of) {
+            v = found ? combine<T, C>(ov, v) : ov;
+            found = true;
+        }
+    }
+    const uint32_t next = __shfl_down_sync(0xffffffffu, key, 1);
+    return lane == 31 || next != key;
+}
+
+/* What source s sends before the edge's own part (edge_value adds or multiplies the weight). */
+template <typename T> __device__ __forceinline__ T staged_value(const Params<T> &P, int K, uint32_t s) {
+    switch (K) {
+    case MG_CONTRIB_SRC_ID: return source_value<T, MG_CONTRIB_SRC_ID>(P, s);
+    case MG_CONTRIB_SRC_DIV_OUTDEG: return source_value<T, MG_CONTRIB_SRC_DIV_OUTDEG>(P, s);
+    case MG_CONTRIB_SRC_PLUS_ONE:
+        return edge_value<T, MG_CONTRIB_SRC_PLUS_ONE>(P, source_value<T, MG_CONTRIB_SRC>(P, s), nullptr, 0);
+    default: return source_value<T, MG_CONTRIB_SRC>(P, s);
+    }
+}
+
+/* Contributions with a per-source part other than x itself are computed once per call (every unit
+ * and light item of a column panel stages the same values: computing them there would read the
+ * out-degree offsets again for each). */
+template <typename T> __global__ void source_values_kernel(Params<T> P, int K, T *out) {
+    for (uint32_t s = blockIdx.x * blockDim.x + threadIdx.x; s < P.n; s += gridDim.x * blockDim.x)
+        out[s] = staged_value(P, K, s);
+}
+
+/* Stages column panel c's source values (and active bits) in shared memory. W is a multiple of 64,
+ * so the panel's bits are whole words of the active bitmap. */
+template <typename T, bool PARTIAL>
+__device__ __forceinline__ void stage(const Params<T> &P, const Layout &D, uint32_t c, T *sval, uint32_t *sact) {
+    const uint32_t first = c * D.W;
+    const uint32_t count = P.n - first < D.W ? P.n - first : D.W;
+    const T *sv = static_cast<const T *>(D.sources);
+    for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) sval[i] = sv[first + i];
+    if (PARTIAL)
+        for (uint32_t w = threadIdx.x; w < (count + 31) / 32; w += blockDim.x)
+            sact[w] = (uint32_t)(P.active_bm[(first >> 6) + (w >> 1)] >> ((w & 1) * 32));
+}
+
+/* Phase 1, heavy units (Algorithm 4). Shared memory: W staged values, max_ranks accumulators, then
+ * (partial frontier) W active bits and max_ranks found bits. */
+template <typename T, int KE, int C, bool PARTIAL>
+__global__ void __launch_bounds__(kHeavy) heavy_kernel(Params<T> P, Layout D) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    T *sval = reinterpret_cast<T *>(smem);
+    T *sacc = sval + D.W;
+    uint32_t *sact = reinterpret_cast<uint32_t *>(sacc + D.max_ranks);
+    uint32_t *sfound = sact + D.W / 32;
+    const mg__dense_unit U = D.units[blockIdx.x];
+    stage<T, PARTIAL>(P, D, U.col_panel, sval, sact);
+    for (uint32_t i = threadIdx.x; i < U.ranks; i += blockDim.x) sacc[i] = identity<T, C>();
+    if (PARTIAL)
+        for (uint32_t i = threadIdx.x; i < (U.ranks + 31) / 32; i += blockDim.x) sfound[i] = 0;
+    __syncthreads();
+
+    const uint32_t c = threadIdx.x, per_col = U.rows - 1;
+    const uint64_t q0 = (uint64_t)c * per_col;
+    uint32_t rank = UINT32_MAX; /* columns past the stream hold no run */
+    T acc = identity<T, C>();
+    bool found = false;
+    if (q0 < U.length) {
+        const uint32_t cnt = U.length - q0 < per_col ? (uint32_t)(U.length - q0) : per_col;
+        const uint64_t base = U.offset + c;
+        const uint16_t *col = D.heavy + base;
+        rank = col[0] & ~MG__DENSE_MARKER;
+        /* rows in batches whose loads are all issued before the batch's shared-memory atomics (an
+         * atomic keeps the compiler from moving later loads above it) */
+        for (uint32_t r0 = 1; r0 <= cnt; r0 += kBatch) {
+            uint32_t e[kBatch];
+#pragma unroll
+            for (uint32_t k = 0; k < kBatch; k++) e[k] = r0 + k <= cnt ? col[(uint64_t)(r0 + k) * kHeavy] : 0u;
+#pragma unroll
+            for (uint32_t k = 0; k < kBatch; k++) {
+                if (r0 + k > cnt) break;
+                if (e[k] & MG__DENSE_MARKER) {
+                    if (found) {
+                        smem_combine<T, C>(sacc + rank, acc);
+                        if (PARTIAL) atomicOr(sfound + (rank >> 5), 1u << (rank & 31));
+                    }
+                    rank = e[k] & ~MG__DENSE_MARKER;
+                    acc = identity<T, C>();
+                    found = false;
+                } else if (!PARTIAL || bit32(sact, e[k])) {
+                    T v = sval[e[k]];
+                    if (KE != MG_CONTRIB_SRC)
+                        v = edge_value<T, KE>(P, v, D.heavy_w, base + (uint64_t)(r0 + k) * kHeavy);
+                    acc = combine<T, C>(acc, v);
+                    found = true;
+                }
+            }
+        }
+    }
+    /* the last runs of neighbouring columns are often one destination's */
+    if (warp_runs<T, C>(rank, acc, found) && found) {
+        smem_combine<T, C>(sacc + rank, acc);
+        if (PARTIAL) atomicOr(sfound + (rank >> 5), 1u << (rank & 31));
+    }
+    __syncthreads();
+    T *out = static_cast<T *>(D.values) + U.slot;
+    for (uint32_t i = threadIdx.x; i < U.ranks; i += blockDim.x) {
+        out[i] = sacc[i];
+        if (PARTIAL) D.found[U.slot + i] = bit32(sfound, i);
+    }
+}
+
+/* Phase 1, light items (Algorithm 5). Shared memory: W staged values, then (partial) W bits. */
+template <typename T, int KE, bool PARTIAL>
+__global__ void __launch_bounds__(kThreads) light_kernel(Params<T> P, Layout D) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    T *sval = reinterpret_cast<T *>(smem);
+    uint32_t *sact = reinterpret_cast<uint32_t *>(sval + D.W);
+    const mg__dense_light_item item = D.items[blockIdx.x];
+    stage<T, PARTIAL>(P, D, item.col_panel, sval, sact);
+    __syncthreads();
+    T *values = static_cast<T *>(D.values);
+    for (uint64_t i0 = item.begin + threadIdx.x; i0 < item.end; i0 += kLightBatch * blockDim.x) {
+        uint32_t src[kLightBatch], slot[kLightBatch];
+#pragma unroll
+        for (uint32_t k = 0; k < kLightBatch; k++) {
+            const uint64_t i = i0 + (uint64_t)k * blockDim.x;
+            src[k] = i < item.end ? D.light_src[i] : 0u;
+            slot[k] = i < item.end ? D.light_slot[i] : 0u;
+        }
+#pragma unroll
+        for (uint32_t k = 0; k < kLightBatch; k++) {
+            const uint64_t i = i0 + (uint64_t)k * blockDim.x;
+            if (i >= item.end) break;
+            if (PARTIAL) {
+                const bool active = bit32(sact, src[k]);
+                D.found[slot[k]] = active;
+                if (!active) continue;
+            }
+            T v = sval[src[k]];
+            if (KE != MG_CONTRIB_SRC) v = edge_value<T, KE>(P, v, D.light_w, i);
+            values[slot[k]] = v;
+        }
+    }
+}
+
+/* Phase 2: a block per row panel. Shared memory: max_rows accumulators, then (partial) found bits.
+ * The output goes out in rounds of a destination per thread: a warp sets its bitmap bits with one
+ * atomic per 64-bit word it covers, and the block reserves its list positions with one atomic per
+ * round (every destination may join: PageRank's affine apply). */
+template <typename T, int C, bool PARTIAL>
+__global__ void __launch_bounds__(kPhase2) phase2_kernel(Params<T> P, Layout D) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ uint32_t s_count;
+    __shared__ ull s_base;
+    T *sacc = reinterpret_cast<T *>(smem);
+    uint32_t *sfound = reinterpret_cast<uint32_t *>(sacc + D.max_rows);
+    const uint32_t d0 = D.row_start[blockIdx.x], rows = D.row_start[blockIdx.x + 1] - d0;
+    const uint32_t s0 = D.row_slot[blockIdx.x], s1 = D.row_slot[blockIdx.x + 1];
+    for (uint32_t i = threadIdx.x; i < rows; i += blockDim.x) sacc[i] = identity<T, C>();
+    if (PARTIAL)
+        for (uint32_t i = threadIdx.x; i < (rows + 31) / 32; i += blockDim.x) sfound[i] = 0;
+    __syncthreads();
+    /* each thread takes 8 neighbouring slots with vector loads (the slot arrays are padded to whole
+     * chunks) and combines runs of one destination in a register; a thread's last run is merged
+     * with its neighbours' (warp_runs), so a hub's long run of light slots costs one atomic per warp */
+    const T *values = static_cast<const T *>(D.values);
+    for (uint32_t base = s0 & ~(kSlotChunk - 1); base < s1; base += blockDim.x * kSlotChunk) {
+        const uint32_t c0 = base + threadIdx.x * kSlotChunk;
+        uint32_t cur = UINT32_MAX;
+        T acc = identity<T, C>();
+        bool found = false;
+        if (c0 < s1) {
+            uint16_t dst[kSlotChunk];
+            T val[kSlotChunk];
+            uint8_t fl[kSlotChunk];
+            load_chunk(D.slot_dst + c0, dst);
+            load_chunk(values + c0, val);
+            if (PARTIAL) load_chunk(D.found + c0, fl);
+#pragma unroll
+            for (uint32_t k = 0; k < kSlotChunk; k++) {
+                if (c0 + k < s0 || c0 + k >= s1 || (PARTIAL && !fl[k])) continue;
+                if (dst[k] != cur) {
+                    if (found) {
+                        smem_combine<T, C>(sacc + cur, acc);
+                        if (PARTIAL) atomicOr(sfound + (cur >> 5), 1u << (cur & 31));
+                    }
+                    cur = dst[k];
+                    acc = val[k];
+                    found = true;
+                } else {
+                    acc = combine<T, C>(acc, val[k]);
+                }
+            }
+        }
+        if (warp_runs<T, C>(cur, acc, found) && found) {
+            smem_combine<T, C>(sacc + cur, acc);
+            if (PARTIAL) atomicOr(sfound + (cur >> 5), 1u << (cur & 31));
+        }
+    }
+    __syncthreads();
+    const uint32_t lane = threadIdx.x & 31;
+    for (uint32_t base = 0; base < rows; base += blockDim.x) { /* the same rounds for all threads */
+        const uint32_t l = base + threadIdx.x, d = d0 + l;
+        bool joins = false;
+        if (l < rows && eligible(P, d)) {
+            const bool found = PARTIAL ? bit32(sfound, l) : bit(D.has_edges, d);
+            joins = (found || P.apply == MG_APPLY_AFFINE) && apply_one(P, d, sacc[l], found);
+        }
+        /* the warp's 32 consecutive destinations touch one or two bitmap words: lane 0 sets the
+         * bits of the first, lane k (the first destination on a word boundary) those of the second */
+        const unsigned mask = __ballot_sync(0xffffffffu, joins);
+        const uint32_t dw = d - lane, k = (64 - (dw & 63)) & 63;
+        if (mask != 0) {
+            if (lane == 0) {
+                const unsigned first = k == 0 || k >= 32 ? mask : mask & ((1u << k) - 1);
+                if (first) atomicOr(reinterpret_cast<ull *>(&P.out_bm[dw >> 6]), (ull)first << (dw & 63));
+            } else if (lane == k) {
+                if (mask >> k) atomicOr(reinterpret_cast<ull *>(&P.out_bm[d >> 6]), (ull)(mask >> k));
+            }
+        }
+        /* list positions: per warp in shared memory, then one global reservation per round */
+        if (threadIdx.x == 0) s_count = 0;
+        __syncthreads();
+        uint32_t pos = 0;
+        if (mask != 0) {
+            uint32_t wbase = 0;
+            if (lane == 0) wbase = atomicAdd(&s_count, (uint32_t)__popc(mask));
+            pos = __shfl_sync(0xffffffffu, wbase, 0) + __popc(mask & ((1u << lane) - 1));
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) s_base = s_count ? atomicAdd(P.out_count, (ull)s_count) : 0;
+        __syncthreads();
+        if (joins && P.out_list != nullptr) P.out_list[s_base + pos] = d;
+    }
+}
+
+__global__ void list_to_bitmap_kernel(const uint32_t *list, uint32_t count, uint64_t *bm) {
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
+        atomicOr(reinterpret_cast<ull *>(&bm[list[i] >> 6]), 1ull << (list[i] & 63));
+}
+
+/* The frontier's edges along the program's direction (info->frontier_edges). */
+__global__ void degree_sum_kernel(const uint64_t *off, const uint32_t *list, uint32_t count, ull *sum) {
+    ull mine = 0;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
+        mine += off[list[i] + 1] - off[list[i]];
+    if (mine) atomicAdd(sum, mine);
+}
+
+/* ---- host side -------------------------------------------------------------------------------- */
+
+unsigned grid_for(uint64_t threads) {
+    uint64_t g = (threads + kSmall - 1) / kSmall;
+    if (g == 0) g = 1;
+    return (unsigned)(g > 65535 * 4 ? 65535 * 4 : g);
+}
+
+mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
+    (void)cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation)
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_dense_advance: out of device memory in %s "
+                         "(gpu_dense.cu:%d)", call, line);
+    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_dense_advance: %s failed: %s: %s (gpu_dense.cu:%d)",
+                     call, cudaGetErrorName(e), cudaGetErrorString(e), line);
+}
+
+#define CU(expr)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (expr);                                                                   \
+        if (e_ != cudaSuccess) return cu_fail(ctx, e_, #expr, __LINE__);                           \
+    } while (0)
+#define LAUNCHED(name)                                                                             \
+    do {                                                                                           \
+        cudaError_t e_ = cudaGetLastError();                                                       \
+        if (e_ != cudaSuccess) return cu_fail(ctx, e_, "launch of " name, __LINE__);               \
+    } while (0)
+
+/* Replaces a workspace buffer by a larger one, zeroed (the old contents are scratch; phase 2 reads
+ * the padding of the slot arrays). */
+mg_status ws_grow(mg_context ctx, mg__dense_workspace *ws, void **buf, size_t old_bytes, size_t bytes,
+                  const char *what) {
+    void *q = nullptr;
+    cudaError_t e = cudaMalloc(&q, bytes ? bytes : 8);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return mg__error(ctx, e == cudaErrorMemoryAllocation ? MG_OUT_OF_MEMORY : MG_DEVICE_ERROR,
+                         "mg__gpu_dense_advance: cudaMalloc of %zu bytes for %s: %s", bytes, what,
+                         cudaGetErrorString(e));
+    }
+    e = cudaMemset(q, 0, bytes ? bytes : 8);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        cudaFree(q);
+        return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_dense_advance: cudaMemset of %s: %s", what,
+                         cudaGetErrorString(e));
+    }
+    if (*buf != nullptr) cudaFree(*buf);
+    *buf = q;
+    ws->bytes = ws->bytes - old_bytes + bytes;
+    return MG_SUCCESS;
+}
+
+/* Each instantiation's launch, with its shared memory allowed first. */
+template <typename T, int KE, int C, bool PARTIAL>
+cudaError_t launch_heavy(const Params<T> &P, const Layout &D, unsigned grid, size_t smem) {
+    cudaError_t e = cudaFuncSetAttribute(heavy_kernel<T, KE, C, PARTIAL>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return e;
+    heavy_kernel<T, KE, C, PARTIAL><<<grid, kHeavy, smem>>>(P, D);
+    return cudaGetLastError();
+}
+template <typename T, int KE, bool PARTIAL>
+cudaError_t launch_light(const Params<T> &P, const Layout &D, unsigned grid, size_t smem) {
+    cudaError_t e = cudaFuncSetAttribute(light_kernel<T, KE, PARTIAL>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return e;
+    light_kernel<T, KE, PARTIAL><<<grid, kThreads, smem>>>(P, D);
+    return cudaGetLastError();
+}
+template <typename T, int C, bool PARTIAL>
+cudaError_t launch_phase2(const Params<T> &P, const Layout &D, unsigned grid, size_t smem) {
+    cudaError_t e = cudaFuncSetAttribute(phase2_kernel<T, C, PARTIAL>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return e;
+    phase2_kernel<T, C, PARTIAL><<<grid, kPhase2, smem>>>(P, D);
+    return cudaGetLastError();
+}
+
+/* Dispatch over the per-edge part of the contribution and the combine. */
+template <typename T, bool PARTIAL>
+cudaError_t heavy_by_program(int KE, int C, const Params<T> &P, const Layout &D, unsigned grid, size_t smem) {
+#define HEAVY_C(KEV)                                                                               \
+    switch (C) {                                                                                   \
+    case MG_COMBINE_MIN: return launch_heavy<T, KEV, MG_COMBINE_MIN, PARTIAL>(P, D, grid, smem);   \
+    case MG_COMBINE_MAX: return launch_heavy<T, KEV, MG_COMBINE_MAX, PARTIAL>(P, D, grid, smem);   \
+    case MG_COMBINE_SUM: return launch_heavy<T, KEV, MG_COMBINE_SUM, PARTIAL>(P, D, grid, smem);   \
+    default: return launch_heavy<T, KEV, MG_COMBINE_ANY, PARTIAL>(P, D, grid, smem);               \
+    }
+    switch (KE) {
+    case MG_CONTRIB_SRC_PLUS_WEIGHT: HEAVY_C(MG_CONTRIB_SRC_PLUS_WEIGHT)
+    case MG_CONTRIB_SRC_TIMES_WEIGHT: HEAVY_C(MG_CONTRIB_SRC_TIMES_WEIGHT)
+    default: HEAVY_C(MG_CONTRIB_SRC)
+    }
+#undef HEAVY_C
+}
+template <typename T, bool PARTIAL>
+cudaError_t light_by_program(int KE, const Params<T> &P, const Layout &D, unsigned grid, size_t smem) {
+    switch (KE) {
+    case MG_CONTRIB_SRC_PLUS_WEIGHT: return launch_light<T, MG_CONTRIB_SRC_PLUS_WEIGHT, PARTIAL>(P, D, grid, smem);
+    case MG_CONTRIB_SRC_TIMES_WEIGHT: return launch_light<T, MG_CONTRIB_SRC_TIMES_WEIGHT, PARTIAL>(P, D, grid, smem);
+    default: return launch_light<T, MG_CONTRIB_SRC, PARTIAL>(P, D, grid, smem);
+    }
+}
+template <typename T, bool PARTIAL>
+cudaError_t phase2_by_program(int C, const Params<T> &P, const Layout &D, unsigned grid, size_t smem) {
+    switch (C) {
+    case MG_COMBINE_MIN: return launch_phase2<T, MG_COMBINE_MIN, PARTIAL>(P, D, grid, smem);
+    case MG_COMBINE_MAX: return launch_phase2<T, MG_COMBINE_MAX, PARTIAL>(P, D, grid, smem);
+    case MG_COMBINE_SUM: return launch_phase2<T, MG_COMBINE_SUM, PARTIAL>(P, D, grid, smem);
+    default: return launch_phase2<T, MG_COMBINE_ANY, PARTIAL>(P, D, grid, smem);
+    }
+}
+
+template <typename T, bool PARTIAL>
+mg_status run_phases(mg_context ctx, const mg__gpu_dense *d, const Params<T> &P, const Layout &D, int KE,
+                     int C) {
+    const size_t t = sizeof(T), W = d->params.panel_width;
+    const size_t heavy_smem = (W + d->max_ranks) * t + (PARTIAL ? W / 8 + ((size_t)d->max_ranks + 31) / 32 * 4 : 0);
+    const size_t light_smem = W * t + (PARTIAL ? W / 8 : 0);
+    const size_t phase2_smem = (size_t)d->max_rows_per_panel * t +
+                               (PARTIAL ? ((size_t)d->max_rows_per_panel + 31) / 32 * 4 : 0);
+    const size_t need = heavy_smem > phase2_smem ? heavy_smem : phase2_smem;
+    if ((d->units > 0 && need > d->smem_optin) || (d->light_items > 0 && light_smem > d->smem_optin))
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: panels of %u sources and "
+                         "%u destinations need %zu bytes of shared memory per block for %zu-byte "
+                         "values; the device allows %zu", d->params.panel_width,
+                         d->params.panel_height, need > light_smem ? need : light_smem, t,
+                         d->smem_optin);
+    if (d->units > 0) {
+        const cudaError_t e = heavy_by_program<T, PARTIAL>(KE, C, P, D, d->units, heavy_smem);
+        if (e != cudaSuccess) return cu_fail(ctx, e, "launch of the heavy kernel", __LINE__);
+    }
+    if (d->light_items > 0) {
+        const cudaError_t e = light_by_program<T, PARTIAL>(KE, P, D, d->light_items, light_smem);
+        if (e != cudaSuccess) return cu_fail(ctx, e, "launch of the light kernel", __LINE__);
+    }
+    if (d->row_panels > 0) {
+        const cudaError_t e = phase2_by_program<T, PARTIAL>(C, P, D, d->row_panels, phase2_smem);
+        if (e != cudaSuccess) return cu_fail(ctx, e, "launch of the phase-2 kernel", __LINE__);
+    }
+    return MG_SUCCESS;
+}
+
+template <typename T>
+mg_status advance_t(mg_context ctx, const mg__gpu_dense *d, mg__gpu_advance_args *a, mg_advance_info *info) {
+    const mg__gpu_graph *g = a->g;
+    const mg_program *p = a->program;
+    mg__dense_workspace *ws = d->ws;
+    const uint32_t n = g->n;
+    const size_t words = mg__bitmap_words(n);
+    const bool partial = a->d_in_list != nullptr;
+    const int K = (int)p->contribution;
+    const bool computed_sources = K == MG_CONTRIB_SRC_ID || K == MG_CONTRIB_SRC_DIV_OUTDEG ||
+                                  K == MG_CONTRIB_SRC_PLUS_ONE;
+
+    /* the workspace: slot values wide enough for T, and flags for a partial frontier */
+    if (ws->value_size < sizeof(T) && d->slots > 0) {
+        const size_t slots = MG__DENSE_SLOT_ALLOC(d->slots);
+        const mg_status st = ws_grow(ctx, ws, &ws->values, slots * ws->value_size, slots * sizeof(T),
+                                     "the slot values");
+        if (st != MG_SUCCESS) return st;
+        ws->value_size = sizeof(T);
+    }
+    if (computed_sources && ws->source_size < sizeof(T) && n > 0) {
+        const mg_status st = ws_grow(ctx, ws, &ws->sources, (size_t)n * ws->source_size,
+                                     (size_t)n * sizeof(T), "the source values");
+        if (st != MG_SUCCESS) return st;
+        ws->source_size = sizeof(T);
+    }
+    if (partial && ws->found == nullptr && d->slots > 0) {
+        void *buf = nullptr;
+        const mg_status st = ws_grow(ctx, ws, &buf, 0, MG__DENSE_SLOT_ALLOC(d->slots), "the slot flags");
+        if (st != MG_SUCCESS) return st;
+        ws->found = static_cast<uint8_t *>(buf);
+    }
+
+    Params<T> P;
+    memset(&P, 0, sizeof P);
+    P.n = n;
+    P.outdeg_off = g->d_out_offsets;
+    P.old_of_new = g->d_old_of_new;
+    P.wt = (int)g->weight_type;
+    P.list = a->d_in_list;
+    P.count = partial ? a->in_count : n;
+    P.mask = a->d_mask;
+    P.complement = p->mask_complement;
+    P.x = static_cast<const T *>(a->d_x);
+    P.y = static_cast<T *>(a->d_y);
+    P.apply = (int)p->apply;
+    P.unset = (T)p->unset;
+    P.alpha = p->alpha;
+    P.beta = p->beta;
+    P.eps = p->epsilon;
+    P.out_list = a->d_out_list;
+    P.out_bm = a->d_out_bitmap ? a->d_out_bitmap : ws->out_bitmap;
+    P.out_count = ws->counters;
+    CU(cudaMemsetAsync(ws->counters, 0, 2 * sizeof(ull)));
+    if (words > 0) CU(cudaMemsetAsync(P.out_bm, 0, words * sizeof(uint64_t)));
+    ull counters[2] = {0, g->m}; /* output count, frontier edges */
+    if (partial) {
+        P.active_bm = ws->active;
+        if (words > 0) CU(cudaMemsetAsync(ws->active, 0, words * sizeof(uint64_t)));
+        if (a->in_count > 0) {
+            list_to_bitmap_kernel<<<grid_for(a->in_count), kSmall>>>(a->d_in_list, a->in_count, ws->active);
+            LAUNCHED("list_to_bitmap_kernel");
+            const uint64_t *off = p->edges == MG_EDGES_OUT ? g->d_out_offsets : g->d_in_offsets;
+            degree_sum_kernel<<<grid_for(a->in_count), kSmall>>>(off, a->d_in_list, a->in_count,
+                                                                 ws->counters + 1);
+            LAUNCHED("degree_sum_kernel");
+        }
+    }
+
+    Layout D;
+    D.W = d->params.panel_width;
+    D.max_ranks = d->max_ranks;
+    D.max_rows = d->max_rows_per_panel;
+    D.sources = a->d_x;
+    if (computed_sources && n > 0) {
+        source_values_kernel<T><<<grid_for(n), kSmall>>>(P, K, static_cast<T *>(ws->sources));
+        LAUNCHED("source_values_kernel");
+        D.sources = ws->sources;
+    }
+    D.units = d->d_units;
+    D.heavy = d->d_heavy_entries;
+    D.heavy_w = d->d_heavy_weights;
+    D.items = d->d_light_items;
+    D.light_src = d->d_light_src;
+    D.light_slot = d->d_light_slot;
+    D.light_w = d->d_light_weights;
+    D.row_start = d->d_row_start;
+    D.row_slot = d->d_row_slot;
+    D.slot_dst = d->d_slot_dst;
+    D.has_edges = d->d_has_edges;
+    D.values = ws->values;
+    D.found = ws->found;
+    const int KE = p->contribution == MG_CONTRIB_SRC_PLUS_WEIGHT || p->contribution == MG_CONTRIB_SRC_TIMES_WEIGHT
+                       ? (int)p->contribution
+                       : (int)MG_CONTRIB_SRC;
+    const mg_status st = partial ? run_phases<T, true>(ctx, d, P, D, KE, (int)p->combine)
+                                 : run_phases<T, false>(ctx, d, P, D, KE, (int)p->combine);
+    if (st != MG_SUCCESS) return st;
+
+    CU(cudaMemcpy(counters, ws->counters, (partial ? 2 : 1) * sizeof(ull), cudaMemcpyDeviceToHost));
+    a->out_count = (uint32_t)counters[0];
+    info->frontier_vertices = P.count;
+    info->frontier_edges = counters[1];
+    info->edges_scanned = g->m; /* the dense engine streams every edge */
+    info->output_vertices = (uint32_t)counters[0];
+    info->pulled = false;
+    info->seconds = 0;
+    return MG_SUCCESS;
+}
+
+} // namespace
+
+extern "C" mg_status mg__gpu_dense_advance(mg_context ctx, const struct mg__gpu_dense *d,
+                                           mg__gpu_advance_args *a, mg_advance_info *info) {
+    if (a == nullptr || info == nullptr || d == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: NULL %s",
+                         a == nullptr ? "args" : info == nullptr ? "info" : "dense form");
+    memset(info, 0, sizeof *info);
+    a->out_count = 0;
+    const mg_program *p = a->program;
+    if (a->g == nullptr || p == nullptr || a->d_y == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: NULL %s",
+                         a->g == nullptr ? "graph" : p == nullptr ? "program" : "d_y");
+    if ((unsigned)p->contribution > MG_CONTRIB_SRC_ID || (unsigned)p->combine > MG_COMBINE_ANY ||
+        (unsigned)p->apply > MG_APPLY_AFFINE || (unsigned)p->edges > MG_EDGES_IN)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: program has an unknown "
+                         "contribution, combine, apply or edges value");
+    if (p->contribution != MG_CONTRIB_SRC_ID && a->d_x == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: d_x is NULL but the "
+                         "contribution reads source values");
+    if (p->contribution == MG_CONTRIB_SRC_DIV_OUTDEG && p->edges != MG_EDGES_OUT)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: MG_CONTRIB_SRC_DIV_OUTDEG "
+                         "needs MG_EDGES_OUT");
+    if (a->d_in_list != nullptr && a->in_count > a->g->n)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: in_count %u exceeds n = %u",
+                         a->in_count, a->g->n);
+    if (d->n != a->g->n || d->m != a->g->m || (d->edges != p->edges && !a->g->in_shares_out))
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: the dense form (n = %u, "
+                         "m = %llu, %s edges) is not that of this graph and direction (n = %u, "
+                         "m = %llu, %s edges)", d->n, (unsigned long long)d->m,
+                         d->edges == MG_EDGES_OUT ? "out" : "in", a->g->n,
+                         (unsigned long long)a->g->m, p->edges == MG_EDGES_OUT ? "out" : "in");
+    switch (a->type) {
+    case MG_INT32: case MG_VERTEX: return advance_t<int32_t>(ctx, d, a, info);
+    case MG_INT64: return advance_t<int64_t>(ctx, d, a, info);
+    case MG_FLOAT: return advance_t<float>(ctx, d, a, info);
+    case MG_DOUBLE: return advance_t<double>(ctx, d, a, info);
+    }
+    return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: unknown value type %d",
+                     (int)a->type);
+}

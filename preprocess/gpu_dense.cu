@@ -1,0 +1,928 @@
+/*
+ * gpu_dense.cu — builds the dense-frontier form of a device graph on the GPU (MultiGraphD, thesis
+ * Sec. 3.4, Figures 3.2-3.4). The layout is described in gpu_dense_layout.h; read it first.
+ *
+ * The build works on runs: a run is the edges of one destination from one column panel (rows are
+ * sorted by source, so a run is a contiguous piece of a row). Steps, all on one stream:
+ *  1. per destination, its number of runs (a warp per row counts column-panel changes); a bitmap of
+ *     the destinations with edges;
+ *  2. row panels: a new panel every H rows and wherever the running count of runs crosses a multiple
+ *     of the slot cap (flags, scan, scatter);
+ *  3. the runs themselves (destination, first edge, length), keyed by 2D block, row panel major;
+ *  4. a stable radix sort of the run keys: runs grouped by block, by destination inside a block;
+ *     a segmented scan gives each run's edge offset inside its block;
+ *  5. per block, its first run, edges and runs, copied to the host, which classifies the blocks
+ *     (heavy or light), lays out the slots (row panel major), the light streams (column panel
+ *     major) and the units: O(blocks) work on small arrays, uploaded back;
+ *  6. the units' sizes (a kernel per unit) and entry offsets (a scan);
+ *  7. the placement: a warp per run writes its marker and sources into its unit's frontier matrix,
+ *     or its entries into the light stream; a thread per column writes each column's top marker
+ *     (a binary search over the unit's runs).
+ * Temporary arrays (about 40 bytes per run) are freed at the end. Every CUDA and CUB call is checked;
+ * all device memory of a build is tracked and freed in one place on failure.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+#include <cub/cub.cuh>
+
+extern "C" {
+#include "mg_internal.h"
+}
+#include "preprocess/gpu_dense_layout.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kMaxAllocs = 48;
+/* Blocks of the edge matrix the host bookkeeping accepts (16 bytes each on the host, 24 on the
+ * device): beyond it the panels are far too small for the graph. */
+constexpr uint64_t kMaxBlocks = UINT64_C(1) << 22;
+/* Row panels are cut where their estimated slots reach this many times the average of H-high
+ * panels. */
+constexpr uint64_t kSlotCapFactor = 4;
+
+/* ---- kernels ----------------------------------------------------------------------------------- */
+
+#define GRID_STRIDE(i, count)                                                                      \
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (count);                \
+         i += (uint64_t)gridDim.x * blockDim.x)
+
+/* A warp per row: runs[d] = the number of column panels its sources fall in (sources ascending). */
+__global__ void count_runs_kernel(const uint64_t *off, const uint32_t *src, uint32_t n, uint32_t W,
+                                  uint64_t *runs) {
+    const int lane = threadIdx.x & 31;
+    const uint64_t warps = (uint64_t)gridDim.x * (blockDim.x / 32);
+    for (uint64_t d = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; d < n; d += warps) {
+        const uint64_t lo = off[d], hi = off[d + 1];
+        uint64_t count = 0;
+        for (uint64_t base = lo; base < hi; base += 32) {
+            const uint64_t e = base + lane;
+            const bool starts = e < hi && (e == lo || src[e] / W != src[e - 1] / W);
+            count += __popc(__ballot_sync(0xffffffffu, starts));
+        }
+        if (lane == 0) runs[d] = count;
+    }
+}
+
+/* Bit d: destination d has at least one edge. A thread per word. */
+__global__ void has_edges_kernel(const uint64_t *off, uint32_t n, uint64_t *bm) {
+    GRID_STRIDE(w, ((uint64_t)n + 63) / 64) {
+        uint64_t bits = 0;
+        for (uint32_t i = 0; i < 64 && w * 64 + i < n; i++) {
+            const uint64_t d = w * 64 + i;
+            if (off[d + 1] > off[d]) bits |= UINT64_C(1) << i;
+        }
+        bm[w] = bits;
+    }
+}
+
+/* flags[d] = 1 where a row panel starts: every H rows, and where the running run count (exclusive
+ * prefix run_off) crosses a multiple of cap. */
+__global__ void panel_flags_kernel(const uint64_t *run_off, uint32_t n, uint32_t H, uint64_t cap,
+                                   uint32_t *flags) {
+    GRID_STRIDE(d, n) {
+        flags[d] = d % H == 0 || run_off[d] / cap != run_off[d - 1] / cap;
+    }
+}
+
+__global__ void panel_scatter_kernel(const uint32_t *flags, const uint32_t *pos, uint32_t n,
+                                     uint32_t *row_start) {
+    GRID_STRIDE(d, n) {
+        if (flags[d]) row_start[pos[d]] = (uint32_t)d;
+    }
+}
+
+/* The row panel of destination d: the last r with row_start[r] <= d. */
+__device__ __forceinline__ uint32_t panel_of(const uint32_t *row_start, uint32_t panels, uint32_t d) {
+    uint32_t a = 0, z = panels; /* row_start[0] = 0 <= d */
+    while (z - a > 1) {
+        const uint32_t mid = a + (z - a) / 2;
+        if (row_start[mid] <= d) a = mid;
+        else z = mid;
+    }
+    return a;
+}
+
+/* A warp per row: its runs, in order, at run_off[d]... : key = block (row panel major), id = run
+ * index, and the run's destination and first edge. */
+__global__ void make_runs_kernel(const uint64_t *off, const uint32_t *src, uint32_t n, uint32_t W,
+                                 uint32_t col_panels, const uint32_t *row_start, uint32_t row_panels,
+                                 const uint64_t *run_off, uint32_t *key, uint32_t *id,
+                                 uint32_t *run_row, uint64_t *run_first) {
+    const int lane = threadIdx.x & 31;
+    const unsigned below = (1u << lane) - 1;
+    const uint64_t warps = (uint64_t)gridDim.x * (blockDim.x / 32);
+    for (uint64_t d = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; d < n; d += warps) {
+        const uint64_t lo = off[d], hi = off[d + 1];
+        if (lo == hi) continue;
+        const uint32_t r = panel_of(row_start, row_panels, (uint32_t)d);
+        uint64_t next = run_off[d];
+        for (uint64_t base = lo; base < hi; base += 32) {
+            const uint64_t e = base + lane;
+            const bool starts = e < hi && (e == lo || src[e] / W != src[e - 1] / W);
+            const unsigned mask = __ballot_sync(0xffffffffu, starts);
+            if (starts) {
+                const uint64_t j = next + __popc(mask & below);
+                key[j] = r * col_panels + src[e] / W;
+                id[j] = (uint32_t)j;
+                run_row[j] = (uint32_t)d;
+                run_first[j] = e;
+            }
+            next += __popc(mask);
+        }
+    }
+}
+
+/* The length of run j: up to the next run of its row, or the row's end. */
+__global__ void run_length_kernel(const uint64_t *off, const uint64_t *run_off, const uint32_t *run_row,
+                                  const uint64_t *run_first, uint64_t runs, uint32_t *len) {
+    GRID_STRIDE(j, runs) {
+        const uint32_t d = run_row[j];
+        const uint64_t end = j + 1 < run_off[d + 1] ? run_first[j + 1] : off[d + 1];
+        len[j] = (uint32_t)(end - run_first[j]);
+    }
+}
+
+/* Sorted run j's length, by the permutation the sort produced. */
+__global__ void gather_length_kernel(const uint32_t *order, const uint32_t *len, uint64_t runs,
+                                     uint32_t *sorted_len) {
+    GRID_STRIDE(j, runs) sorted_len[j] = len[order[j]];
+}
+
+/* Per block: its first and last sorted run (first stays ~0 for an empty block). */
+__global__ void block_ends_kernel(const uint32_t *key, uint64_t runs, uint32_t *first, uint32_t *last) {
+    GRID_STRIDE(j, runs) {
+        const uint32_t b = key[j];
+        if (j == 0 || key[j - 1] != b) first[b] = (uint32_t)j;
+        if (j + 1 == runs || key[j + 1] != b) last[b] = (uint32_t)j;
+    }
+}
+
+/* What the host needs per block: edges, runs, and the offset of the last run. */
+__global__ void block_sizes_kernel(const uint32_t *first, const uint32_t *last, const uint32_t *in_off,
+                                   const uint32_t *sorted_len, uint64_t blocks, uint32_t *edges,
+                                   uint32_t *ranks, uint32_t *last_off) {
+    GRID_STRIDE(b, blocks) {
+        const uint32_t f = first[b];
+        if (f == UINT32_MAX) {
+            edges[b] = ranks[b] = last_off[b] = 0;
+            continue;
+        }
+        const uint32_t l = last[b];
+        edges[b] = in_off[l] + sorted_len[l];
+        ranks[b] = l - f + 1;
+        last_off[b] = in_off[l];
+    }
+}
+
+/* Per block, as laid out by the host. */
+struct BlockInfo {
+    uint32_t first;      /* first sorted run                                                   */
+    uint32_t ranks;      /* runs = destinations                                                */
+    uint32_t edges;
+    uint32_t slot;       /* first slot                                                         */
+    uint32_t unit;       /* first unit (heavy) or UINT32_MAX (light)                          */
+    uint32_t stream;     /* first light entry (light)                                          */
+};
+
+/* Sorted run j that starts a unit records itself as that unit's first run. */
+__global__ void unit_first_kernel(const uint32_t *key, const uint32_t *in_off, uint64_t runs,
+                                  const BlockInfo *info, uint32_t unit_edges, uint32_t *unit_first) {
+    GRID_STRIDE(j, runs) {
+        const BlockInfo B = info[key[j]];
+        if (B.unit == UINT32_MAX) continue;
+        const uint32_t u = in_off[j] / unit_edges;
+        if (j == B.first || in_off[j - 1] / unit_edges != u) unit_first[B.unit + u] = (uint32_t)j;
+    }
+}
+
+/* Per unit: everything but its entry offset; entries[u] = rows * threads (scanned next). */
+__global__ void unit_size_kernel(const uint32_t *key, const uint32_t *in_off, const BlockInfo *info,
+                                 const uint32_t *unit_first, uint32_t units, uint32_t col_panels,
+                                 uint32_t threads, mg__dense_unit *unit, uint64_t *entries,
+                                 unsigned int *max_ranks) {
+    GRID_STRIDE(u, units) {
+        const uint32_t j0 = unit_first[u], b = key[j0];
+        const BlockInfo B = info[b];
+        const uint32_t block_end = B.first + B.ranks;
+        uint32_t j1 = block_end;
+        if (u + 1 < units && key[unit_first[u + 1]] == b) j1 = unit_first[u + 1];
+        const uint32_t edges = (j1 < block_end ? in_off[j1] : B.edges) - in_off[j0];
+        mg__dense_unit U;
+        U.offset = 0;
+        U.ranks = j1 - j0;
+        U.length = edges + U.ranks;
+        U.rows = (U.length + threads - 1) / threads + 1;
+        U.col_panel = b % col_panels;
+        U.row_panel = b / col_panels;
+        U.slot = B.slot + (j0 - B.first);
+        unit[u] = U;
+        entries[u] = (uint64_t)U.rows * threads;
+        atomicMax(max_ranks, U.ranks);
+    }
+}
+
+__global__ void unit_offset_kernel(const uint64_t *entries, uint32_t units, mg__dense_unit *unit) {
+    GRID_STRIDE(u, units) unit[u].offset = entries[u];
+}
+
+/* A warp per sorted run: a heavy block's run goes to its unit's frontier matrix (marker, then
+ * sources, at their stream positions), a light block's run to the light stream; either way the
+ * run's slots record their destination. */
+__global__ void place_runs_kernel(const uint32_t *key, const uint32_t *order, const uint32_t *in_off,
+                                  const uint32_t *sorted_len, uint64_t runs, const uint32_t *run_row,
+                                  const uint64_t *run_first, const uint32_t *src, const uint32_t *w,
+                                  const BlockInfo *info, const uint32_t *unit_first,
+                                  const mg__dense_unit *unit, uint32_t unit_edges, uint32_t W,
+                                  uint32_t col_panels, const uint32_t *row_start, uint32_t threads,
+                                  uint16_t *heavy, uint32_t *heavy_w, uint16_t *light_src,
+                                  uint32_t *light_slot, uint32_t *light_w, uint16_t *slot_dst) {
+    const int lane = threadIdx.x & 31;
+    const uint64_t warps = (uint64_t)gridDim.x * (blockDim.x / 32);
+    for (uint64_t j = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; j < runs; j += warps) {
+        const uint32_t b = key[j], c = b % col_panels, r = b / col_panels;
+        const BlockInfo B = info[b];
+        const uint32_t rid = order[j], len = sorted_len[j];
+        const uint32_t d = run_row[rid];
+        const uint64_t e0 = run_first[rid];
+        const uint32_t c0 = c * W;
+        const uint16_t dl = (uint16_t)(d - row_start[r]);
+        if (B.unit != UINT32_MAX) {
+            const uint32_t u = B.unit + in_off[j] / unit_edges;
+            const mg__dense_unit U = unit[u];
+            const uint32_t j0 = unit_first[u], rank = (uint32_t)j - j0;
+            const uint32_t q = in_off[j] - in_off[j0] + rank; /* the marker's stream position */
+            const uint32_t per_col = U.rows - 1;
+            if (lane == 0) {
+                heavy[U.offset + (uint64_t)(1 + q % per_col) * threads + q / per_col] =
+                    (uint16_t)(MG__DENSE_MARKER | rank);
+                slot_dst[U.slot + rank] = dl;
+            }
+            for (uint32_t t = lane; t < len; t += 32) {
+                const uint32_t p = q + 1 + t;
+                const uint64_t at = U.offset + (uint64_t)(1 + p % per_col) * threads + p / per_col;
+                heavy[at] = (uint16_t)(src[e0 + t] - c0);
+                if (heavy_w) heavy_w[at] = w[e0 + t];
+            }
+        } else {
+            const uint64_t pos = (uint64_t)B.stream + in_off[j];
+            const uint32_t slot = B.slot + in_off[j];
+            for (uint32_t t = lane; t < len; t += 32) {
+                light_src[pos + t] = (uint16_t)(src[e0 + t] - c0);
+                light_slot[pos + t] = slot + t;
+                if (light_w) light_w[pos + t] = w[e0 + t];
+                slot_dst[slot + t] = dl;
+            }
+        }
+    }
+}
+
+/* A block per unit, a thread per column: row 0 repeats the marker of the run that the column's first
+ * stream element belongs to (the last run whose marker position is at or before it). */
+__global__ void column_tops_kernel(const uint32_t *in_off, const uint32_t *unit_first,
+                                   const mg__dense_unit *unit, uint32_t units, uint16_t *heavy) {
+    for (uint32_t u = blockIdx.x; u < units; u += gridDim.x) {
+        const mg__dense_unit U = unit[u];
+        const uint32_t j0 = unit_first[u], per_col = U.rows - 1;
+        for (uint32_t c = threadIdx.x; c < blockDim.x; c += blockDim.x) {
+            const uint64_t q0 = (uint64_t)c * per_col;
+            if (q0 >= U.length) continue;
+            uint32_t a = 0, z = U.ranks; /* marker of rank k at in_off[j0 + k] - in_off[j0] + k */
+            while (z - a > 1) {
+                const uint32_t mid = a + (z - a) / 2;
+                if (in_off[j0 + mid] - in_off[j0] + mid <= q0) a = mid;
+                else z = mid;
+            }
+            heavy[U.offset + c] = (uint16_t)(MG__DENSE_MARKER | a);
+        }
+    }
+}
+
+/* ---- host side: one build's resources ---------------------------------------------------------- */
+
+struct Build {
+    mg_context ctx;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    void *ptr[kMaxAllocs] = {};
+    size_t bytes[kMaxAllocs] = {};
+    void *temp = nullptr; /* CUB temporary storage, grown as needed (also in ptr[]) */
+    size_t temp_bytes = 0;
+};
+
+mg_status cuda_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
+    (void)cudaGetLastError(); /* clear a non-sticky error so later calls start clean */
+    if (e == cudaErrorMemoryAllocation)
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_dense_build: out of device memory in %s "
+                         "(gpu_dense.cu:%d)", call, line);
+    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_dense_build: %s failed: %s: %s (gpu_dense.cu:%d)",
+                     call, cudaGetErrorName(e), cudaGetErrorString(e), line);
+}
+
+#define CU_NAMED(expr, name)                                                                       \
+    do {                                                                                           \
+        cudaError_t e_ = (expr);                                                                   \
+        if (e_ != cudaSuccess) return cuda_fail(b->ctx, e_, (name), __LINE__);                     \
+    } while (0)
+#define CU(expr) CU_NAMED(expr, #expr)
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        mg_status s_ = (expr);                                                                     \
+        if (s_ != MG_SUCCESS) return s_;                                                           \
+    } while (0)
+
+/* Allocates count elements (NULL for none) and records the block for the cleanup path. */
+template <typename T> mg_status dalloc(Build *b, T **p, uint64_t count, const char *what, int line) {
+    *p = nullptr;
+    if (count == 0) return MG_SUCCESS;
+    const size_t bytes = mg__mul_size((size_t)count, sizeof(T));
+    int slot = 0;
+    while (slot < kMaxAllocs && b->ptr[slot] != nullptr) slot++;
+    if (slot == kMaxAllocs)
+        return mg__error(b->ctx, MG_INTERNAL_ERROR, "mg__gpu_dense_build: more than %d device "
+                         "blocks at once (gpu_dense.cu:%d)", kMaxAllocs, line);
+    void *q = nullptr;
+    cudaError_t e = bytes == SIZE_MAX ? cudaErrorMemoryAllocation : cudaMalloc(&q, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        return mg__error(b->ctx, MG_OUT_OF_MEMORY, "mg__gpu_dense_build: out of device memory: "
+                         "cudaMalloc of %zu bytes for %s (gpu_dense.cu:%d)", bytes, what, line);
+    }
+    if (e != cudaSuccess) return cuda_fail(b->ctx, e, "cudaMalloc", line);
+    b->ptr[slot] = q;
+    b->bytes[slot] = bytes;
+    *p = static_cast<T *>(q);
+    return MG_SUCCESS;
+}
+#define DALLOC(p, count, what) TRY(dalloc(b, &(p), (count), (what), __LINE__))
+
+/* Frees a tracked block now (cudaFree waits for the device, so no kernel still uses it). */
+void dfree(Build *b, void *p) {
+    if (p == nullptr) return;
+    for (int i = 0; i < kMaxAllocs; i++)
+        if (b->ptr[i] == p) {
+            cudaFree(p);
+            b->ptr[i] = nullptr;
+            b->bytes[i] = 0;
+            return;
+        }
+}
+
+/* Hands a block over to the result (the cleanup path no longer frees it); returns its bytes. */
+size_t dkeep(Build *b, void *p) {
+    for (int i = 0; i < kMaxAllocs; i++)
+        if (p != nullptr && b->ptr[i] == p) {
+            b->ptr[i] = nullptr;
+            return b->bytes[i];
+        }
+    return 0;
+}
+
+mg_status temp_need(Build *b, size_t bytes, const char *what) {
+    if (bytes <= b->temp_bytes && b->temp != nullptr) return MG_SUCCESS;
+    dfree(b, b->temp);
+    b->temp = nullptr;
+    b->temp_bytes = 0;
+    uint8_t *t = nullptr;
+    DALLOC(t, bytes < 16 ? 16 : bytes, what);
+    b->temp = t;
+    b->temp_bytes = bytes < 16 ? 16 : bytes;
+    return MG_SUCCESS;
+}
+
+/* CUB's two phases: ask for the temporary storage, provide it, run. */
+#define CUB_RUN(fn, ...)                                                                           \
+    do {                                                                                           \
+        size_t tb_ = 0;                                                                            \
+        CU_NAMED(fn(nullptr, tb_, __VA_ARGS__), #fn " (size query)");                              \
+        TRY(temp_need(b, tb_, "temporary storage of " #fn));                                       \
+        CU_NAMED(fn(b->temp, tb_, __VA_ARGS__), #fn);                                              \
+    } while (0)
+
+unsigned grid_for(uint64_t count) {
+    uint64_t g = (count + kThreads - 1) / kThreads;
+    return (unsigned)(g > (UINT64_C(1) << 20) ? (UINT64_C(1) << 20) : (g ? g : 1));
+}
+
+#define LAUNCH_N(kernel, threads_needed, ...)                                                      \
+    do {                                                                                           \
+        if ((threads_needed) > 0) {                                                                \
+            kernel<<<grid_for(threads_needed), kThreads, 0, b->stream>>>(__VA_ARGS__);             \
+            CU_NAMED(cudaGetLastError(), "launch of " #kernel);                                    \
+        }                                                                                          \
+    } while (0)
+
+template <typename T> mg_status download(Build *b, T *host, const T *dev, uint64_t count) {
+    if (count == 0) return MG_SUCCESS;
+    CU(cudaMemcpyAsync(host, dev, count * sizeof(T), cudaMemcpyDeviceToHost, b->stream));
+    CU(cudaStreamSynchronize(b->stream));
+    return MG_SUCCESS;
+}
+template <typename T> mg_status upload(Build *b, T *dev, const T *host, uint64_t count) {
+    if (count == 0) return MG_SUCCESS;
+    CU(cudaMemcpyAsync(dev, host, count * sizeof(T), cudaMemcpyHostToDevice, b->stream));
+    CU(cudaStreamSynchronize(b->stream)); /* the host array may be freed next */
+    return MG_SUCCESS;
+}
+
+int bits_for(uint64_t count) {
+    int nb = 1;
+    while (nb < 63 && ((count > 0 ? count - 1 : 0) >> nb) != 0) nb++;
+    return nb;
+}
+
+/* Host arrays of one build, freed together. */
+struct HostArrays {
+    void *p[12] = {};
+    int k = 0;
+    ~HostArrays() {
+        for (int i = 0; i < k; i++) mg__free(p[i]);
+    }
+};
+template <typename T> mg_status halloc(mg_context ctx, HostArrays &h, T **p, uint64_t count) {
+    *p = static_cast<T *>(mg__calloc(count ? (size_t)count : 1, sizeof(T)));
+    if (*p == nullptr)
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_dense_build: out of host memory for %llu "
+                         "block entries", (unsigned long long)count);
+    h.p[h.k++] = *p;
+    return MG_SUCCESS;
+}
+
+/* The device limits the layout is derived from. */
+struct Limits {
+    size_t smem_optin, smem_sm;
+};
+
+mg_status device_limits(mg_context ctx, int device, Limits *L) {
+    int optin = 0, per_sm = 0;
+    cudaError_t e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_dense_build: cudaDeviceGetAttribute: %s",
+                         cudaGetErrorString(e));
+    }
+    L->smem_optin = (size_t)optin;
+    L->smem_sm = (size_t)per_sm;
+    return MG_SUCCESS;
+}
+
+/* Fills the zero fields of P from the device. A heavy thread block holds W source values and up to
+ * H accumulators (plus a bit each for partial frontiers): two such blocks should fit one SM with
+ * 4-byte values (full occupancy at 1024 threads), and one block with 8-byte values. W takes the
+ * larger power-of-two share (more sources per staged panel amortise the staging), H the rest. The
+ * heavy threshold W / 16 (a block is worth a thread block once it has an edge per 16 staged values)
+ * and units of 16 W edges come from the tuning sweep on the H100 (tools/bench_dense.c). */
+void derive_params(const Limits &L, mg__gpu_dense_params *P) {
+    const size_t reserve = 1024; /* the runtime's shared memory per block */
+    size_t per4 = L.smem_sm / 2 < L.smem_optin ? L.smem_sm / 2 : L.smem_optin;
+    per4 = per4 > reserve ? per4 - reserve : 0;
+    const size_t sides4 = per4 * 8 / 33, sides8 = L.smem_optin * 8 / 65; /* 4.125 and 8.125 B each */
+    const size_t sides = sides4 < sides8 ? sides4 : sides8;
+    if (P->panel_width == 0) {
+        size_t w = 64;
+        while (w * 2 <= sides * 3 / 5 && w * 2 <= MG__DENSE_MAX_SIDE) w *= 2;
+        P->panel_width = (uint32_t)w;
+    }
+    /* Height and threshold as tuned on the H100 (PERFORMANCE.md, bench_dense's sweep): shorter row
+     * panels than shared memory allows (4096) balance phase 2 better, and a heavy block needs a
+     * quarter of the panel width in edges (R-MAT 22 PageRank step 0.665 ms against 0.763 ms with
+     * the full height and width/16, at 1.20x instead of 0.94x plain CSR). */
+    if (P->panel_height == 0) {
+        size_t h = sides > P->panel_width ? (sides - P->panel_width) / 64 * 64 : 64;
+        if (h > 4096) h = 4096;
+        if (h < 64) h = 64;
+        if (h > MG__DENSE_MAX_SIDE) h = MG__DENSE_MAX_SIDE;
+        P->panel_height = (uint32_t)h;
+    }
+    if (P->heavy_threshold == 0) P->heavy_threshold = P->panel_width / 4 ? P->panel_width / 4 : 1;
+    if (P->unit_edges == 0) P->unit_edges = P->panel_width * 16;
+}
+
+/* Frees everything a form holds (device and host). */
+void dense_release(mg__gpu_dense *d) {
+    if (d == nullptr) return;
+    void *const arrays[] = {d->d_row_start, d->d_row_slot, d->d_units, d->d_heavy_entries,
+                            d->d_heavy_weights, d->d_light_items, d->d_light_src, d->d_light_slot,
+                            d->d_light_weights, d->d_slot_dst, d->d_has_edges};
+    for (void *p : arrays)
+        if (p != nullptr) cudaFree(p);
+    if (d->ws != nullptr) {
+        void *const ws[] = {d->ws->values, d->ws->found, d->ws->sources, d->ws->active,
+                            d->ws->out_bitmap, d->ws->counters};
+        for (void *p : ws)
+            if (p != nullptr) cudaFree(p);
+        mg__free(d->ws);
+    }
+    mg__free(d);
+}
+
+mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense *d) {
+    const uint32_t n = g->n;
+    const bool along_out = edges == MG_EDGES_OUT;
+    /* destination rows: along the stored edges a destination's sources are its CSC column */
+    const uint64_t *off = along_out ? g->d_in_offsets : g->d_out_offsets;
+    const uint32_t *src = along_out ? g->d_in_indices : g->d_out_indices;
+    const bool weighted = g->weight_type != MG_WEIGHT_NONE;
+    const uint32_t *w = weighted ? static_cast<const uint32_t *>(along_out ? g->d_in_weights
+                                                                           : g->d_out_weights)
+                                 : nullptr;
+    const uint32_t W = d->params.panel_width, H = d->params.panel_height;
+    const uint32_t T = d->params.heavy_threshold, UE = d->params.unit_edges;
+    const uint32_t threads = MG__DENSE_HEAVY_THREADS;
+    const uint32_t CP = (uint32_t)(((uint64_t)n + W - 1) / W);
+
+    CU(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
+    CU(cudaEventCreate(&b->start));
+    CU(cudaEventCreate(&b->stop));
+    CU(cudaEventRecord(b->start, b->stream));
+
+    /* 1. runs per destination; the destinations with edges */
+    uint64_t *run_off = nullptr;
+    uint64_t *has_edges = nullptr;
+    DALLOC(run_off, (uint64_t)n + 1, "runs per destination");
+    DALLOC(has_edges, mg__bitmap_words(n), "the destinations-with-edges bitmap");
+    CU(cudaMemsetAsync(run_off, 0, ((size_t)n + 1) * 8, b->stream));
+    LAUNCH_N(count_runs_kernel, (uint64_t)n * 32, off, src, n, W, run_off);
+    LAUNCH_N(has_edges_kernel, mg__bitmap_words(n), off, n, has_edges);
+    CUB_RUN(cub::DeviceScan::ExclusiveSum, run_off, run_off, (int64_t)n + 1, b->stream);
+    uint64_t runs = 0;
+    TRY(download(b, &runs, run_off + n, 1));
+    if (runs >= UINT32_MAX)
+        return mg__error(b->ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_build: %llu runs (destination "
+                         "x column panel) exceed 32-bit run ids; use wider panels",
+                         (unsigned long long)runs);
+
+    /* 2. row panels */
+    const uint64_t fixed_panels = ((uint64_t)n + H - 1) / H;
+    uint64_t cap = fixed_panels ? kSlotCapFactor * ((runs + fixed_panels - 1) / fixed_panels) : 1;
+    if (cap == 0) cap = 1;
+    uint32_t *flags = nullptr, *pos = nullptr, *starts = nullptr;
+    DALLOC(flags, n, "row panel flags");
+    DALLOC(pos, n, "row panel positions");
+    LAUNCH_N(panel_flags_kernel, n, run_off, n, H, cap, flags);
+    uint32_t RP = 0;
+    if (n > 0) {
+        CUB_RUN(cub::DeviceScan::ExclusiveSum, flags, pos, (int64_t)n, b->stream);
+        uint32_t last_pos = 0, last_flag = 0;
+        TRY(download(b, &last_pos, pos + n - 1, 1));
+        TRY(download(b, &last_flag, flags + n - 1, 1));
+        RP = last_pos + last_flag;
+    }
+    DALLOC(starts, (uint64_t)RP + 1, "row panel starts");
+    LAUNCH_N(panel_scatter_kernel, n, flags, pos, n, starts);
+    CU(cudaMemcpyAsync(starts + RP, &n, 4, cudaMemcpyHostToDevice, b->stream));
+    dfree(b, flags);
+    dfree(b, pos);
+    const uint64_t NB = (uint64_t)RP * CP;
+    if (NB > kMaxBlocks)
+        return mg__error(b->ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_build: %u x %u panels make %llu "
+                         "blocks (at most %llu); use larger panels", RP, CP, (unsigned long long)NB,
+                         (unsigned long long)kMaxBlocks);
+
+    /* 3. the runs, keyed by block */
+    uint32_t *key0 = nullptr, *key1 = nullptr, *id0 = nullptr, *id1 = nullptr, *run_row = nullptr,
+             *len = nullptr;
+    uint64_t *run_first = nullptr;
+    DALLOC(key0, runs, "run keys");
+    DALLOC(key1, runs, "run keys (sort buffer)");
+    DALLOC(id0, runs, "run ids");
+    DALLOC(id1, runs, "run ids (sort buffer)");
+    DALLOC(run_row, runs, "run destinations");
+    DALLOC(run_first, runs, "run first edges");
+    DALLOC(len, runs, "run lengths");
+    LAUNCH_N(make_runs_kernel, (uint64_t)n * 32, off, src, n, W, CP, starts, RP, run_off, key0, id0,
+             run_row, run_first);
+    LAUNCH_N(run_length_kernel, runs, off, run_off, run_row, run_first, runs, len);
+
+    /* 4. sort by block (stable: destinations stay ascending inside a block); offsets in blocks */
+    cub::DoubleBuffer<uint32_t> K(key0, key1), V(id0, id1);
+    if (runs > 0)
+        CUB_RUN(cub::DeviceRadixSort::SortPairs, K, V, (int64_t)runs, 0, bits_for(NB), b->stream);
+    const uint32_t *key = K.Current(), *order = V.Current();
+    uint32_t *slen = nullptr, *in_off = nullptr;
+    DALLOC(slen, runs, "sorted run lengths");
+    DALLOC(in_off, runs, "run offsets in blocks");
+    LAUNCH_N(gather_length_kernel, runs, order, len, runs, slen);
+    if (runs > 0)
+        CUB_RUN(cub::DeviceScan::ExclusiveSumByKey, key, slen, in_off, (int64_t)runs,
+                ::cuda::std::equal_to<>{}, b->stream);
+    dfree(b, len);
+    dfree(b, V.Alternate());
+    dfree(b, K.Alternate());
+
+    /* 5. per block sizes to the host; classify and lay out there */
+    uint32_t *bfirst = nullptr, *blast = nullptr, *bedges = nullptr, *branks = nullptr,
+             *blastoff = nullptr;
+    DALLOC(bfirst, NB, "block first runs");
+    DALLOC(blast, NB, "block last runs");
+    DALLOC(bedges, NB, "block edges");
+    DALLOC(branks, NB, "block runs");
+    DALLOC(blastoff, NB, "block last-run offsets");
+    if (NB > 0) CU(cudaMemsetAsync(bfirst, 0xff, NB * 4, b->stream));
+    LAUNCH_N(block_ends_kernel, runs, key, runs, bfirst, blast);
+    LAUNCH_N(block_sizes_kernel, NB, bfirst, blast, in_off, slen, NB, bedges, branks, blastoff);
+    HostArrays h;
+    uint32_t *h_first, *h_edges, *h_ranks, *h_lastoff, *h_start;
+    BlockInfo *h_info;
+    TRY(halloc(b->ctx, h, &h_first, NB));
+    TRY(halloc(b->ctx, h, &h_edges, NB));
+    TRY(halloc(b->ctx, h, &h_ranks, NB));
+    TRY(halloc(b->ctx, h, &h_lastoff, NB));
+    TRY(halloc(b->ctx, h, &h_info, NB));
+    TRY(halloc(b->ctx, h, &h_start, (uint64_t)RP + 1));
+    TRY(download(b, h_first, bfirst, NB));
+    TRY(download(b, h_edges, bedges, NB));
+    TRY(download(b, h_ranks, branks, NB));
+    TRY(download(b, h_lastoff, blastoff, NB));
+    TRY(download(b, h_start, starts, (uint64_t)RP + 1));
+    dfree(b, blast);
+    dfree(b, bedges);
+    dfree(b, branks);
+    dfree(b, blastoff);
+    dfree(b, bfirst);
+
+    uint32_t *h_row_slot;
+    uint64_t *h_light_off;
+    TRY(halloc(b->ctx, h, &h_row_slot, (uint64_t)RP + 1));
+    TRY(halloc(b->ctx, h, &h_light_off, (uint64_t)CP + 1));
+    mg__gpu_dense_stats &S = d->stats;
+    uint64_t slots = 0, units = 0;
+    for (uint64_t blk = 0; blk < NB; blk++) { /* row panel major: slots */
+        if (blk % CP == 0) h_row_slot[blk / CP] = (uint32_t)slots;
+        BlockInfo &I = h_info[blk];
+        I.first = h_first[blk];
+        I.ranks = h_ranks[blk];
+        I.edges = h_edges[blk];
+        I.slot = (uint32_t)slots;
+        I.unit = UINT32_MAX;
+        I.stream = 0;
+        if (I.edges == 0) continue;
+        if (I.edges >= T) {
+            I.unit = (uint32_t)units;
+            units += h_lastoff[blk] / UE + 1;
+            slots += I.ranks;
+            S.heavy_blocks++;
+            S.heavy_edges += I.edges;
+        } else {
+            slots += I.edges;
+            S.light_blocks++;
+            S.light_edges += I.edges;
+        }
+        if (slots > UINT32_MAX || units > UINT32_MAX)
+            return mg__error(b->ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_build: more than 2^32 "
+                             "slots or units; use larger panels or a lower heavy threshold");
+    }
+    h_row_slot[RP] = (uint32_t)slots;
+    uint64_t light = 0, items = 0;
+    for (uint32_t c = 0; c < CP; c++) { /* column panel major: light streams */
+        h_light_off[c] = light;
+        for (uint32_t r = 0; r < RP; r++) {
+            BlockInfo &I = h_info[(uint64_t)r * CP + c];
+            if (I.edges == 0 || I.unit != UINT32_MAX) continue;
+            I.stream = (uint32_t)light;
+            light += I.edges;
+        }
+        const uint64_t item = MG__DENSE_LIGHT_ITEM_EDGES(W);
+        items += (light - h_light_off[c] + item - 1) / item;
+    }
+    h_light_off[CP] = light;
+    mg__dense_light_item *h_items;
+    TRY(halloc(b->ctx, h, &h_items, items));
+    for (uint32_t c = 0, k = 0; c < CP; c++)
+        for (uint64_t e = h_light_off[c]; e < h_light_off[c + 1];
+             e += MG__DENSE_LIGHT_ITEM_EDGES(W), k++) {
+            const uint64_t end = e + MG__DENSE_LIGHT_ITEM_EDGES(W);
+            h_items[k].begin = e;
+            h_items[k].end = end < h_light_off[c + 1] ? end : h_light_off[c + 1];
+            h_items[k].col_panel = c;
+            h_items[k].pad = 0;
+        }
+    uint32_t max_rows = 0;
+    for (uint32_t r = 0; r < RP; r++)
+        if (h_start[r + 1] - h_start[r] > max_rows) max_rows = h_start[r + 1] - h_start[r];
+
+    BlockInfo *info = nullptr;
+    uint32_t *row_slot = nullptr;
+    mg__dense_light_item *light_items = nullptr;
+    DALLOC(info, NB, "block layout");
+    DALLOC(row_slot, (uint64_t)RP + 1, "row panel slots");
+    DALLOC(light_items, items, "light items");
+    TRY(upload(b, info, h_info, NB));
+    TRY(upload(b, row_slot, h_row_slot, (uint64_t)RP + 1));
+    TRY(upload(b, light_items, h_items, items));
+
+    /* 6. units */
+    uint32_t *unit_first = nullptr;
+    mg__dense_unit *unit = nullptr;
+    uint64_t *unit_entries = nullptr;
+    unsigned int *max_ranks = nullptr;
+    DALLOC(unit_first, units, "unit first runs");
+    DALLOC(unit, units, "heavy units");
+    DALLOC(unit_entries, units + 1, "unit entries");
+    DALLOC(max_ranks, 1, "the largest unit");
+    CU(cudaMemsetAsync(max_ranks, 0, sizeof *max_ranks, b->stream));
+    LAUNCH_N(unit_first_kernel, runs, key, in_off, runs, info, UE, unit_first);
+    if (units > 0) {
+        LAUNCH_N(unit_size_kernel, units, key, in_off, info, unit_first, (uint32_t)units, CP, threads,
+                 unit, unit_entries, max_ranks);
+        CU(cudaMemsetAsync(unit_entries + units, 0, 8, b->stream));
+        CUB_RUN(cub::DeviceScan::ExclusiveSum, unit_entries, unit_entries, (int64_t)units + 1,
+                b->stream);
+        LAUNCH_N(unit_offset_kernel, units, unit_entries, (uint32_t)units, unit);
+    }
+    uint64_t entries = 0;
+    unsigned int h_max_ranks = 0;
+    if (units > 0) TRY(download(b, &entries, unit_entries + units, 1));
+    TRY(download(b, &h_max_ranks, max_ranks, 1));
+
+    /* 7. placement */
+    uint16_t *heavy = nullptr, *light_src = nullptr, *slot_dst = nullptr;
+    uint32_t *heavy_w = nullptr, *light_slot = nullptr, *light_w = nullptr;
+    DALLOC(heavy, entries, "frontier matrices");
+    if (weighted) DALLOC(heavy_w, entries, "frontier matrix weights");
+    DALLOC(light_src, light, "light sources");
+    DALLOC(light_slot, light, "light slots");
+    if (weighted) DALLOC(light_w, light, "light weights");
+    DALLOC(slot_dst, MG__DENSE_SLOT_ALLOC(slots), "slot destinations");
+    CU(cudaMemsetAsync(slot_dst, 0, MG__DENSE_SLOT_ALLOC(slots) * 2, b->stream)); /* the padding */
+    if (entries > 0) {
+        /* padding is never read; zeroed so the structure's bytes are the same from run to run */
+        CU(cudaMemsetAsync(heavy, 0, entries * 2, b->stream));
+        if (heavy_w) CU(cudaMemsetAsync(heavy_w, 0, entries * 4, b->stream));
+    }
+    LAUNCH_N(place_runs_kernel, runs * 32, key, order, in_off, slen, runs, run_row, run_first, src, w,
+             info, unit_first, unit, UE, W, CP, starts, threads, heavy, heavy_w, light_src, light_slot,
+             light_w, slot_dst);
+    if (units > 0) {
+        column_tops_kernel<<<(unsigned)(units < 65535u * 16 ? units : 65535u * 16), threads, 0,
+                             b->stream>>>(in_off, unit_first, unit, (uint32_t)units, heavy);
+        CU_NAMED(cudaGetLastError(), "launch of column_tops_kernel");
+    }
+
+    /* the workspace: a 4-byte value per slot (grown for 8-byte types on first use), bitmaps */
+    mg__dense_workspace *ws = d->ws;
+    const size_t words = mg__bitmap_words(n);
+    uint32_t *values = nullptr; /* 4-byte values, whatever their type */
+    uint64_t *active = nullptr, *out_bitmap = nullptr;
+    unsigned long long *counters = nullptr;
+    DALLOC(values, MG__DENSE_SLOT_ALLOC(slots), "slot values");
+    CU(cudaMemsetAsync(values, 0, MG__DENSE_SLOT_ALLOC(slots) * 4, b->stream)); /* the padding is read */
+    DALLOC(active, words, "the active-source bitmap");
+    DALLOC(out_bitmap, words, "the output bitmap");
+    DALLOC(counters, 2, "advance counters");
+
+    CU(cudaEventRecord(b->stop, b->stream));
+    CU(cudaEventSynchronize(b->stop));
+    float ms = 0;
+    CU(cudaEventElapsedTime(&ms, b->start, b->stop));
+
+    d->col_panels = CP;
+    d->row_panels = RP;
+    d->d_row_start = starts;
+    d->d_row_slot = row_slot;
+    d->units = (uint32_t)units;
+    d->d_units = unit;
+    d->d_heavy_entries = heavy;
+    d->d_heavy_weights = heavy_w;
+    d->heavy_entries = entries;
+    d->light_items = (uint32_t)items;
+    d->d_light_items = light_items;
+    d->d_light_src = light_src;
+    d->d_light_slot = light_slot;
+    d->d_light_weights = light_w;
+    d->slots = slots;
+    d->d_slot_dst = slot_dst;
+    d->d_has_edges = has_edges;
+    d->max_rows_per_panel = max_rows;
+    d->max_ranks = h_max_ranks;
+    void *const kept[] = {starts, row_slot, unit, heavy, heavy_w, light_items, light_src, light_slot,
+                          light_w, slot_dst, has_edges};
+    size_t total = 0;
+    for (void *p : kept) total += dkeep(b, p);
+    d->bytes = total;
+    ws->values = values;
+    ws->value_size = 4;
+    ws->active = active;
+    ws->out_bitmap = out_bitmap;
+    ws->counters = counters;
+    void *const kept_ws[] = {values, active, out_bitmap, counters};
+    size_t ws_total = 0;
+    for (void *p : kept_ws) ws_total += dkeep(b, p);
+    ws->bytes = ws_total;
+
+    S.params = d->params;
+    S.col_panels = CP;
+    S.row_panels = RP;
+    S.slots = slots;
+    S.heavy_units = units;
+    S.light_items = items;
+    S.csr_bytes = g->csr_bytes;
+    S.seconds = ms / 1e3;
+    return MG_SUCCESS;
+}
+
+/* The one cleanup path: whatever is still tracked (all of it after a failure, the temporaries after
+ * a success) is freed, with the stream drained first. */
+void release(Build *b) {
+    if (b->stream != nullptr) (void)cudaStreamSynchronize(b->stream);
+    for (int i = 0; i < kMaxAllocs; i++)
+        if (b->ptr[i] != nullptr) cudaFree(b->ptr[i]);
+    if (b->start != nullptr) cudaEventDestroy(b->start);
+    if (b->stop != nullptr) cudaEventDestroy(b->stop);
+    if (b->stream != nullptr) cudaStreamDestroy(b->stream);
+    (void)cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" mg_status mg__gpu_dense_build(mg_context ctx, const mg__gpu_graph *g, mg_edges edges,
+                                         const mg__gpu_dense_params *params, mg__gpu_dense **out) {
+    if (out == nullptr) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_build: out is NULL");
+    *out = nullptr;
+    if (g == nullptr) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_build: g is NULL");
+    if ((unsigned)edges > MG_EDGES_IN)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_build: unknown edge direction %d",
+                         (int)edges);
+    Limits L;
+    mg_status st = device_limits(ctx, g->device, &L);
+    if (st != MG_SUCCESS) return st;
+    mg__gpu_dense_params P;
+    memset(&P, 0, sizeof P);
+    if (params != nullptr) P = *params;
+    derive_params(L, &P);
+    if (P.panel_width % 64 != 0 || P.panel_width > MG__DENSE_MAX_SIDE || P.panel_height == 0 ||
+        P.panel_height > MG__DENSE_MAX_SIDE || P.unit_edges < P.panel_width)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_build: panel width %u (a multiple "
+                         "of 64 up to %u), panel height %u (1 to %u) or unit edges %u (at least the "
+                         "width) out of range", P.panel_width, MG__DENSE_MAX_SIDE, P.panel_height,
+                         MG__DENSE_MAX_SIDE, P.unit_edges);
+    if (g->m > 0 && g->d_in_offsets == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_build: g has no device arrays");
+
+    mg__gpu_dense *d = static_cast<mg__gpu_dense *>(mg__calloc(1, sizeof *d));
+    if (d != nullptr) d->ws = static_cast<mg__dense_workspace *>(mg__calloc(1, sizeof *d->ws));
+    if (d == nullptr || d->ws == nullptr) {
+        dense_release(d);
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_dense_build: out of host memory");
+    }
+    d->refs = 1;
+    d->device = g->device;
+    d->edges = edges;
+    d->n = g->n;
+    d->m = g->m;
+    d->weight_type = g->weight_type;
+    d->params = P;
+    d->smem_optin = L.smem_optin;
+
+    Build b;
+    b.ctx = ctx;
+    st = build(&b, g, edges, d);
+    release(&b);
+    if (st != MG_SUCCESS) {
+        dense_release(d);
+        return st;
+    }
+    d->stats.bytes = d->bytes + d->ws->bytes;
+    *out = d;
+    return MG_SUCCESS;
+}
+
+extern "C" mg_status mg__gpu_dense_get(mg_context ctx, mg__gpu_graph *g, mg_edges edges,
+                                       const mg__gpu_dense **out) {
+    if (out == nullptr) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_get: out is NULL");
+    *out = nullptr;
+    if (g == nullptr || (unsigned)edges > MG_EDGES_IN)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_get: %s",
+                         g == nullptr ? "g is NULL" : "unknown edge direction");
+    if (g->dense[edges] == nullptr) {
+        /* an undirected graph's rows are the same either way: one form serves both directions */
+        mg__gpu_dense *other = g->dense[edges == MG_EDGES_OUT ? MG_EDGES_IN : MG_EDGES_OUT];
+        if (g->in_shares_out && other != nullptr) {
+            other->refs++;
+            g->dense[edges] = other;
+        } else {
+            mg_status st = mg__gpu_dense_build(ctx, g, edges, nullptr, &g->dense[edges]);
+            if (st != MG_SUCCESS) return st;
+        }
+    }
+    *out = g->dense[edges];
+    return MG_SUCCESS;
+}
+
+extern "C" void mg__gpu_dense_get_stats(const mg__gpu_dense *d, mg__gpu_dense_stats *stats) {
+    if (stats == nullptr) return;
+    memset(stats, 0, sizeof *stats);
+    if (d == nullptr) return;
+    *stats = d->stats;
+    stats->bytes = d->bytes + d->ws->bytes; /* the workspace grows on first use of some programs */
+}
+
+extern "C" void mg__gpu_dense_free(mg__gpu_dense **d) {
+    if (d == nullptr || *d == nullptr) return;
+    if (--(*d)->refs == 0) dense_release(*d);
+    *d = nullptr;
+}

@@ -1,0 +1,66 @@
+/*
+ * gpu_dense.h — the dense-frontier form of a device graph (MultiGraphD, thesis Sec. 3.4, Figures
+ * 3.2-3.4), built on the GPU from the device CSR/CSC of preprocess/gpu_preprocess.h (internal).
+ *
+ * The edge matrix (rows: destinations, columns: sources, in the device numbering) is cut into
+ * column panels of sources whose values fit in shared memory and row panels of destinations; each
+ * 2D block is heavy or light by its edge count. Heavy blocks: the column-major "frontier matrix"
+ * (a negated destination marker, then that destination's sources; the marker repeated at the top of
+ * a column when a run wraps) with a parallel weight matrix. Light blocks of one column panel: one
+ * stream whose entries carry a pre-assigned slot in the row panel's stream buffer. The slots of one
+ * row panel are contiguous, so phase 2 reduces a row panel's slots with one thread block.
+ *
+ * One form per edge direction: MG_EDGES_OUT gathers along stored edges (destination rows from the
+ * CSC), MG_EDGES_IN along reversed ones (from the CSR). Kernels: frontier/gpu_dense.cu. C-callable;
+ * builds without CUDA get MG_UNAVAILABLE.
+ */
+#ifndef MG_GPU_DENSE_H
+#define MG_GPU_DENSE_H
+
+#include "gpu_preprocess.h" /* relative: tools and tests include this header by path */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Layout parameters; 0 in a field derives it from the device (shared memory per block and per SM,
+ * SM count). */
+typedef struct {
+    uint32_t panel_width;      /* sources per column panel                               */
+    uint32_t panel_height;     /* destinations per row panel                             */
+    uint32_t heavy_threshold;  /* a 2D block with at least this many edges is heavy      */
+    uint32_t unit_edges;       /* edges per heavy unit (one thread block's share of a heavy
+                                  block, cut at destination boundaries); >= panel_width  */
+} mg__gpu_dense_params;
+
+typedef struct {
+    mg__gpu_dense_params params; /* the values used (derived ones filled in)               */
+    uint32_t col_panels, row_panels;
+    uint64_t heavy_blocks, heavy_edges, light_blocks, light_edges, slots;
+    uint64_t heavy_units;        /* thread blocks of the heavy kernel                      */
+    uint64_t light_items;        /* thread blocks of the light kernel                      */
+    size_t bytes;                /* device memory of the dense structures                  */
+    size_t csr_bytes;            /* the plain CSR of the same graph (mg__gpu_graph.csr_bytes) */
+    double seconds;              /* build time on the device (CUDA events)                 */
+} mg__gpu_dense_stats;
+
+typedef struct mg__gpu_dense mg__gpu_dense;
+
+/* Builds the dense form of g for one edge direction. params NULL or zero fields: derived. On
+ * failure *out is NULL and nothing stays allocated (MG_OUT_OF_MEMORY when device memory runs out,
+ * MG_DEVICE_ERROR naming the CUDA call, MG_INVALID_ARGUMENT for impossible parameters). */
+mg_status mg__gpu_dense_build(mg_context ctx, const mg__gpu_graph *g, mg_edges edges,
+                              const mg__gpu_dense_params *params, mg__gpu_dense **out);
+
+/* The dense form of g for that direction, built and cached in g->dense on first use. */
+mg_status mg__gpu_dense_get(mg_context ctx, mg__gpu_graph *g, mg_edges edges, const mg__gpu_dense **out);
+
+void mg__gpu_dense_get_stats(const mg__gpu_dense *d, mg__gpu_dense_stats *stats);
+
+/* NULL or *d NULL fine; sets *d NULL. */
+void mg__gpu_dense_free(mg__gpu_dense **d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MG_GPU_DENSE_H */

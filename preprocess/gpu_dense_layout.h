@@ -1,0 +1,134 @@
+/*
+ * gpu_dense_layout.h — the layout of a dense-frontier form (struct mg__gpu_dense), private to its
+ * builder (preprocess/gpu_dense.cu) and its kernels (frontier/gpu_dense.cu). Read gpu_dense.h first.
+ *
+ * Terms. Along the form's direction every edge goes from a source s to a destination d (both in the
+ * device numbering). The edge matrix has a row per destination and a column per source.
+ *  - Column panel c: sources [c * W, (c + 1) * W), W = params.panel_width (a multiple of 64, so a
+ *    panel's active bits are whole words of the frontier bitmap; at most 32768, so a source inside
+ *    its panel fits 15 bits).
+ *  - Row panel r: destinations [row_start[r], row_start[r + 1]), at most H = params.panel_height
+ *    (<= 32768) of them. A panel also ends where its estimated number of slots (per destination, the
+ *    number of column panels its sources fall in) reaches four times the average of H-high panels,
+ *    so the hub rows at the front (the device numbering sorts destinations by in-degree group) are
+ *    cut into short panels and phase 2 stays balanced.
+ *  - Block (r, c): the edges of row panel r from column panel c. Heavy when it has at least
+ *    params.heavy_threshold edges, light otherwise.
+ *  - Slots: each row panel owns a contiguous range of slots [row_slot[r], row_slot[r + 1]) of the
+ *    stream buffer; slot_dst[i] is the destination of slot i relative to its row panel's first row.
+ *    Within a row panel, blocks follow in column order; a heavy block has one slot per destination it
+ *    holds (its contributions are combined first), a light block one per edge.
+ *
+ * Heavy blocks are cut into units of about params.unit_edges edges at destination boundaries (a
+ * thread block each in phase 1). A unit is a "frontier matrix" (Figure 3.3) of `rows` x kHeavyThreads
+ * 16-bit entries, stored row by row so that the threads (one per column) read consecutive entries:
+ * an entry with bit 15 set is a destination marker carrying the destination's rank among the unit's
+ * destinations (the unit's slots are slot + rank); otherwise it is a source relative to its column
+ * panel. The unit's destinations and their sources form a stream of `length` elements (a marker,
+ * then its sources, for each destination in order) that fills the columns in order, rows - 1
+ * elements each, below row 0; row 0 of every column repeats the marker of the destination that its
+ * first element belongs to (so a run cut by a column boundary continues in the next column, and a
+ * column that starts with a marker begins with an empty run). Column c holds stream elements
+ * [c * (rows - 1), min(length, (c + 1) * (rows - 1))); entries past them are never read. Weights, when
+ * the graph has them, sit in a parallel matrix at the same positions.
+ *
+ * The light blocks of column panel c form one stream, entries [light_off[c], light_off[c + 1]),
+ * ordered by row panel, destination and source; each entry carries its source (relative to the
+ * panel), its slot, and its weight. Phase 1 cuts each panel's stream into items of at most
+ * MG__DENSE_LIGHT_ITEM_EDGES(W) entries, a thread block each (a long panel would otherwise keep one
+ * SM busy after the others finish).
+ */
+#ifndef MG_GPU_DENSE_LAYOUT_H
+#define MG_GPU_DENSE_LAYOUT_H
+
+#include "gpu_dense.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Threads of a heavy unit's thread block = columns of its frontier matrix. */
+#define MG__DENSE_HEAVY_THREADS 1024
+/* Threads of the light kernel, and of the phase-2 kernel (512: four blocks of a row panel's
+ * accumulators fit an SM, so all row panels run in one wave). */
+#define MG__DENSE_THREADS 1024
+#define MG__DENSE_PHASE2_THREADS 512
+/* Phase 2 reads slots in aligned chunks of this many; the slot arrays are padded to whole chunks
+ * plus one. */
+#define MG__DENSE_SLOT_CHUNK 8u
+#define MG__DENSE_SLOT_ALLOC(slots) (((uint64_t)(slots) / MG__DENSE_SLOT_CHUNK + 1) * MG__DENSE_SLOT_CHUNK)
+/* The marker bit of a frontier-matrix entry, and the largest panel side the 15 other bits allow. */
+#define MG__DENSE_MARKER 0x8000u
+#define MG__DENSE_MAX_SIDE 32768u
+/* Entries of one light item: 4 per staged source value; longer items leave a tail of a few busy
+ * SMs (one wave holds every item of an R-MAT 22 graph). */
+#define MG__DENSE_LIGHT_ITEM_EDGES(w) ((uint64_t)(w) * 4)
+
+typedef struct {
+    uint64_t offset;      /* first entry of the matrix in heavy_entries (and heavy_weights)      */
+    uint32_t rows;        /* >= 2                                                                 */
+    uint32_t length;      /* stream elements (edges + destinations)                               */
+    uint32_t col_panel;
+    uint32_t row_panel;
+    uint32_t slot;        /* the slot of rank 0; ranks 0..ranks-1 are consecutive slots           */
+    uint32_t ranks;       /* destinations in the unit                                             */
+} mg__dense_unit;
+
+typedef struct {
+    uint64_t begin, end;  /* light entries                                                        */
+    uint32_t col_panel;
+    uint32_t pad;
+} mg__dense_light_item;
+
+/* Scratch an advance reuses between calls (one advance at a time per form: they run on the default
+ * stream in order). Buffers that only some programs need are made on first use and kept. */
+typedef struct {
+    void *values;             /* MG__DENSE_SLOT_ALLOC(slots) values of value_size bytes          */
+    size_t value_size;        /* 4 after the build; 8 once an 8-byte value type has run           */
+    uint8_t *found;           /* MG__DENSE_SLOT_ALLOC(slots) flags (a frontier that is not every
+                                 vertex); NULL until then                                      */
+    void *sources;            /* n per-source values of source_size bytes (contributions other
+                                 than x, x + weight, x * weight); NULL until then              */
+    size_t source_size;
+    uint64_t *active;         /* bitmap words of the active sources                               */
+    uint64_t *out_bitmap;     /* the output bitmap when the caller wants none                     */
+    unsigned long long *counters; /* [0] output count, [1] frontier edges                         */
+    size_t bytes;             /* all of the above                                                 */
+} mg__dense_workspace;
+
+struct mg__gpu_dense {
+    int refs;                 /* an undirected graph's two directions share one form               */
+    int device;
+    mg_edges edges;
+    uint32_t n;
+    uint64_t m;
+    mg_weight_type weight_type;
+    mg__gpu_dense_params params;
+    uint32_t col_panels, row_panels;
+    uint32_t *d_row_start;    /* row_panels + 1 destinations                                      */
+    uint32_t *d_row_slot;     /* row_panels + 1 slots                                             */
+    uint32_t units;
+    mg__dense_unit *d_units;
+    uint16_t *d_heavy_entries;
+    void *d_heavy_weights;    /* 4-byte weights (the graph's type) or NULL                         */
+    uint64_t heavy_entries;
+    uint32_t light_items;
+    mg__dense_light_item *d_light_items;
+    uint16_t *d_light_src;
+    uint32_t *d_light_slot;
+    void *d_light_weights;
+    uint64_t slots;
+    uint16_t *d_slot_dst;     /* MG__DENSE_SLOT_ALLOC(slots) entries, the padding zero          */
+    uint64_t *d_has_edges;    /* destinations with at least one edge along this direction          */
+    uint32_t max_rows_per_panel; /* the tallest row panel (phase 2's shared memory)                */
+    uint32_t max_ranks;       /* the most destinations of one unit (the heavy kernel's accumulators) */
+    size_t smem_optin;        /* the device's shared memory per block (opt-in), checked per launch  */
+    mg__dense_workspace *ws;
+    size_t bytes;             /* the structure's own device memory (the workspace counts apart)    */
+    mg__gpu_dense_stats stats;
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MG_GPU_DENSE_LAYOUT_H */

@@ -1,0 +1,566 @@
+/*
+ * test_gpu_dense.c — the dense-frontier engine (MultiGraphD: preprocess/gpu_dense.cu builds the form,
+ * frontier/gpu_dense.cu advances on it) against the brute-force meaning of every edge program
+ * (tests/program_reference.h, the approach of test_gpu_advance.c): every value type, contribution,
+ * combine and apply, along out- and in-edges, with the full frontier and a partial one, with and
+ * without mask and complement, on a skewed directed graph and an undirected one, each under three
+ * layouts: small forced panels (several column and row panels, heavy and light blocks, heavy blocks
+ * cut into several units), forced all-light blocks, and the parameters derived from the device.
+ * Then BFS and PageRank loops on an R-MAT graph against mg_bfs and the CPU engine.
+ *
+ * Exits 77 (ctest: skipped) when no GPU can be used. MG_GPU_TEST_SMALL=1 runs a sample of the
+ * configurations, the directed graph only and a small R-MAT graph (for compute-sanitizer).
+ */
+#include "mg_internal.h"
+#include "../../preprocess/gpu_preprocess.h"
+#include "../../preprocess/gpu_dense.h"
+#include "../../frontier/gpu_engine.h"
+#include "check.h"
+#include "program_reference.h"
+
+#include <math.h>
+
+enum { N = 1000, M = 12000 };
+
+static mg_context ctx;
+static bool small_mode;
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t next_rand(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+
+/* A graph in both forms: the host graph (caller numbering, for brute force) and the device graph
+ * with its permutation copied back; device buffers for one case, reused. */
+typedef struct {
+    mg_graph host;
+    mg__gpu_graph dev;
+    uint32_t *new_of_old;
+    void *d_x, *d_y, *d_mask, *d_in, *d_out_list, *d_out_bm;
+} pair;
+
+static bool pair_build(pair *P, const mg__coo *coo, const mg_graph_options *opts) {
+    memset(P, 0, sizeof *P);
+    mg_status st = mg_graph_create_from_coo(ctx, &P->host, coo->n, coo->m, coo->src, coo->dst,
+                                            coo->weights, coo->weight_type, opts);
+    CHECK_OK(ctx, st);
+    if (st != MG_SUCCESS) return false;
+    st = mg__gpu_graph_build(ctx, coo, opts, &P->dev);
+    CHECK_OK(ctx, st);
+    if (st != MG_SUCCESS) return false;
+    const uint32_t n = coo->n;
+    const size_t words = mg__bitmap_words(n);
+    P->new_of_old = malloc((size_t)n * 4 + 4);
+    st = P->new_of_old ? MG_SUCCESS : MG_OUT_OF_MEMORY;
+    if (st == MG_SUCCESS) st = mg__gpu_copy_to_host(ctx, P->new_of_old, P->dev.d_new_of_old, (size_t)n * 4);
+    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_x, (size_t)n * 8 + 8);
+    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_y, (size_t)n * 8 + 8);
+    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_mask, words * 8 + 8);
+    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_in, (size_t)n * 4 + 4);
+    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_out_list, (size_t)n * 4 + 4);
+    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_out_bm, words * 8 + 8);
+    CHECK_OK(ctx, st);
+    return st == MG_SUCCESS;
+}
+
+static void pair_free(pair *P) {
+    mg_graph_free(&P->host);
+    mg__gpu_graph_free(&P->dev); /* frees the cached dense forms too */
+    free(P->new_of_old);
+    mg__gpu_free(P->d_x);
+    mg__gpu_free(P->d_y);
+    mg__gpu_free(P->d_mask);
+    mg__gpu_free(P->d_in);
+    mg__gpu_free(P->d_out_list);
+    mg__gpu_free(P->d_out_bm);
+}
+
+static void to_typed(mg_type t, void *dst, size_t i, double v) {
+    switch (t) {
+    case MG_INT64: ((int64_t *)dst)[i] = (int64_t)v; break;
+    case MG_FLOAT: ((float *)dst)[i] = (float)v; break;
+    case MG_DOUBLE: ((double *)dst)[i] = v; break;
+    default: ((int32_t *)dst)[i] = (int32_t)v; break;
+    }
+}
+static double from_typed(mg_type t, const void *src, size_t i) {
+    switch (t) {
+    case MG_INT64: return (double)((const int64_t *)src)[i];
+    case MG_FLOAT: return ((const float *)src)[i];
+    case MG_DOUBLE: return ((const double *)src)[i];
+    default: return ((const int32_t *)src)[i];
+    }
+}
+
+/* One configuration through the dense engine on form d, compared with brute force; returns the
+ * mismatches. */
+static int run_case(pair *P, const mg__gpu_dense *d, mg_type type, const mg_program *p, bool use_in,
+                    bool use_mask) {
+    int bad = 0;
+    const bool fp = type == MG_FLOAT || type == MG_DOUBLE;
+    const uint32_t n = P->host->n;
+    const size_t words = mg__bitmap_words(n), ts = mg__type_size(type);
+    double xv[N], y0[N];
+    bool in_set[N], mask_set[N];
+    uint8_t xbuf[N * 8], ybuf[N * 8];
+    uint32_t list[N], out_list[N];
+    uint64_t mask_bm[(N + 63) / 64], out_bm[(N + 63) / 64];
+    uint32_t count = 0;
+    memset(mask_bm, 0, sizeof mask_bm);
+    for (uint32_t v = 0; v < n; v++) {
+        xv[v] = fp ? (next_rand() % 1000) / 8.0 : (double)(next_rand() % 1000);
+        y0[v] = (p->apply == MG_APPLY_IF_UNSET && next_rand() % 2) ? p->unset
+                                                                   : (double)(next_rand() % 1200);
+        in_set[v] = use_in ? next_rand() % 3 == 0 : true;
+        mask_set[v] = next_rand() % 2;
+        const uint32_t nv = P->new_of_old[v];
+        to_typed(type, xbuf, nv, xv[v]);
+        to_typed(type, ybuf, nv, y0[v]);
+        if (use_in && in_set[v]) list[count++] = nv;
+        if (mask_set[v]) mask_bm[nv >> 6] |= 1ull << (nv & 63);
+    }
+    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_x, xbuf, n * ts));
+    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_y, ybuf, n * ts));
+    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_in, list, count * 4));
+    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_mask, mask_bm, words * 8));
+    /* stale output from an earlier case must not survive: the engine clears what it writes */
+    memset(out_bm, 0xa5, sizeof out_bm);
+    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_out_bm, out_bm, words * 8));
+    mg__gpu_advance_args a = {
+        .g = &P->dev, .program = p, .type = type,
+        .d_in_list = use_in ? P->d_in : NULL, .in_count = count,
+        .d_x = p->contribution == MG_CONTRIB_SRC_ID ? NULL : P->d_x, .d_y = P->d_y,
+        .d_mask = use_mask ? P->d_mask : NULL,
+        .d_out_list = P->d_out_list, .d_out_bitmap = P->d_out_bm,
+    };
+    mg_advance_info info;
+    mg_status st = mg__gpu_dense_advance(ctx, d, &a, &info);
+    CHECK_OK(ctx, st);
+    if (st != MG_SUCCESS) return 1;
+    CHECK(!info.pulled && info.frontier_vertices == (use_in ? count : n));
+    CHECK(a.out_count <= n && info.output_vertices == a.out_count);
+    CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, ybuf, P->d_y, n * ts));
+    const uint32_t listed = a.out_count < n ? a.out_count : n;
+    CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, out_list, P->d_out_list, (size_t)listed * 4));
+    CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, out_bm, P->d_out_bm, words * 8));
+
+    /* the list holds each member of the bitmap once */
+    bool seen[N] = {false};
+    uint32_t members = 0;
+    for (size_t w = 0; w < words; w++) members += (uint32_t)__builtin_popcountll(out_bm[w]);
+    CHECK(members == a.out_count);
+    for (uint32_t i = 0; i < listed; i++) {
+        const uint32_t dd = out_list[i];
+        if (dd >= n || seen[dd] || !mg__bit_test(out_bm, dd)) {
+            if (bad < 3) fprintf(stderr, "  bad output list entry %u (position %u)\n", dd, i);
+            bad++;
+            continue;
+        }
+        seen[dd] = true;
+    }
+
+    const uint64_t *off, *ioff;
+    const uint32_t *idx, *iidx;
+    const void *w, *iw;
+    mg_graph_csr(P->host, &off, &idx, &w);
+    mg_graph_csc(P->host, &ioff, &iidx, &iw);
+    const bool along_out = p->edges == MG_EDGES_OUT;
+    const uint64_t *doff = along_out ? ioff : off;
+    const uint32_t *didx = along_out ? iidx : idx;
+    const int32_t *dw = along_out ? iw : w;
+    uint64_t frontier_edges = 0;
+    for (uint32_t s = 0; s < n; s++)
+        if (in_set[s]) frontier_edges += along_out ? off[s + 1] - off[s] : ioff[s + 1] - ioff[s];
+    CHECK(info.frontier_edges == frontier_edges);
+    for (uint32_t v = 0; v < n; v++) {
+        double c = 0;
+        bool found = false, eligible = !use_mask || (mask_set[v] != p->mask_complement);
+        bool any_ok = false;
+        const double got = from_typed(type, ybuf, P->new_of_old[v]);
+        for (uint64_t e = doff[v]; e < doff[v + 1] && eligible; e++) {
+            const uint32_t s = didx[e];
+            if (!in_set[s]) continue;
+            const double cv = ref_contribution(p, type, xv[s], s, dw[e], (double)(off[s + 1] - off[s]));
+            ref_combine(p, cv, got, &c, &found, &any_ok);
+        }
+        double expect;
+        const bool joins = ref_apply(p, fp, found, eligible, c, y0[v], &expect);
+        const bool value_ok = ref_value_ok(p, fp, found, joins, any_ok, got, expect);
+        const bool in_out = mg__bit_test(out_bm, P->new_of_old[v]);
+        if (!value_ok || in_out != joins) {
+            if (bad < 3)
+                fprintf(stderr,
+                        "  mismatch type %d contrib %d combine %d apply %d edges %d compl %d in %d "
+                        "mask %d: vertex %u got %g expected %g, joined %d expected %d\n",
+                        type, p->contribution, p->combine, p->apply, p->edges, p->mask_complement,
+                        use_in, use_mask, v, got, expect, in_out, joins);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* Every configuration test_gpu_advance.c covers, each with the full frontier and a partial one;
+ * forms[e] serves direction e. */
+static void all_configs(pair *P, const mg__gpu_dense *const forms[2], const char *name, int *cases,
+                        int *failed) {
+    const mg_type types[] = {MG_INT32, MG_INT64, MG_FLOAT, MG_DOUBLE};
+    const mg_apply applies[] = {MG_APPLY_MIN, MG_APPLY_MAX, MG_APPLY_IF_UNSET,
+                                MG_APPLY_ASSIGN, MG_APPLY_ADD, MG_APPLY_AFFINE};
+    int here = 0, bad_here = 0, combo = 0;
+    for (int ti = 0; ti < 4; ti++)
+        for (int k = MG_CONTRIB_SRC; k <= MG_CONTRIB_SRC_ID; k++)
+            for (int c = MG_COMBINE_MIN; c <= MG_COMBINE_ANY; c++)
+                for (int a = 0; a < 6; a++)
+                    for (int variant = 0; variant < 4; variant++) {
+                        const mg_type t = types[ti];
+                        const bool fp = t == MG_FLOAT || t == MG_DOUBLE;
+                        if (k == MG_CONTRIB_SRC_DIV_OUTDEG && !fp) continue;
+                        if (k == MG_CONTRIB_SRC_ID && fp) continue;
+                        if (c == MG_COMBINE_ANY && applies[a] != MG_APPLY_IF_UNSET &&
+                            applies[a] != MG_APPLY_ASSIGN)
+                            continue;
+                        if (c == MG_COMBINE_SUM && k == MG_CONTRIB_SRC_TIMES_WEIGHT && !fp) continue;
+                        if (small_mode && combo++ % 23 != 0) continue;
+                        mg_program p;
+                        mg_program_init(&p);
+                        p.contribution = (mg_contribution)k;
+                        p.combine = (mg_combine)c;
+                        p.apply = applies[a];
+                        p.edges = variant & 1 ? MG_EDGES_IN : MG_EDGES_OUT;
+                        if (k == MG_CONTRIB_SRC_DIV_OUTDEG) p.edges = MG_EDGES_OUT;
+                        p.mask_complement = variant & 2;
+                        p.alpha = fp ? 0.5 : 2;
+                        p.beta = 3;
+                        p.epsilon = 2.5;
+                        for (int partial = 0; partial < 2; partial++) {
+                            const bool use_mask = (*cases % 3) != 0;
+                            (*cases)++;
+                            here++;
+                            const int bad = run_case(P, forms[p.edges], t, &p, partial, use_mask);
+                            CHECK(bad == 0);
+                            *failed += bad != 0;
+                            bad_here += bad != 0;
+                        }
+                    }
+    printf("dense advance %s: %d configurations, %d with mismatches\n", name, here, bad_here);
+}
+
+static void print_stats(const char *name, const mg__gpu_dense *d) {
+    mg__gpu_dense_stats s;
+    mg__gpu_dense_get_stats(d, &s);
+    printf("  %s: W=%u H=%u threshold=%u unit=%u: %u x %u panels, heavy %llu blocks %llu edges "
+           "(%llu units), light %llu blocks %llu edges (%llu items), %llu slots, %.2fx CSR, %.2f ms\n",
+           name, s.params.panel_width, s.params.panel_height, s.params.heavy_threshold,
+           s.params.unit_edges, s.col_panels, s.row_panels, (unsigned long long)s.heavy_blocks,
+           (unsigned long long)s.heavy_edges, (unsigned long long)s.heavy_units,
+           (unsigned long long)s.light_blocks, (unsigned long long)s.light_edges,
+           (unsigned long long)s.light_items, (unsigned long long)s.slots,
+           (double)s.bytes / (double)s.csr_bytes, s.seconds * 1e3);
+}
+
+/* The layouts one graph is tested under. */
+static void test_graph(pair *P, const char *gname, int *cases, int *failed) {
+    const bool undirected = P->dev.in_shares_out;
+    char name[96];
+    /* 1. small forced panels: 16 column panels, row panels of at most 32 destinations, blocks of
+     * 24 edges and more heavy, heavy blocks cut every 64 edges */
+    {
+        const mg__gpu_dense_params prm = {.panel_width = 64, .panel_height = 32,
+                                          .heavy_threshold = 24, .unit_edges = 64};
+        mg__gpu_dense *f[2] = {NULL, NULL};
+        CHECK_OK(ctx, mg__gpu_dense_build(ctx, &P->dev, MG_EDGES_OUT, &prm, &f[0]));
+        if (!undirected) CHECK_OK(ctx, mg__gpu_dense_build(ctx, &P->dev, MG_EDGES_IN, &prm, &f[1]));
+        else f[1] = f[0]; /* the undirected rows are the same either way: one form serves both */
+        if (f[0] != NULL && f[1] != NULL) {
+            for (int e = 0; e < (undirected ? 1 : 2); e++) {
+                mg__gpu_dense_stats s;
+                mg__gpu_dense_get_stats(f[e], &s);
+                CHECK(s.col_panels == (N + 63) / 64 && s.row_panels >= (N + 31) / 32);
+                CHECK(s.heavy_blocks > 0 && s.light_blocks > 0 && s.heavy_units > s.heavy_blocks);
+                CHECK(s.heavy_edges + s.light_edges == P->dev.m);
+                print_stats(e ? "in-edges, small panels" : "out-edges, small panels", f[e]);
+            }
+            const mg__gpu_dense *forms[2] = {f[0], f[1]};
+            snprintf(name, sizeof name, "%s, small panels", gname);
+            all_configs(P, forms, name, cases, failed);
+        }
+        mg__gpu_dense_free(&f[0]);
+        if (!undirected) mg__gpu_dense_free(&f[1]);
+        CHECK(f[0] == NULL);
+    }
+    /* 2. every block light */
+    if (!small_mode) {
+        const mg__gpu_dense_params prm = {.panel_width = 128, .panel_height = 64,
+                                          .heavy_threshold = UINT32_MAX};
+        mg__gpu_dense *f[2] = {NULL, NULL};
+        for (int e = 0; e < 2; e++) {
+            CHECK_OK(ctx, mg__gpu_dense_build(ctx, &P->dev, (mg_edges)e, &prm, &f[e]));
+            mg__gpu_dense_stats s;
+            mg__gpu_dense_get_stats(f[e], &s);
+            CHECK(s.heavy_blocks == 0 && s.light_edges == P->dev.m && s.light_items >= s.col_panels);
+        }
+        if (f[0] != NULL && f[1] != NULL) {
+            print_stats("out-edges, all light", f[0]);
+            const mg__gpu_dense *forms[2] = {f[0], f[1]};
+            snprintf(name, sizeof name, "%s, all light", gname);
+            all_configs(P, forms, name, cases, failed);
+        }
+        mg__gpu_dense_free(&f[0]);
+        mg__gpu_dense_free(&f[1]);
+    }
+    /* 3. the parameters derived from the device, built and cached with the graph */
+    {
+        const mg__gpu_dense *f[2] = {NULL, NULL};
+        CHECK_OK(ctx, mg__gpu_dense_get(ctx, &P->dev, MG_EDGES_OUT, &f[0]));
+        CHECK_OK(ctx, mg__gpu_dense_get(ctx, &P->dev, MG_EDGES_IN, &f[1]));
+        if (f[0] != NULL && f[1] != NULL) {
+            const mg__gpu_dense *again = NULL;
+            CHECK_OK(ctx, mg__gpu_dense_get(ctx, &P->dev, MG_EDGES_OUT, &again));
+            CHECK(again == f[0] && P->dev.dense[MG_EDGES_OUT] == f[0]);
+            CHECK(undirected ? f[1] == f[0] : f[1] != f[0]);
+            mg__gpu_dense_stats s;
+            mg__gpu_dense_get_stats(f[0], &s);
+            CHECK(s.params.panel_width % 64 == 0 && s.params.panel_height > 0 &&
+                  s.params.heavy_threshold > 0 && s.params.unit_edges >= s.params.panel_width);
+            print_stats("out-edges, derived", f[0]);
+            snprintf(name, sizeof name, "%s, derived", gname);
+            all_configs(P, f, name, cases, failed);
+        }
+    }
+}
+
+/* Arguments the engine must refuse, with a message. */
+static void test_refusals(pair *P) {
+    mg__gpu_dense *f = NULL;
+    const mg__gpu_dense_params odd = {.panel_width = 100};
+    CHECK(mg__gpu_dense_build(ctx, &P->dev, MG_EDGES_OUT, &odd, &f) == MG_INVALID_ARGUMENT && f == NULL);
+    CHECK(strstr(mg_context_error(ctx), "panel width") != NULL);
+    /* one panel of 32768 sources: 4-byte values fit a block's shared memory, 8-byte ones do not */
+    const mg__gpu_dense_params wide = {.panel_width = 32768, .panel_height = 32768,
+                                       .heavy_threshold = 1};
+    CHECK_OK(ctx, mg__gpu_dense_build(ctx, &P->dev, MG_EDGES_OUT, &wide, &f));
+    if (f != NULL) {
+        mg_program p;
+        mg_program_init(&p);
+        p.combine = MG_COMBINE_SUM;
+        p.apply = MG_APPLY_ASSIGN;
+        mg_advance_info info;
+        mg__gpu_advance_args a = {.g = &P->dev, .program = &p, .type = MG_FLOAT, .d_x = P->d_x,
+                                  .d_y = P->d_y};
+        CHECK_OK(ctx, mg__gpu_dense_advance(ctx, f, &a, &info));
+        a.type = MG_DOUBLE;
+        CHECK(mg__gpu_dense_advance(ctx, f, &a, &info) == MG_INVALID_ARGUMENT);
+        CHECK(strstr(mg_context_error(ctx), "shared memory") != NULL);
+        /* a form used for the other direction of a directed graph */
+        p.edges = MG_EDGES_IN;
+        a.type = MG_FLOAT;
+        CHECK(mg__gpu_dense_advance(ctx, f, &a, &info) == MG_INVALID_ARGUMENT);
+        mg__gpu_dense_free(&f);
+    }
+}
+
+/* ---- R-MAT: BFS and PageRank loops -------------------------------------------------------------- */
+
+static void rmat_loops(int scale) {
+    mg_gen_options o;
+    mg_gen_options_init(&o);
+    o.kind = MG_GEN_RMAT;
+    o.scale = scale;
+    o.seed = 7;
+    mg_graph g = NULL;
+    CHECK_OK(ctx, mg_generate(ctx, &g, &o));
+    if (g == NULL) return;
+    const uint64_t *off;
+    const uint32_t *idx;
+    mg_graph_csr(g, &off, &idx, NULL);
+    mg__coo coo;
+    CHECK_OK(ctx, mg__coo_init(ctx, &coo, g->m, false, MG_WEIGHT_NONE));
+    coo.n = g->n;
+    coo.m = g->m;
+    for (uint32_t v = 0; v < g->n; v++)
+        for (uint64_t e = off[v]; e < off[v + 1]; e++) {
+            coo.src[e] = v;
+            coo.dst[e] = idx[e];
+        }
+    mg_graph_free(&g);
+    mg_graph_options go;
+    mg_graph_options_init(&go); /* the edges are already both ways: keep them as they are */
+    pair P;
+    const bool built = pair_build(&P, &coo, &go);
+    mg__coo_free(&coo);
+    if (!built) {
+        pair_free(&P);
+        return;
+    }
+    const uint32_t n = P.host->n;
+    /* the derived layout (few panels at these sizes) and small panels (many of both) */
+    const mg__gpu_dense *derived = NULL;
+    mg__gpu_dense *small = NULL;
+    const mg__gpu_dense_params prm = {.panel_width = 1024, .panel_height = 512, .heavy_threshold = 256,
+                                      .unit_edges = 4096};
+    CHECK_OK(ctx, mg__gpu_dense_get(ctx, &P.dev, MG_EDGES_OUT, &derived));
+    CHECK_OK(ctx, mg__gpu_dense_build(ctx, &P.dev, MG_EDGES_OUT, &prm, &small));
+    if (derived == NULL || small == NULL) {
+        mg__gpu_dense_free(&small);
+        pair_free(&P);
+        return;
+    }
+    print_stats("rmat derived", derived);
+    print_stats("rmat small panels", small);
+    const mg__gpu_dense *forms[2] = {derived, small};
+    const char *form_names[2] = {"derived", "small panels"};
+
+    /* BFS: depth[d] = depth[s] + 1 for unset d, level by level (a partial frontier every step) */
+    uint32_t source = 0; /* the first vertex with edges */
+    {
+        const uint64_t *hoff;
+        mg_graph_csr(P.host, &hoff, NULL, NULL);
+        while (source + 1 < n && hoff[source + 1] == hoff[source]) source++;
+    }
+    mg_vector depth = NULL;
+    CHECK_OK(ctx, mg_vector_create(ctx, &depth, P.host, MG_INT32));
+    CHECK_OK(ctx, mg_bfs(ctx, P.host, source, depth, NULL));
+    int32_t *want = malloc((size_t)n * 4), *init = malloc((size_t)n * 4);
+    CHECK_OK(ctx, mg_vector_extract(ctx, depth, want));
+    mg_vector_free(&depth);
+    for (int fi = 0; fi < 2; fi++) {
+        for (uint32_t v = 0; v < n; v++) init[v] = -1;
+        const uint32_t s_new = P.new_of_old[source];
+        init[s_new] = 0;
+        CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P.d_y, init, (size_t)n * 4));
+        CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P.d_in, &s_new, 4));
+        mg_program p;
+        mg_program_init(&p);
+        p.contribution = MG_CONTRIB_SRC_PLUS_ONE;
+        p.combine = MG_COMBINE_ANY;
+        p.apply = MG_APPLY_IF_UNSET;
+        void *in = P.d_in, *out = P.d_out_list;
+        uint32_t count = 1;
+        int levels = 0;
+        while (count > 0 && levels <= (int)n) {
+            mg__gpu_advance_args a = {.g = &P.dev, .program = &p, .type = MG_INT32, .d_in_list = in,
+                                      .in_count = count, .d_x = P.d_y, .d_y = P.d_y, .d_out_list = out};
+            mg_advance_info info;
+            const mg_status st = mg__gpu_dense_advance(ctx, forms[fi], &a, &info);
+            CHECK_OK(ctx, st);
+            if (st != MG_SUCCESS) break;
+            count = a.out_count;
+            void *t = in;
+            in = out;
+            out = t;
+            levels++;
+        }
+        CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, init, P.d_y, (size_t)n * 4));
+        uint32_t wrong = 0;
+        for (uint32_t v = 0; v < n; v++) wrong += init[P.new_of_old[v]] != want[v];
+        CHECK(wrong == 0);
+        printf("rmat%d bfs, dense %s: %d levels, %u depths differ from mg_bfs\n", scale,
+               form_names[fi], levels, wrong);
+    }
+    free(want);
+    free(init);
+
+    /* PageRank-like: y = 0.85 * sum x[s]/outdeg(s) + 0.15/n, 10 steps, against the CPU engine */
+    double *rank = malloc((size_t)n * 8), *buf = malloc((size_t)n * 8), *cpu = malloc((size_t)n * 8);
+    for (uint32_t v = 0; v < n; v++) rank[v] = (1.0 + v % 7) / n; /* not uniform: ids matter */
+    mg_program p;
+    mg_program_init(&p);
+    p.contribution = MG_CONTRIB_SRC_DIV_OUTDEG;
+    p.combine = MG_COMBINE_SUM;
+    p.apply = MG_APPLY_AFFINE;
+    p.alpha = 0.85;
+    p.beta = 0.15 / n;
+    mg_vector vx = NULL, vy = NULL;
+    CHECK_OK(ctx, mg_vector_create(ctx, &vx, P.host, MG_DOUBLE));
+    CHECK_OK(ctx, mg_vector_create(ctx, &vy, P.host, MG_DOUBLE));
+    CHECK_OK(ctx, mg_vector_load(ctx, vx, rank));
+    for (int it = 0; it < 10; it++) {
+        CHECK_OK(ctx, mg_advance(ctx, P.host, &p, NULL, vx, vy, NULL, NULL));
+        mg_vector t = vx;
+        vx = vy;
+        vy = t;
+    }
+    CHECK_OK(ctx, mg_vector_extract(ctx, vx, cpu));
+    mg_vector_free(&vx);
+    mg_vector_free(&vy);
+    for (int fi = 0; fi < 2; fi++) {
+        for (uint32_t v = 0; v < n; v++) buf[P.new_of_old[v]] = rank[v];
+        CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P.d_x, buf, (size_t)n * 8));
+        CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P.d_y, buf, (size_t)n * 8));
+        void *dx = P.d_x, *dy = P.d_y;
+        for (int it = 0; it < 10; it++) {
+            mg__gpu_advance_args a = {.g = &P.dev, .program = &p, .type = MG_DOUBLE, .d_x = dx, .d_y = dy};
+            mg_advance_info info;
+            CHECK_OK(ctx, mg__gpu_dense_advance(ctx, forms[fi], &a, &info));
+            void *t = dx;
+            dx = dy;
+            dy = t;
+        }
+        CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, buf, dx, (size_t)n * 8));
+        double worst = 0;
+        uint32_t wrong = 0;
+        for (uint32_t v = 0; v < n; v++) {
+            const double rel = fabs(buf[P.new_of_old[v]] - cpu[v]) / fabs(cpu[v]);
+            if (!(rel <= worst)) worst = rel;
+            wrong += !(rel <= 1e-9);
+        }
+        CHECK(wrong == 0);
+        printf("rmat%d pagerank, dense %s: 10 steps, largest relative difference from the CPU "
+               "engine %.2e, %u vertices off by more than 1e-9\n", scale, form_names[fi], worst, wrong);
+    }
+    free(rank);
+    free(buf);
+    free(cpu);
+    mg__gpu_dense_free(&small);
+    pair_free(&P);
+}
+
+int main(void) {
+    small_mode = getenv("MG_GPU_TEST_SMALL") != NULL && atoi(getenv("MG_GPU_TEST_SMALL")) != 0;
+    if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
+    mg__gpu_info ginfo;
+    mg_status st = mg__gpu_query(ctx, 0, &ginfo);
+    if (st == MG_UNAVAILABLE) {
+        printf("skipped: %s\n", mg_context_error(ctx));
+        mg_context_free(&ctx);
+        return 77;
+    }
+    CHECK_OK(ctx, st);
+    if (st != MG_SUCCESS) return check_report();
+
+    mg__coo coo;
+    CHECK_OK(ctx, mg__coo_init(ctx, &coo, M, true, MG_WEIGHT_INT32));
+    coo.n = N;
+    coo.m = M;
+    for (int e = 0; e < M; e++) {
+        /* skew: a few sources and destinations hold many edges (dense blocks beside sparse ones) */
+        coo.src[e] = next_rand() % 4 == 0 ? next_rand() % 8 : next_rand() % N;
+        coo.dst[e] = next_rand() % 5 == 0 ? 8 + next_rand() % 4 : next_rand() % N;
+        ((int32_t *)coo.weights)[e] = 1 + (int32_t)(next_rand() % 50);
+    }
+    int cases = 0, failed = 0;
+    for (int undirected = 0; undirected <= 1; undirected++) {
+        if (small_mode && undirected) break;
+        mg_graph_options opts;
+        mg_graph_options_init(&opts);
+        opts.directed = !undirected;
+        pair P;
+        if (pair_build(&P, &coo, &opts)) {
+            printf("dense advance graph %s: n=%u m=%llu\n", undirected ? "undirected" : "directed", N,
+                   (unsigned long long)P.dev.m);
+            test_graph(&P, undirected ? "undirected" : "directed", &cases, &failed);
+            if (!undirected) test_refusals(&P);
+        }
+        pair_free(&P);
+    }
+    mg__coo_free(&coo);
+    printf("dense advance: %d configurations, %d with mismatches\n", cases, failed);
+
+    rmat_loops(small_mode ? 10 : 16);
+    mg_context_free(&ctx);
+    return check_report();
+}
