@@ -14,6 +14,7 @@ extern "C" {
 }
 #include "frontier/engine.h"
 #include "frontier/gpu_engine.h"
+#include "preprocess/gpu_dense.h"
 
 #define TRY(call)                                                                                  \
     do {                                                                                           \
@@ -46,7 +47,20 @@ extern "C" mg_status mg__gpu_run_advance(const mg__advance_call *call, mg_advanc
     a.d_mask = call->mask != NULL ? call->mask->d_bitmap : NULL;
     a.d_out_list = call->out != NULL ? call->out->d_list : NULL;
     a.d_out_bitmap = call->out != NULL ? call->out->d_bitmap : NULL;
-    TRY(mg__gpu_advance(ctx, &a, info));
+    /* The dense-frontier engine when forced, and by default for steps that re-evaluate every
+     * vertex from every source (topology-driven PageRank: no frontier, MG_APPLY_AFFINE), where it
+     * streams the 2D blocks instead of scanning each destination's in-edges (PERFORMANCE.md). */
+    const bool dense = ctx->mode == MG_MODE_DENSE ||
+                       (ctx->mode == MG_MODE_AUTO && call->in == NULL &&
+                        call->program->apply == MG_APPLY_AFFINE);
+    if (dense) {
+        /* the dense-frontier form of this edge direction, built on first use and kept */
+        const mg__gpu_dense *dense = nullptr;
+        TRY(mg__gpu_dense_get(ctx, (mg__gpu_graph *)gg, call->program->edges, &dense));
+        TRY(mg__gpu_dense_advance(ctx, dense, &a, info));
+    } else {
+        TRY(mg__gpu_advance(ctx, &a, info));
+    }
 
     if (call->out != NULL) {
         call->out->count = a.out_count;

@@ -601,7 +601,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
     const uint64_t max_degree = along_out ? g->max_out_degree : g->max_in_degree;
     bool pull;
     if (baseline || ctx->mode == MG_MODE_PUSH) pull = false; /* the baseline always pushes */
-    else if (ctx->mode == MG_MODE_PULL) pull = true;
+    else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE) pull = true; /* dense: gpu_dense.cu */
     else if (a->d_in_list == nullptr || p->apply == MG_APPLY_AFFINE) pull = true;
     else if ((uint64_t)P.count * max_degree < g->m / kPushCheap) pull = false;
     else {

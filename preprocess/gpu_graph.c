@@ -4,6 +4,7 @@
  * a cached property, LAGraph style). Works in every build: without CUDA or without a device the
  * query says why, and preparing answers MG_UNAVAILABLE.
  */
+#include "preprocess/gpu_dense.h"
 #include "preprocess/gpu_preprocess.h"
 
 #include <omp.h>
@@ -113,6 +114,14 @@ mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph cg, mg_gpu_graph_i
         info->csr_bytes = gg->csr_bytes;
         for (int k = 0; k < MG__GPU_GROUPS; k++)
             info->group_vertices[k] = gg->group_start[k + 1] - gg->group_start[k];
+        for (int e = 0; e < 2; e++) {
+            /* an undirected graph's two directions share one form */
+            if (gg->dense[e] == NULL || (e == 1 && gg->dense[1] == gg->dense[0])) continue;
+            mg__gpu_dense_stats ds;
+            mg__gpu_dense_get_stats(gg->dense[e], &ds);
+            info->dense_seconds += ds.seconds;
+            info->dense_bytes += ds.bytes;
+        }
     }
 cleanup:
     mg__coo_free(&coo);

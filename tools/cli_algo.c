@@ -115,15 +115,15 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
     if (a->value[OPT_BACKEND]) {
         static const char *const names[] = {"cpu", "gpu", "auto"};
         static const int values[] = {MG_BACKEND_CPU, MG_BACKEND_GPU, MG_BACKEND_AUTO};
-        int v;
+        int v = 0;
         if ((rc = parse_choice(a, OPT_BACKEND, names, values, 3, &v)) != CLI_OK) return rc;
         o->backend = (mg_backend)v;
     }
     if (a->value[OPT_MODE]) {
-        static const char *const names[] = {"auto", "push", "pull"};
-        static const int values[] = {MG_MODE_AUTO, MG_MODE_PUSH, MG_MODE_PULL};
-        int v;
-        if ((rc = parse_choice(a, OPT_MODE, names, values, 3, &v)) != CLI_OK) return rc;
+        static const char *const names[] = {"auto", "push", "pull", "dense"};
+        static const int values[] = {MG_MODE_AUTO, MG_MODE_PUSH, MG_MODE_PULL, MG_MODE_DENSE};
+        int v = 0;
+        if ((rc = parse_choice(a, OPT_MODE, names, values, 4, &v)) != CLI_OK) return rc;
         o->mode = (mg_mode)v;
     }
     if (a->value[OPT_DELTA] &&
@@ -181,7 +181,7 @@ static mg_status reached_edges(mg_context ctx, const mg_graph g, const mg_vector
 }
 
 static const char *mode_name(mg_mode m) {
-    return m == MG_MODE_PUSH ? "push" : m == MG_MODE_PULL ? "pull" : "auto";
+    return m == MG_MODE_PUSH ? "push" : m == MG_MODE_PULL ? "pull" : m == MG_MODE_DENSE ? "dense" : "auto";
 }
 
 /* Writes "<id> <value>" per vertex in the file's numbering. */
@@ -383,6 +383,12 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
     qsort(times, o.runs, sizeof *times, cmp_double);
     double median = o.runs % 2 ? times[o.runs / 2]
                                : 0.5 * (times[o.runs / 2 - 1] + times[o.runs / 2]);
+    /* The dense engine's blocks are built by the first call that needs them (the warm-up): report
+     * that build with the other preprocessing rather than leave it inside the warm-up time. */
+    if (on_gpu && (st = mg_graph_gpu_prepare(ctx, g, &gpu_pre)) != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
 
     /* Traversed edges (see --help): counted after the timing, with the public frontier calls. */
     uint64_t traversed = 0;
@@ -460,8 +466,10 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
                    o.pr.iterations, converged ? "true" : "false", o.pr.damping, o.pr.tolerance,
                    o.pr.data_driven ? "true" : "false");
         if (on_gpu)
-            printf(", \"gpu_preprocess_s\": %.9f, \"device_bytes\": %zu, \"csr_bytes\": %zu",
-                   gpu_pre.seconds, gpu_pre.device_bytes, gpu_pre.csr_bytes);
+            printf(", \"gpu_preprocess_s\": %.9f, \"device_bytes\": %zu, \"csr_bytes\": %zu, "
+                   "\"dense_preprocess_s\": %.9f, \"dense_bytes\": %zu",
+                   gpu_pre.seconds, gpu_pre.device_bytes, gpu_pre.csr_bytes, gpu_pre.dense_seconds,
+                   gpu_pre.dense_bytes);
         printf(", \"load_s\": %.9f, \"preprocess_s\": %.9f, \"warmup_s\": %.9f, \"run_s\": %.9f, "
                "\"run_min_s\": %.9f, \"run_max_s\": %.9f, \"runs\": %llu, \"traversed_edges\": %llu, "
                "\"mteps\": %.6f, \"validated\": %s, \"backend\": \"%s\", \"threads\": %d, "
@@ -480,6 +488,10 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
             printf("gpu preprocess: %.6f s, device memory %.1f MiB = %.2f x CSR\n", gpu_pre.seconds,
                    gpu_pre.device_bytes / 1048576.0,
                    gpu_pre.csr_bytes ? (double)gpu_pre.device_bytes / (double)gpu_pre.csr_bytes : 0.0);
+        if (on_gpu && gpu_pre.dense_bytes > 0)
+            printf("gpu dense blocks: %.6f s, device memory %.1f MiB = %.2f x CSR\n",
+                   gpu_pre.dense_seconds, gpu_pre.dense_bytes / 1048576.0,
+                   gpu_pre.csr_bytes ? (double)gpu_pre.dense_bytes / (double)gpu_pre.csr_bytes : 0.0);
         printf("run: %.6f s (median of %llu)\n", median, (unsigned long long)o.runs);
         printf("MTEPS: %.2f\n", mteps);
         if (cmd == CMD_PR)

@@ -57,7 +57,8 @@ static const char HELP_MAIN[] =
     "  --backend B        cpu, gpu or auto (auto: the CPU engine for now; gpu: the GPU, where\n"  \
     "                     one is present)\n"                                                    \
     "  --threads N        CPU threads (0: OpenMP's default)\n"                                   \
-    "  --mode M           auto, push or pull: how the engine advances (auto)\n"                  \
+    "  --mode M           auto, push, pull or dense: how the engine advances (auto; dense:\n"     \
+    "                     the GPU's 2D-block engine, pull on the CPU)\n"                     \
     "  --undirected       symmetrise the graph (store every edge both ways)\n"                   \
     "  --directed         keep edges directed even where the file says symmetric\n"              \
     "  --keep-self-loops  keep self-loops (dropped by default)\n"                                \

@@ -65,7 +65,10 @@ typedef enum {
 typedef enum {
     MG_MODE_AUTO = 0, /* per call, by the engine's cost estimate (direction optimisation) */
     MG_MODE_PUSH,     /* always scan the frontier's edges (sparse-frontier style)        */
-    MG_MODE_PULL      /* always scan the eligible destinations' edges (dense style)      */
+    MG_MODE_PULL,     /* always scan the eligible destinations' edges (dense style)      */
+    MG_MODE_DENSE     /* the GPU's dense-frontier engine (MultiGraphD: 2D edge blocks,
+                         every source's edges streamed, inactive ones skipped); on the CPU
+                         the same as MG_MODE_PULL                                       */
 } mg_mode;
 
 /* Creates a context on the CPU backend (only MG_OUT_OF_MEMORY can fail); pick another backend with
@@ -203,6 +206,8 @@ typedef struct {
     size_t device_bytes;      /* device memory the preprocessed graph holds                     */
     size_t csr_bytes;         /* a plain CSR of the same graph: (n+1)*8 + m*4 (+ m*4 weights)   */
     uint32_t group_vertices[6]; /* vertices in in-degree group 1..6 (Table 3.1)                 */
+    double dense_seconds;     /* the dense-frontier engine's 2D blocks, built on first use (0:  */
+    size_t dense_bytes;       /* not built yet): build time and device memory, both directions  */
 } mg_gpu_graph_info;
 
 /* Builds g's device form (CSR, CSC, in-degree groups made contiguous by renumbering) on the GPU

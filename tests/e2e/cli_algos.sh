@@ -42,6 +42,7 @@ validate_all "$TMP/small.mtx"
 validate_all "$TMP/small.mtx" --runs 3 --threads 1
 validate_all "$TMP/small.mtx" --directed --mode push
 validate_all "$TMP/small.mtx" --mode pull
+validate_all "$TMP/small.mtx" --mode dense
 expect_rc 0 pr "$TMP/small.mtx" --validate --data-driven --damping 0.5 --tolerance 1e-8
 expect_out_line '^iterations: [0-9]+'
 expect_rc 0 bc "$TMP/small.mtx" --validate --all

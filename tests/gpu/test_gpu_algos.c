@@ -2,7 +2,8 @@
  * test_gpu_algos.c — the five algorithms, unchanged, on the GPU backend: every result checked by its
  * serial verifier (mg_check_*) and, where the answer is unique, compared with the CPU engine's.
  * Graphs: every generator family, directed and undirected, unweighted / int / float weights, and the
- * bundled real sample(s). Prints one line per algorithm and graph: validated, GPU and CPU seconds.
+ * bundled real sample(s); then forced push, pull and the dense-frontier engine (MG_MODE_DENSE). Prints
+ * one line per algorithm and graph: validated, GPU and CPU seconds.
  * Exits 77 (skipped) where no GPU is usable.
  */
 #include "check.h"
@@ -156,6 +157,17 @@ int main(void) {
     for (int m = 0; m < 2 && !small; m++) {
         CHECK_OK(gpu, mg_context_set_mode(gpu, m == 0 ? MG_MODE_PUSH : MG_MODE_PULL));
         generated(MG_GEN_KRONECKER, m == 0 ? "kron-push" : "kron-pull", 10, true, MG_WEIGHT_INT32);
+    }
+    /* every algorithm forced through the dense-frontier engine (MultiGraphD) */
+    CHECK_OK(gpu, mg_context_set_mode(gpu, MG_MODE_DENSE));
+    generated(MG_GEN_KRONECKER, "kron-dense", s, false, MG_WEIGHT_INT32);
+    if (!small) {
+        generated(MG_GEN_RMAT, "rmat-dense", s, true, MG_WEIGHT_FLOAT);
+        generated(MG_GEN_UNIFORM, "uniform-dense", s, true, MG_WEIGHT_NONE);
+        generated(MG_GEN_GRID, "grid-dense", s, false, MG_WEIGHT_INT32);
+        generated(MG_GEN_KRONECKER, "kron-dense", 16, true, MG_WEIGHT_INT32);
+        from_file("MG_SAMPLES", "roadNet-CA-sample.txt");
+        from_file("MG_SHARED_DATASETS", "web-Google-sample.txt");
     }
     mg_context_free(&gpu);
     mg_context_free(&cpu);
