@@ -35,7 +35,6 @@ extern "C" {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kMaxAllocs = 48;
 /* Blocks of the edge matrix the host bookkeeping accepts (16 bytes each on the host, 24 on the
  * device): beyond it the panels are far too small for the graph. */
 constexpr uint64_t kMaxBlocks = UINT64_C(1) << 22;
@@ -302,104 +301,7 @@ __global__ void column_tops_kernel(const uint32_t *in_off, const uint32_t *unit_
 
 /* ---- host side: one build's resources ---------------------------------------------------------- */
 
-struct Build {
-    mg_context ctx;
-    cudaStream_t stream = nullptr;
-    cudaEvent_t start = nullptr, stop = nullptr;
-    void *ptr[kMaxAllocs] = {};
-    size_t bytes[kMaxAllocs] = {};
-    void *temp = nullptr; /* CUB temporary storage, grown as needed (also in ptr[]) */
-    size_t temp_bytes = 0;
-};
-
-mg_status cuda_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
-    (void)cudaGetLastError(); /* clear a non-sticky error so later calls start clean */
-    if (e == cudaErrorMemoryAllocation)
-        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_dense_build: out of device memory in %s "
-                         "(gpu_dense.cu:%d)", call, line);
-    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_dense_build: %s failed: %s: %s (gpu_dense.cu:%d)",
-                     call, cudaGetErrorName(e), cudaGetErrorString(e), line);
-}
-
-#define CU_NAMED(expr, name)                                                                       \
-    do {                                                                                           \
-        cudaError_t e_ = (expr);                                                                   \
-        if (e_ != cudaSuccess) return cuda_fail(b->ctx, e_, (name), __LINE__);                     \
-    } while (0)
-#define CU(expr) CU_NAMED(expr, #expr)
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        mg_status s_ = (expr);                                                                     \
-        if (s_ != MG_SUCCESS) return s_;                                                           \
-    } while (0)
-
-/* Allocates count elements (NULL for none) and records the block for the cleanup path. */
-template <typename T> mg_status dalloc(Build *b, T **p, uint64_t count, const char *what, int line) {
-    *p = nullptr;
-    if (count == 0) return MG_SUCCESS;
-    const size_t bytes = mg__mul_size((size_t)count, sizeof(T));
-    int slot = 0;
-    while (slot < kMaxAllocs && b->ptr[slot] != nullptr) slot++;
-    if (slot == kMaxAllocs)
-        return mg__error(b->ctx, MG_INTERNAL_ERROR, "mg__gpu_dense_build: more than %d device "
-                         "blocks at once (gpu_dense.cu:%d)", kMaxAllocs, line);
-    void *q = nullptr;
-    cudaError_t e = bytes == SIZE_MAX ? cudaErrorMemoryAllocation : cudaMalloc(&q, bytes);
-    if (e == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        return mg__error(b->ctx, MG_OUT_OF_MEMORY, "mg__gpu_dense_build: out of device memory: "
-                         "cudaMalloc of %zu bytes for %s (gpu_dense.cu:%d)", bytes, what, line);
-    }
-    if (e != cudaSuccess) return cuda_fail(b->ctx, e, "cudaMalloc", line);
-    b->ptr[slot] = q;
-    b->bytes[slot] = bytes;
-    *p = static_cast<T *>(q);
-    return MG_SUCCESS;
-}
-#define DALLOC(p, count, what) TRY(dalloc(b, &(p), (count), (what), __LINE__))
-
-/* Frees a tracked block now (cudaFree waits for the device, so no kernel still uses it). */
-void dfree(Build *b, void *p) {
-    if (p == nullptr) return;
-    for (int i = 0; i < kMaxAllocs; i++)
-        if (b->ptr[i] == p) {
-            cudaFree(p);
-            b->ptr[i] = nullptr;
-            b->bytes[i] = 0;
-            return;
-        }
-}
-
-/* Hands a block over to the result (the cleanup path no longer frees it); returns its bytes. */
-size_t dkeep(Build *b, void *p) {
-    for (int i = 0; i < kMaxAllocs; i++)
-        if (p != nullptr && b->ptr[i] == p) {
-            b->ptr[i] = nullptr;
-            return b->bytes[i];
-        }
-    return 0;
-}
-
-mg_status temp_need(Build *b, size_t bytes, const char *what) {
-    if (bytes <= b->temp_bytes && b->temp != nullptr) return MG_SUCCESS;
-    dfree(b, b->temp);
-    b->temp = nullptr;
-    b->temp_bytes = 0;
-    uint8_t *t = nullptr;
-    DALLOC(t, bytes < 16 ? 16 : bytes, what);
-    b->temp = t;
-    b->temp_bytes = bytes < 16 ? 16 : bytes;
-    return MG_SUCCESS;
-}
-
-/* CUB's two phases: ask for the temporary storage, provide it, run. */
-#define CUB_RUN(fn, ...)                                                                           \
-    do {                                                                                           \
-        size_t tb_ = 0;                                                                            \
-        CU_NAMED(fn(nullptr, tb_, __VA_ARGS__), #fn " (size query)");                              \
-        TRY(temp_need(b, tb_, "temporary storage of " #fn));                                       \
-        CU_NAMED(fn(b->temp, tb_, __VA_ARGS__), #fn);                                              \
-    } while (0)
+#include "preprocess/gpu_build.cuh"
 
 unsigned grid_for(uint64_t count) {
     uint64_t g = (count + kThreads - 1) / kThreads;
@@ -829,7 +731,7 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
  * a success) is freed, with the stream drained first. */
 void release(Build *b) {
     if (b->stream != nullptr) (void)cudaStreamSynchronize(b->stream);
-    for (int i = 0; i < kMaxAllocs; i++)
+    for (int i = 0; i < kBuildMaxAllocs; i++)
         if (b->ptr[i] != nullptr) cudaFree(b->ptr[i]);
     if (b->start != nullptr) cudaEventDestroy(b->start);
     if (b->stop != nullptr) cudaEventDestroy(b->stop);
@@ -880,6 +782,7 @@ extern "C" mg_status mg__gpu_dense_build(mg_context ctx, const mg__gpu_graph *g,
 
     Build b;
     b.ctx = ctx;
+    b.who = "mg__gpu_dense_build";
     st = build(&b, g, edges, d);
     release(&b);
     if (st != MG_SUCCESS) {
