@@ -135,6 +135,16 @@ mg_status mg_context_set_threads(mg_context ctx, int threads) {
     return MG_SUCCESS;
 }
 
+mg_status mg_context_set_engine(mg_context ctx, mg_engine engine) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (engine != MG_ENGINE_MULTIGRAPH && engine != MG_ENGINE_BASELINE)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_context_set_engine: unknown engine %d",
+                         (int)engine);
+    ctx->engine = engine;
+    return MG_SUCCESS;
+}
+
 mg_status mg_context_set_mode(mg_context ctx, mg_mode mode) {
     mg_status status = mg__check_context(ctx);
     if (status != MG_SUCCESS) return status;

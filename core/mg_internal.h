@@ -25,6 +25,7 @@ struct mg_context_s {
     uint64_t magic;
     mg_backend backend;
     mg_mode mode;
+    mg_engine engine;
     int threads;
     char error[MG__ERROR_SIZE];
     mg_advance_info last_advance;

@@ -14,6 +14,7 @@ extern "C" {
 }
 #include "frontier/engine.h"
 #include "frontier/gpu_engine.h"
+#include "frontier/gpu_lb_engine.h"
 #include "preprocess/gpu_dense.h"
 
 #define TRY(call)                                                                                  \
@@ -50,6 +51,9 @@ extern "C" mg_status mg__gpu_run_advance(const mg__advance_call *call, mg_advanc
     /* The dense-frontier engine when forced, and by default for steps that re-evaluate every
      * vertex from every source (topology-driven PageRank: no frontier, MG_APPLY_AFFINE), where it
      * streams the 2D blocks instead of scanning each destination's in-edges (PERFORMANCE.md). */
+    if (ctx->engine == MG_ENGINE_BASELINE) {
+        TRY(mg__gpu_lb_advance(ctx, &a, info)); /* its own push/pull rule; dense means pull there */
+    } else {
     const bool dense = ctx->mode == MG_MODE_DENSE ||
                        (ctx->mode == MG_MODE_AUTO && call->in == NULL &&
                         call->program->apply == MG_APPLY_AFFINE);
@@ -60,6 +64,7 @@ extern "C" mg_status mg__gpu_run_advance(const mg__advance_call *call, mg_advanc
         TRY(mg__gpu_dense_advance(ctx, dense, &a, info));
     } else {
         TRY(mg__gpu_advance(ctx, &a, info));
+    }
     }
 
     if (call->out != NULL) {

@@ -22,6 +22,7 @@ typedef struct {
     const char *file;
     mg_backend backend;
     mg_mode mode;
+    mg_engine engine;
     uint64_t runs;
     bool validate, json;
     const char *output;
@@ -105,6 +106,7 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
     o->output = a->value[OPT_OUTPUT];
     o->backend = MG_BACKEND_AUTO;
     o->mode = MG_MODE_AUTO;
+    o->engine = MG_ENGINE_MULTIGRAPH;
     mg_pagerank_options_init(&o->pr);
 
     if (a->value[OPT_RUNS] && (rc = cli_u64(a, OPT_RUNS, 1, 100000, &o->runs)) != CLI_OK) return rc;
@@ -125,6 +127,13 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
         int v = 0;
         if ((rc = parse_choice(a, OPT_MODE, names, values, 4, &v)) != CLI_OK) return rc;
         o->mode = (mg_mode)v;
+    }
+    if (a->value[OPT_ENGINE]) {
+        static const char *const names[] = {"multigraph", "baseline"};
+        static const int values[] = {MG_ENGINE_MULTIGRAPH, MG_ENGINE_BASELINE};
+        int v = 0;
+        if ((rc = parse_choice(a, OPT_ENGINE, names, values, 2, &v)) != CLI_OK) return rc;
+        o->engine = (mg_engine)v;
     }
     if (a->value[OPT_DELTA] &&
         (rc = cli_double(a, OPT_DELTA, 0, DBL_MAX, false, false, &o->delta)) != CLI_OK)
@@ -253,7 +262,8 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
     }
     /* The backend first: an unavailable GPU fails before a long load. */
     if ((st = mg_context_set_backend(ctx, o.backend)) != MG_SUCCESS ||
-        (st = mg_context_set_mode(ctx, o.mode)) != MG_SUCCESS) {
+        (st = mg_context_set_mode(ctx, o.mode)) != MG_SUCCESS ||
+        (st = mg_context_set_engine(ctx, o.engine)) != MG_SUCCESS) {
         rc = cli_lib_error(ctx, st);
         goto cleanup;
     }
@@ -473,11 +483,11 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
         printf(", \"load_s\": %.9f, \"preprocess_s\": %.9f, \"warmup_s\": %.9f, \"run_s\": %.9f, "
                "\"run_min_s\": %.9f, \"run_max_s\": %.9f, \"runs\": %llu, \"traversed_edges\": %llu, "
                "\"mteps\": %.6f, \"validated\": %s, \"backend\": \"%s\", \"threads\": %d, "
-               "\"mode\": \"%s\"}\n",
+               "\"mode\": \"%s\", \"engine\": \"%s\"}\n",
                load_s, preprocess_s, warmup_s, median, times[0], times[o.runs - 1],
                (unsigned long long)o.runs, (unsigned long long)traversed, mteps,
                validated < 0 ? "null" : validated ? "true" : "false", backend, threads,
-               mode_name(o.mode));
+               mode_name(o.mode), o.engine == MG_ENGINE_BASELINE ? "baseline" : "multigraph");
     } else {
         cli_print_graph("graph", o.file, g);
         if (uses_source) printf("source: %llu\n", (unsigned long long)source + (unsigned)base);
@@ -497,7 +507,8 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
         if (cmd == CMD_PR)
             printf("iterations: %d%s\n", o.pr.iterations, converged ? "" : " (not converged)");
         printf("validation: %s\n", validated < 0 ? "skipped" : validated ? "PASS" : "FAIL");
-        printf("backend: %s\n", backend);
+        printf("backend: %s%s\n", backend,
+               on_gpu && o.engine == MG_ENGINE_BASELINE ? " (baseline engine)" : "");
     }
     fflush(stdout);
     if (validated == 0) {

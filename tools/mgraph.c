@@ -59,6 +59,8 @@ static const char HELP_MAIN[] =
     "  --threads N        CPU threads (0: OpenMP's default)\n"                                   \
     "  --mode M           auto, push, pull or dense: how the engine advances (auto; dense:\n"     \
     "                     the GPU's 2D-block engine, pull on the CPU)\n"                     \
+    "  --engine E         multigraph or baseline: the GPU engine (multigraph; baseline: a\n"     \
+    "                     Gunrock-style load-balanced CSR engine, for comparison)\n"            \
     "  --undirected       symmetrise the graph (store every edge both ways)\n"                   \
     "  --directed         keep edges directed even where the file says symmetric\n"              \
     "  --keep-self-loops  keep self-loops (dropped by default)\n"                                \
@@ -200,6 +202,7 @@ static const struct {
     [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_INFO},
     [OPT_THREADS] = {"--threads", true, CMD_ALL},
     [OPT_MODE] = {"--mode", true, CMD_ALGOS},
+    [OPT_ENGINE] = {"--engine", true, CMD_ALGOS},
     [OPT_UNDIRECTED] = {"--undirected", false, CMD_READERS},
     [OPT_DIRECTED] = {"--directed", false, CMD_READERS | CMD_GEN},
     [OPT_KEEP_SELF_LOOPS] = {"--keep-self-loops", false, CMD_READERS},

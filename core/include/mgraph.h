@@ -71,6 +71,12 @@ typedef enum {
                          the same as MG_MODE_PULL                                       */
 } mg_mode;
 
+/* Which GPU engine runs mg_advance. MultiGraph's sparse- and dense-frontier engines are the product;
+ * the baseline is a Gunrock-style engine on plain CSR (load-balanced advance over the frontier's
+ * edges, global atomics, fused filter; direction-optimising for MG_COMBINE_ANY), kept as the honest
+ * comparison. The CPU backend has one engine and ignores this. */
+typedef enum { MG_ENGINE_MULTIGRAPH = 0, MG_ENGINE_BASELINE } mg_engine;
+
 /* Creates a context on the CPU backend (only MG_OUT_OF_MEMORY can fail); pick another backend with
  * mg_context_set_backend. */
 mg_status mg_context_create(mg_context *ctx);
@@ -83,6 +89,7 @@ mg_backend mg_context_backend(const mg_context ctx);
 /* Number of CPU threads (0: OpenMP's default). */
 mg_status mg_context_set_threads(mg_context ctx, int threads);
 mg_status mg_context_set_mode(mg_context ctx, mg_mode mode);
+mg_status mg_context_set_engine(mg_context ctx, mg_engine engine);
 /* The message of the last failed call on this context ("" if none). Valid until the next call. */
 const char *mg_context_error(const mg_context ctx);
 /* True when this build of the library contains the CUDA backend. */

@@ -64,6 +64,7 @@ check_usage "'12x' for --threads" cc "$G" --threads 12x
 check_usage "'--runs' needs a value" bfs "$G" --runs=
 check_usage "'x' for --threads" bfs "$G" --runs=3 --threads=x
 check_usage "'sideways' for --mode" bfs "$G" --mode sideways
+check_usage "'gunrock' for --engine" bfs "$G" --engine gunrock
 check_usage "'tpu' for --backend" bfs "$G" --backend tpu
 check_usage "'xml' for --format" info "$G" --format xml
 check_usage "'1' for --damping" pr "$G" --damping 1

@@ -2,7 +2,8 @@
  * test_gpu_algos.c — the five algorithms, unchanged, on the GPU backend: every result checked by its
  * serial verifier (mg_check_*) and, where the answer is unique, compared with the CPU engine's.
  * Graphs: every generator family, directed and undirected, unweighted / int / float weights, and the
- * bundled real sample(s); then forced push, pull and the dense-frontier engine (MG_MODE_DENSE). Prints
+ * bundled real sample(s); then forced push, pull, the dense-frontier engine (MG_MODE_DENSE) and the
+ * Gunrock-style baseline engine (MG_ENGINE_BASELINE). Prints
  * one line per algorithm and graph: validated, GPU and CPU seconds.
  * Exits 77 (skipped) where no GPU is usable.
  */
@@ -168,6 +169,19 @@ int main(void) {
         generated(MG_GEN_KRONECKER, "kron-dense", 16, true, MG_WEIGHT_INT32);
         from_file("MG_SAMPLES", "roadNet-CA-sample.txt");
         from_file("MG_SHARED_DATASETS", "web-Google-sample.txt");
+    }
+    /* every algorithm on the Gunrock-style baseline engine, with its own direction choice */
+    CHECK_OK(gpu, mg_context_set_mode(gpu, MG_MODE_AUTO));
+    CHECK_OK(gpu, mg_context_set_engine(gpu, MG_ENGINE_BASELINE));
+    generated(MG_GEN_KRONECKER, "kron-baseline", s, false, MG_WEIGHT_INT32);
+    if (!small) {
+        generated(MG_GEN_RMAT, "rmat-baseline", s, true, MG_WEIGHT_FLOAT);
+        generated(MG_GEN_GRID, "grid-baseline", s, false, MG_WEIGHT_INT32);
+        generated(MG_GEN_UNIFORM, "uniform-baseline", s, true, MG_WEIGHT_NONE);
+        from_file("MG_SAMPLES", "roadNet-CA-sample.txt");
+        from_file("MG_SHARED_DATASETS", "web-Google-sample.txt");
+        CHECK_OK(gpu, mg_context_set_mode(gpu, MG_MODE_PUSH)); /* BFS without direction optimisation */
+        generated(MG_GEN_KRONECKER, "kron-baseline-push", 10, true, MG_WEIGHT_INT32);
     }
     mg_context_free(&gpu);
     mg_context_free(&cpu);

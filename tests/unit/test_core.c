@@ -250,6 +250,14 @@ int main(void) {
         }
     }
     CHECK(mg_context_set_threads(ctx, -1) == MG_INVALID_ARGUMENT);
+    CHECK(mg_context_set_mode(ctx, (mg_mode)99) == MG_INVALID_ARGUMENT);
+    CHECK(strstr(mg_context_error(ctx), "unknown mode 99") != NULL);
+    CHECK_OK(ctx, mg_context_set_mode(ctx, MG_MODE_DENSE));
+    CHECK_OK(ctx, mg_context_set_mode(ctx, MG_MODE_AUTO));
+    CHECK(mg_context_set_engine(ctx, (mg_engine)7) == MG_INVALID_ARGUMENT);
+    CHECK(strstr(mg_context_error(ctx), "unknown engine 7") != NULL);
+    CHECK_OK(ctx, mg_context_set_engine(ctx, MG_ENGINE_BASELINE));
+    CHECK_OK(ctx, mg_context_set_engine(ctx, MG_ENGINE_MULTIGRAPH));
     CHECK(strcmp(mg_status_string(MG_PARSE_ERROR), "MG_PARSE_ERROR") == 0);
     test_build(ctx);
     test_build_deterministic(ctx);
