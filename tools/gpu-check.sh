@@ -6,6 +6,7 @@
 # Usage: bash tools/gpu-check.sh [build-dir]      (default build-gpu; run from the repository root)
 # Env:   MG_GPU_CHECK_JOBS (default 16), MG_GPU_CHECK_SKIP_SANITIZER=1 to skip the sanitizer section,
 #        MG_GPU_CHECK_KEEP_BUILD=1 to reuse the build folder (default: rebuilt from scratch),
+#        MG_GPU_CHECK_SANITIZE="test_gpu_x ..." to run compute-sanitizer on those tests only,
 #        MG_GPU_CHECK_SKIP_CTEST=1, MG_GPU_CHECK_SKIP_CLI=1, MG_GPU_CHECK_SKIP_BENCH=1 to skip those
 #        sections (one call of the device tool is limited to 10 minutes: split the run there),
 #        OUT (if set, the logs go there as one archive, gpu-check-logs.tar.gz, with the bench logs
@@ -96,6 +97,8 @@ else
         esac
         for exe in "$BUILD"/tests/test_gpu_*; do
             [ -x "$exe" ] || continue
+            # MG_GPU_CHECK_SANITIZE="test_gpu_a test_gpu_b": only those tests (a short re-check)
+            [ -z "${MG_GPU_CHECK_SANITIZE:-}" ] || [[ " $MG_GPU_CHECK_SANITIZE " == *" $(basename "$exe") "* ]] || continue
             name="$tool $(basename "$exe")"
             log="$LOGDIR/$tool-$(basename "$exe").log"
             t=$(date +%s)
