@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# bench_suite.sh — tools/bench-suite.py end to end: a quick suite (two graphs, three algorithms, the
+# CPU and the GPU's auto engine) writes one validated row per run to CSV and JSON, the speedup table
+# and the SVG; GPU engines are 'skipped', not failed, where there is no GPU; bad flags exit 2 naming
+# the flag, and nothing half-done is reported as a result.
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
+
+SUITE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tools/bench-suite.py"
+suite() { # ARGS...: runs the harness, status in RC, output in $TMP/suite.log
+    set +e
+    python3 "$SUITE" --mgraph "$MGRAPH" "$@" >"$TMP/suite.log" 2>&1
+    RC=$?
+    set -e
+}
+
+suite --suite quick --graphs rmat10,grid32x32 --algos bfs,sssp,bc --engines cpu,auto --runs 1 \
+    --out "$TMP/out" --data "$TMP/graphs"
+[ "$RC" = 0 ] || fail "bench-suite exit $RC: $(cat "$TMP/suite.log")"
+for f in results.csv results.json speedup.md mteps.svg; do
+    [ -s "$TMP/out/$f" ] || fail "bench-suite wrote no $f"
+done
+python3 - "$TMP/out" <<'PYEOF' || fail "bench-suite's outputs are not what they should be"
+import csv, json, sys, xml.dom.minidom
+out = sys.argv[1]
+rows = list(csv.DictReader(open(f"{out}/results.csv")))
+recs = json.load(open(f"{out}/results.json"))
+assert len(rows) == len(recs) == 2 * 3 * 2, (len(rows), len(recs))
+for r in rows:
+    if r["engine"] == "cpu":
+        assert r["status"] == "ok" and r["validated"] == "True" and float(r["run_s"]) > 0, r
+        assert float(r["mteps"]) > 0 and int(r["traversed_edges"]) > 0, r
+    else:
+        assert r["status"] in ("ok", "skipped"), r  # skipped only where no GPU is usable
+        assert r["status"] == "ok" or "GPU backend is unavailable" in r["error"], r
+assert {(r["graph"], r["algorithm"]) for r in rows} == {
+    (g, a) for g in ("rmat10", "grid32x32") for a in ("bfs", "sssp", "bc")}
+table = open(f"{out}/speedup.md").read()
+assert all(f"| {a} |" in table for a in ("bfs", "sssp", "bc")), table
+xml.dom.minidom.parse(f"{out}/mteps.svg")
+PYEOF
+
+# bad flags: exit 2, the flag named, no results written
+suite --engines warp --out "$TMP/bad"
+[ "$RC" = 2 ] || fail "--engines warp: exit $RC"
+grep -q "unknown engine 'warp'" "$TMP/suite.log" || fail "--engines warp: $(cat "$TMP/suite.log")"
+[ ! -e "$TMP/bad/results.csv" ] || fail "--engines warp wrote results"
+suite --runs 0
+[ "$RC" = 2 ] || fail "--runs 0: exit $RC"
+grep -q -- "--runs 0 is out of range" "$TMP/suite.log" || fail "--runs 0: $(cat "$TMP/suite.log")"
+suite --mgraph "$TMP/nothing"
+[ "$RC" = 2 ] || fail "--mgraph missing: exit $RC"
+grep -q "not an executable file" "$TMP/suite.log" || fail "--mgraph missing: $(cat "$TMP/suite.log")"
+echo "bench_suite: PASS"

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""bench-suite.py — algorithms x graphs x engines through the `mgraph` CLI, in one command.
+
+Each run is `mgraph ALGO FILE --validate --runs R --json` plus the engine's flags; the CLI warms up
+once, times R runs (median reported) and checks the result against the serial reference, so every
+row is validated. Engines:
+  cpu       --backend cpu (OpenMP, all cores)
+  auto      --backend gpu: MultiGraph's engines with their per-step choice (push, pull, dense)
+  sparse    --backend gpu --mode push: the sparse-frontier engine (MultiGraphS) only
+  dense     --backend gpu --mode dense: the dense-frontier engine (MultiGraphD) only
+  baseline  --backend gpu --engine baseline: the Gunrock-style load-balanced CSR engine
+GPU engines are recorded as skipped where the CLI reports no usable GPU. Outputs in --out:
+results.csv, results.json (one record per run), speedup.md (geometric means of auto over each
+other engine per algorithm, the shape of the thesis' Tables 3.5/3.6) and mteps.svg (MTEPS per
+engine per graph, one panel per algorithm). Graphs are generated once into --data (.mgb).
+
+  python3 tools/bench-suite.py [--mgraph PATH] [--out DIR] [--data DIR] [--suite full|quick]
+                               [--graphs a,b] [--algos bfs,sssp,cc,pr,bc] [--engines ...] [--runs R]
+The full suite is issue 5's: R-MAT 22 and 24, Kronecker 22, uniform 22, geometric 2^22, a 2048^2
+grid; quick is the same families at scale 10 (for machines without a GPU, and the tests).
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+
+ENGINES = {
+    "cpu": ["--backend", "cpu"],
+    "auto": ["--backend", "gpu"],
+    "sparse": ["--backend", "gpu", "--mode", "push"],
+    "dense": ["--backend", "gpu", "--mode", "dense"],
+    "baseline": ["--backend", "gpu", "--engine", "baseline"],
+}
+ALGOS = ["bfs", "sssp", "cc", "pr", "bc"]
+
+
+def suite(kind):
+    s, g = (22, 2048) if kind == "full" else (10, 32)
+    graphs = {
+        f"rmat{s}": ["rmat", "--scale", str(s), "--edge-factor", "16"],
+        f"kron{s}": ["kronecker", "--scale", str(s), "--edge-factor", "16"],
+        f"uniform{s}": ["uniform", "--scale", str(s), "--edge-factor", "16"],
+        f"geometric{s}": ["geometric", "--scale", str(s)],
+        f"grid{g}x{g}": ["grid", "--width", str(g), "--height", str(g)],
+    }
+    if kind == "full":
+        graphs["rmat24"] = ["rmat", "--scale", "24", "--edge-factor", "16"]
+    for spec in graphs.values():
+        spec += ["--weights", "int"]  # SSSP needs weights; the other algorithms ignore them
+    return graphs
+
+
+def die(msg, code=2):
+    print(f"bench-suite: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def pick(arg, known, what):
+    if arg is None:
+        return list(known)
+    chosen = [x for x in arg.split(",") if x]
+    bad = [x for x in chosen if x not in known]
+    if bad or not chosen:
+        die(f"unknown {what} '{','.join(bad) or arg}': expected some of {', '.join(known)}")
+    return chosen
+
+
+def run_one(mgraph, algo, path, engine, runs):
+    cmd = [mgraph, algo, path, "--validate", "--json", "--runs", str(runs)] + ENGINES[engine]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    rec = {"algorithm": algo, "engine": engine, "command": " ".join(cmd)}
+    if p.returncode == 0:
+        data = json.loads(p.stdout.strip().splitlines()[-1])
+        data["gpu_engine"] = data.pop("engine", None)  # the CLI's name; ours labels the row
+        rec.update(data)
+        rec["engine"] = engine
+        rec["status"] = "ok"
+        return rec
+    err = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
+    if engine != "cpu" and "GPU backend is unavailable" in err:
+        rec["status"] = "skipped"  # no usable GPU here: not a failure of the engine
+    elif "more than double can hold" in err:
+        rec["status"] = "range"  # mg_bc's MG_RANGE_ERROR: path counts beyond double
+    else:
+        rec["status"] = "failed"
+    rec["error"] = err
+    return rec
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def write_speedups(path, records, engines, algos):
+    ok = {(r["algorithm"], r["graph"], r["engine"]): r["run_s"] for r in records if r["status"] == "ok"}
+    graphs = sorted({r["graph"] for r in records})
+    lines = ["| algorithm | " + " | ".join(f"auto over {e}" for e in engines if e != "auto") + " |",
+             "|---|" + "---|" * (len(engines) - (1 if "auto" in engines else 0))]
+    for a in algos:
+        cells = []
+        for e in engines:
+            if e == "auto":
+                continue
+            ratios = [ok[(a, g, e)] / ok[(a, g, "auto")] for g in graphs
+                      if (a, g, e) in ok and (a, g, "auto") in ok and ok[(a, g, "auto")] > 0]
+            cells.append(f"{geomean(ratios):.2f} ({len(ratios)} graphs)" if ratios else "n/a")
+        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    with open(path, "w") as f:
+        f.write("Geometric mean over the graphs of (engine's time / auto's time); > 1: auto is faster.\n\n")
+        f.write("\n".join(lines) + "\n")
+
+
+def write_svg(path, records, engines, algos):
+    """Grouped bars of MTEPS (log scale), one panel per algorithm, one group per graph."""
+    graphs = sorted({r["graph"] for r in records})
+    colors = ["#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377"]
+    val = {(r["algorithm"], r["graph"], r["engine"]): r.get("mteps", 0) for r in records if r["status"] == "ok"}
+    positive = [v for v in val.values() if v > 0]
+    lo = math.floor(math.log10(min(positive))) if positive else 0
+    hi = math.ceil(math.log10(max(positive))) if positive else 1
+    hi = max(hi, lo + 1)
+    bar, gap, ph, left, top = 10, 14, 160, 60, 30
+    gw = bar * len(engines) + gap
+    width = left + gw * max(len(graphs), 1) + 20
+    height = top + len(algos) * (ph + 60) + 30
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'font-family="sans-serif" font-size="10">',
+           f'<text x="{left}" y="16" font-size="12">MTEPS per engine (log scale); missing bar: '
+           f'skipped, failed or not run</text>']
+    for i, e in enumerate(engines):
+        out.append(f'<rect x="{width - 90}" y="{6 + 12 * i}" width="8" height="8" fill="{colors[i % 6]}"/>'
+                   f'<text x="{width - 78}" y="{14 + 12 * i}">{e}</text>')
+    for k, a in enumerate(algos):
+        y0 = top + k * (ph + 60) + 20
+        out.append(f'<text x="4" y="{y0 - 4}" font-size="12">{a}</text>')
+        for d in range(lo, hi + 1):
+            y = y0 + ph - (d - lo) / (hi - lo) * ph
+            out.append(f'<line x1="{left}" x2="{width - 20}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>'
+                       f'<text x="{left - 4}" y="{y + 3:.1f}" text-anchor="end">1e{d}</text>')
+        for j, g in enumerate(graphs):
+            x0 = left + j * gw
+            for i, e in enumerate(engines):
+                v = val.get((a, g, e), 0)
+                if v > 0:
+                    h = max(1.0, (math.log10(v) - lo) / (hi - lo) * ph)
+                    out.append(f'<rect x="{x0 + i * bar}" y="{y0 + ph - h:.1f}" width="{bar - 1}" '
+                               f'height="{h:.1f}" fill="{colors[i % 6]}"><title>{a} {g} {e}: '
+                               f'{v:.1f} MTEPS</title></rect>')
+            out.append(f'<text x="{x0}" y="{y0 + ph + 12}">{g}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Run algorithms x graphs x engines through mgraph.")
+    ap.add_argument("--mgraph", default="build/mgraph", help="the mgraph executable (build/mgraph)")
+    ap.add_argument("--out", default="bench-data/suite", help="where results go (bench-data/suite)")
+    ap.add_argument("--data", default="bench-data/graphs", help="generated graphs (bench-data/graphs)")
+    ap.add_argument("--suite", default="full", choices=["full", "quick"])
+    ap.add_argument("--graphs", help="comma-separated subset of the suite's graph names")
+    ap.add_argument("--algos", help="comma-separated subset of " + ",".join(ALGOS))
+    ap.add_argument("--engines", help="comma-separated subset of " + ",".join(ENGINES))
+    ap.add_argument("--runs", type=int, default=5, help="timed runs per case after a warm-up (5)")
+    args = ap.parse_args()
+    if not 1 <= args.runs <= 1000:
+        die(f"--runs {args.runs} is out of range (1 to 1000)")
+    if not (os.path.isfile(args.mgraph) and os.access(args.mgraph, os.X_OK)):
+        die(f"--mgraph {args.mgraph}: not an executable file (build first: cmake --build build)")
+    graphs = suite(args.suite)
+    names = pick(args.graphs, graphs, "graph")
+    algos = pick(args.algos, ALGOS, "algorithm")
+    engines = pick(args.engines, ENGINES, "engine")
+    os.makedirs(args.out, exist_ok=True)
+    os.makedirs(args.data, exist_ok=True)
+
+    records = []
+    for name in names:
+        path = os.path.join(args.data, name + ".mgb")
+        if not os.path.exists(path):
+            p = subprocess.run([args.mgraph, "gen"] + graphs[name] + ["--output", path],
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                die(f"generating {name} failed: {p.stderr.strip()}", 1)
+        for algo in algos:
+            for engine in engines:
+                rec = run_one(args.mgraph, algo, path, engine, args.runs)
+                rec["graph"] = name
+                records.append(rec)
+                shown = (f"{rec['run_s']:.6f} s, {rec['mteps']:.1f} MTEPS" if rec["status"] == "ok"
+                         else rec.get("error", ""))
+                print(f"{name:16} {algo:5} {engine:9} {rec['status']:8} {shown}", flush=True)
+
+    fields = ["graph", "algorithm", "engine", "status", "run_s", "run_min_s", "run_max_s", "mteps",
+              "traversed_edges", "vertices", "edges", "validated", "preprocess_s", "gpu_preprocess_s",
+              "device_bytes", "csr_bytes", "dense_preprocess_s", "dense_bytes", "error", "command"]
+    with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(records)
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(records, f, indent=1)
+    write_speedups(os.path.join(args.out, "speedup.md"), records, engines, algos)
+    write_svg(os.path.join(args.out, "mteps.svg"), records, engines, algos)
+    failed = [r for r in records if r["status"] == "failed"]
+    print(f"bench-suite: {len(records)} runs, {len(failed)} failed; results in {args.out}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
