@@ -627,6 +627,7 @@ mg_status advance_t(mg_context ctx, const mg__gpu_dense *d, mg__gpu_advance_args
     info->edges_scanned = g->m; /* the dense engine streams every edge */
     info->output_vertices = (uint32_t)counters[0];
     info->pulled = false;
+    info->dense = true;
     info->seconds = 0;
     return MG_SUCCESS;
 }

@@ -24,7 +24,7 @@ typedef struct {
     mg_mode mode;
     mg_engine engine;
     uint64_t runs;
-    bool validate, json;
+    bool validate, json, trace;
     const char *output;
     bool has_source;
     uint64_t source_arg;       /* --source as typed (file numbering)                           */
@@ -103,6 +103,7 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
     o->runs = 1;
     o->validate = a->value[OPT_VALIDATE] != NULL;
     o->json = a->value[OPT_JSON] != NULL;
+    o->trace = a->value[OPT_TRACE] != NULL;
     o->output = a->value[OPT_OUTPUT];
     o->backend = MG_BACKEND_AUTO;
     o->mode = MG_MODE_AUTO;
@@ -187,6 +188,15 @@ static mg_status reached_edges(mg_context ctx, const mg_graph g, const mg_vector
     if (st == MG_SUCCESS) st = mg_frontier_out_edges(ctx, f, edges);
     mg_frontier_free(&f);
     return st;
+}
+
+/* --trace: one line per advance (mg_context_set_trace's hook). */
+static void print_step(const mg_advance_info *info, void *user) {
+    uint32_t *step = user;
+    fprintf(stderr, "trace: %u %s %u %llu %llu %u %.3f\n", ++*step,
+            info->dense ? "dense" : info->pulled ? "pull" : "push", info->frontier_vertices,
+            (unsigned long long)info->frontier_edges, (unsigned long long)info->edges_scanned,
+            info->output_vertices, info->seconds * 1e3);
 }
 
 static const char *mode_name(mg_mode m) {
@@ -357,8 +367,14 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
     /* Warm-up (run -1), then the timed runs; the last run's result is what is checked and written. */
     bool converged = true;
     double warmup_s = 0;
+    uint32_t trace_step = 0;
     for (int64_t r = -1; r < (int64_t)o.runs; r++) {
         mg_pagerank_options pr = o.pr;
+        if (o.trace && r + 1 == (int64_t)o.runs) {
+            fprintf(stderr, "trace: step mode frontier-vertices frontier-edges edges-scanned "
+                            "vertices-out ms (the last timed run)\n");
+            mg_context_set_trace(ctx, print_step, &trace_step);
+        }
         double start = cli_now();
         switch (cmd) {
         case CMD_BFS: st = mg_bfs(ctx, g, source, result, NULL); break;

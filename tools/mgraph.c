@@ -61,6 +61,9 @@ static const char HELP_MAIN[] =
     "                     the GPU's 2D-block engine, pull on the CPU)\n"                     \
     "  --engine E         multigraph or baseline: the GPU engine (multigraph; baseline: a\n"     \
     "                     Gunrock-style load-balanced CSR engine, for comparison)\n"            \
+    "  --trace            one line per advance of the last timed run on stderr: step, mode\n"   \
+    "                     (push, pull, dense), frontier vertices and edges, edges scanned,\n"   \
+    "                     vertices out, milliseconds\n"                                          \
     "  --undirected       symmetrise the graph (store every edge both ways)\n"                   \
     "  --directed         keep edges directed even where the file says symmetric\n"              \
     "  --keep-self-loops  keep self-loops (dropped by default)\n"                                \
@@ -203,6 +206,7 @@ static const struct {
     [OPT_THREADS] = {"--threads", true, CMD_ALL},
     [OPT_MODE] = {"--mode", true, CMD_ALGOS},
     [OPT_ENGINE] = {"--engine", true, CMD_ALGOS},
+    [OPT_TRACE] = {"--trace", false, CMD_ALGOS},
     [OPT_UNDIRECTED] = {"--undirected", false, CMD_READERS},
     [OPT_DIRECTED] = {"--directed", false, CMD_READERS | CMD_GEN},
     [OPT_KEEP_SELF_LOOPS] = {"--keep-self-loops", false, CMD_READERS},

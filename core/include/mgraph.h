@@ -372,6 +372,7 @@ typedef struct {
     uint64_t edges_scanned;     /* edges the engine actually looked at          */
     uint32_t output_vertices;   /* vertices that joined out                     */
     bool pulled;                /* the engine pulled into destinations          */
+    bool dense;                 /* the GPU's dense-frontier engine ran the step */
     double seconds;
 } mg_advance_info;
 

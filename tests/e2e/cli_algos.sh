@@ -98,4 +98,16 @@ python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["validated"] is No
 expect_rc 0 cc "$TMP/small.mtx"
 expect_out_line '^validation: skipped$'
 
+# --trace: one stderr line per advance of the last timed run, stdout still one JSON object; a BFS
+# from vertex 1 of the connected small graph has as many steps as levels plus the empty last one.
+expect_rc 0 bfs "$TMP/small.mtx" --trace --json --runs 2
+python3 -c 'import json,sys; json.load(sys.stdin)' <"$TMP/out" || fail "--trace spoiled the JSON"
+[ "$(grep -c '^trace: step mode' "$TMP/err")" = 1 ] || fail "--trace header: $(cat "$TMP/err")"
+grep -qE '^trace: 1 (push|pull) 1 [0-9]+ [0-9]+ [0-9]+ [0-9.]+$' "$TMP/err" ||
+    fail "--trace has no first step line: $(cat "$TMP/err")"
+steps=$(grep -cE '^trace: [0-9]+ ' "$TMP/err")
+[ "$steps" -ge 2 ] || fail "--trace printed $steps steps"
+expect_rc 0 cc "$TMP/small.mtx" --trace --mode dense
+grep -qE '^trace: 1 pull ' "$TMP/err" || fail "--mode dense on the CPU should pull: $(cat "$TMP/err")"
+
 echo "cli_algos: ok"
