@@ -515,3 +515,80 @@ mg_status mg_graph_get_stats(mg_context ctx, const mg_graph g, mg_graph_stats *s
     memcpy(stats->group_edges, ge, sizeof ge);
     return MG_SUCCESS;
 }
+
+/* Every stored arc of a directed graph; each undirected edge once (source <= destination), to be
+ * symmetrised again. Nothing is dropped: the graph already holds what its options kept. */
+mg_status mg__graph_edges(mg_context ctx, const mg_graph g, mg__coo *coo) {
+    mg_status status = MG_SUCCESS;
+    const bool weighted = g->weight_type != MG_WEIGHT_NONE;
+    const uint32_t n = g->n;
+    uint64_t *start = mg__malloc(mg__mul_size((size_t)n + 1, sizeof *start));
+    if (start == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "%s: out of memory for the edge list of %u vertices", "mg__graph_edges", n);
+#pragma omp parallel for schedule(static)
+    for (int64_t v = 0; v < (int64_t)n; v++) {
+        uint64_t k = 0;
+        for (uint64_t e = g->out.offsets[v]; e < g->out.offsets[v + 1]; e++)
+            k += g->directed || (uint32_t)v <= g->out.indices[e];
+        start[v] = k;
+    }
+    start[n] = 0;
+    const uint64_t m = mg__exclusive_scan_u64(start, (size_t)n + 1);
+    MG__TRY(mg__coo_init(ctx, coo, m, weighted, g->weight_type));
+    coo->n = n;
+    coo->m = m;
+    coo->index_base = g->index_base;
+    coo->symmetric = !g->directed;
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (int64_t v = 0; v < (int64_t)n; v++) {
+        uint64_t k = start[v];
+        for (uint64_t e = g->out.offsets[v]; e < g->out.offsets[v + 1]; e++) {
+            const uint32_t d = g->out.indices[e];
+            if (!g->directed && d < (uint32_t)v) continue;
+            coo->src[k] = (uint32_t)v;
+            coo->dst[k] = d;
+            if (weighted) ((uint32_t *)coo->weights)[k] = ((const uint32_t *)g->out.weights)[e];
+            k++;
+        }
+    }
+cleanup:
+    mg__free(start);
+    return status;
+}
+
+mg_status mg_graph_permute(mg_context ctx, const mg_graph g, const uint32_t *new_of_old, mg_graph *out) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (out == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_graph_permute: out is NULL");
+    *out = NULL;
+    if ((status = mg__check_graph(ctx, g, "mg_graph_permute: g")) != MG_SUCCESS) return status;
+    if (new_of_old == NULL && g->n > 0)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_graph_permute: new_of_old is NULL");
+    mg__coo coo;
+    memset(&coo, 0, sizeof coo);
+    /* A permutation: every new id below n, none twice (the first repeat is named). */
+    uint8_t *seen = mg__calloc(g->n ? g->n : 1, 1);
+    if (seen == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg_graph_permute: out of memory for %u vertices", g->n);
+    for (uint32_t v = 0; v < g->n; v++) {
+        const uint32_t w = new_of_old[v];
+        if (w >= g->n)
+            MG__FAIL(ctx, MG_INVALID_ARGUMENT, "mg_graph_permute: new_of_old[%u] = %u is out of range "
+                     "(the graph has %u vertices)", v, w, g->n);
+        if (seen[w]++)
+            MG__FAIL(ctx, MG_INVALID_ARGUMENT, "mg_graph_permute: new_of_old[%u] = %u repeats an "
+                     "earlier vertex's new id (not a permutation)", v, w);
+    }
+    MG__TRY(mg__graph_edges(ctx, g, &coo));
+#pragma omp parallel for schedule(static)
+    for (int64_t e = 0; e < (int64_t)coo.m; e++) {
+        coo.src[e] = new_of_old[coo.src[e]];
+        coo.dst[e] = new_of_old[coo.dst[e]];
+    }
+    /* the graph already holds what its options kept: keep all of it */
+    mg_graph_options opts = {.directed = g->directed, .keep_self_loops = true, .keep_duplicates = true};
+    MG__TRY(mg__graph_from_coo(ctx, out, &coo, &opts));
+    (*out)->index_base = g->index_base;
+cleanup:
+    mg__free(seen);
+    mg__coo_free(&coo);
+    return status;
+}

@@ -171,6 +171,10 @@ void mg__coo_free(mg__coo *coo);
 mg_status mg__graph_from_coo(mg_context ctx, mg_graph *g, const mg__coo *coo,
                              const mg_graph_options *opts);
 
+/* g's edges as a coo that mg__graph_from_coo (or the device build) turns back into the same graph:
+ * every stored arc of a directed graph, each undirected edge once (source <= destination). */
+mg_status mg__graph_edges(mg_context ctx, const mg_graph g, mg__coo *coo);
+
 /* Computes the cached properties of a graph whose arrays are complete (the weight range). Every
  * constructor calls it, including the binary reader. */
 void mg__graph_finish(mg_graph g);

@@ -87,9 +87,9 @@ void mg__gen_fill_weights(const mg_gen_options *opts, uint64_t m, void *weights)
 
 /* ---- R-MAT, Kronecker, uniform ------------------------------------------------------------------ */
 
-/* A keyed pseudo-random permutation of [0, n), n = 2^scale: a 4-round balanced Feistel network on
- * scale rounded up to even bits, with cycle walking back into [0, n). Unlike a Fisher-Yates
- * shuffle it needs no sequential pass, so each thread fills its part of the table on its own. */
+/* A keyed pseudo-random permutation of [0, n): a 4-round balanced Feistel network on the bits of
+ * n - 1 rounded up to even, with cycle walking back into [0, n). Unlike a Fisher-Yates shuffle it
+ * needs no sequential pass, so each thread fills its part of the table on its own. */
 typedef struct {
     uint64_t round_key[4];
     unsigned half;      /* bits per Feistel half */
@@ -97,12 +97,14 @@ typedef struct {
     uint64_t n;
 } feistel;
 
-static void feistel_init(feistel *f, uint64_t seed, int scale) {
+static void feistel_init(feistel *f, uint64_t seed, uint64_t n) {
     const uint64_t key = mg__gen_key(seed, MG__GEN_STREAM_PERMUTATION);
     for (int k = 0; k < 4; k++) f->round_key[k] = mg__gen_rand(key, (uint64_t)k);
-    f->half = (unsigned)(scale + 1) / 2;
+    unsigned bits = 1;
+    while (bits < 64 && (n - 1) >> bits) bits++;
+    f->half = (bits + 1) / 2;
     f->half_mask = (UINT64_C(1) << f->half) - 1;
-    f->n = UINT64_C(1) << scale;
+    f->n = n;
 }
 
 static inline uint64_t feistel_apply(const feistel *f, uint64_t x) {
@@ -180,7 +182,7 @@ static mg_status gen_rmat(mg_context ctx, const mg_gen_options *opts, mg__coo *c
                      "mg_generate: out of memory for the Kronecker vertex permutation (%llu ids)",
                      (unsigned long long)n);
         feistel f;
-        feistel_init(&f, opts->seed, opts->scale);
+        feistel_init(&f, opts->seed, UINT64_C(1) << opts->scale);
 #pragma omp parallel for schedule(static)
         for (int64_t x = 0; x < (int64_t)n; x++) perm[x] = (uint32_t)feistel_apply(&f, (uint64_t)x);
     }
@@ -414,4 +416,17 @@ mg_status mg_generate(mg_context ctx, mg_graph *g, const mg_gen_options *opts) {
 cleanup:
     mg__coo_free(&coo);
     return status;
+}
+
+mg_status mg_random_permutation(mg_context ctx, uint32_t n, uint64_t seed, uint32_t *perm) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (perm == NULL && n > 0)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_random_permutation: perm is NULL");
+    if (n == 0) return MG_SUCCESS;
+    feistel f;
+    feistel_init(&f, seed, n);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)n; i++) perm[i] = (uint32_t)feistel_apply(&f, (uint64_t)i);
+    return MG_SUCCESS;
 }

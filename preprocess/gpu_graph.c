@@ -45,45 +45,6 @@ static void free_device_form(void *p) {
     mg__free(gg);
 }
 
-/* The graph's edges as a coo the device build turns back into the same graph: every stored arc of
- * a directed graph; each undirected edge once (source <= destination), to be symmetrised again.
- * Nothing is dropped: the graph already holds what its options kept. */
-static mg_status graph_edges(mg_context ctx, const mg_graph g, mg__coo *coo) {
-    mg_status status = MG_SUCCESS;
-    const bool weighted = g->weight_type != MG_WEIGHT_NONE;
-    const uint32_t n = g->n;
-    uint64_t *start = mg__malloc(mg__mul_size((size_t)n + 1, sizeof *start));
-    if (start == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg_graph_gpu_prepare: out of memory");
-#pragma omp parallel for schedule(static)
-    for (int64_t v = 0; v < (int64_t)n; v++) {
-        uint64_t k = 0;
-        for (uint64_t e = g->out.offsets[v]; e < g->out.offsets[v + 1]; e++)
-            k += g->directed || (uint32_t)v <= g->out.indices[e];
-        start[v] = k;
-    }
-    start[n] = 0;
-    const uint64_t m = mg__exclusive_scan_u64(start, (size_t)n + 1);
-    MG__TRY(mg__coo_init(ctx, coo, m, weighted, g->weight_type));
-    coo->n = n;
-    coo->m = m;
-    coo->index_base = g->index_base;
-    coo->symmetric = !g->directed;
-#pragma omp parallel for schedule(dynamic, 1024)
-    for (int64_t v = 0; v < (int64_t)n; v++) {
-        uint64_t k = start[v];
-        for (uint64_t e = g->out.offsets[v]; e < g->out.offsets[v + 1]; e++) {
-            const uint32_t d = g->out.indices[e];
-            if (!g->directed && d < (uint32_t)v) continue;
-            coo->src[k] = (uint32_t)v;
-            coo->dst[k] = d;
-            if (weighted) ((uint32_t *)coo->weights)[k] = ((const uint32_t *)g->out.weights)[e];
-            k++;
-        }
-    }
-cleanup:
-    mg__free(start);
-    return status;
-}
 
 mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph cg, mg_gpu_graph_info *info) {
     mg_status status = mg__check_context(ctx);
@@ -94,7 +55,7 @@ mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph cg, mg_gpu_graph_i
     memset(&coo, 0, sizeof coo);
     mg__gpu_graph *gg = g->gpu;
     if (gg == NULL) {
-        MG__TRY(graph_edges(ctx, g, &coo));
+        MG__TRY(mg__graph_edges(ctx, g, &coo));
         gg = mg__calloc(1, sizeof *gg);
         if (gg == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg_graph_gpu_prepare: out of memory");
         mg_graph_options opts = {.directed = g->directed, .keep_self_loops = true,

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* In-degree bounds of the six groups, for the printout: group g holds [lo, hi). */
@@ -244,9 +245,40 @@ int cli_convert_main(int argc, char **argv) {
     const char *in = a.positional[0], *out = a.positional[1];
     double load_s = 0;
     if ((rc = new_context(&a, &ctx)) != CLI_OK) goto cleanup;
+    uint64_t seed = 1;
+    if (a.value[OPT_RENUMBER] && strcmp(a.value[OPT_RENUMBER], "random") != 0) {
+        rc = cli_usage_error("convert", "convert: invalid value '%s' for --renumber: expected random",
+                             a.value[OPT_RENUMBER]);
+        goto cleanup;
+    }
+    if (a.value[OPT_SEED] && !a.value[OPT_RENUMBER]) {
+        rc = cli_usage_error("convert", "convert: --seed needs --renumber random");
+        goto cleanup;
+    }
+    if (a.value[OPT_SEED] && (rc = cli_u64(&a, OPT_SEED, 0, UINT64_MAX, &seed)) != CLI_OK) goto cleanup;
     if ((rc = load(&a, in, ctx, &g, &load_s)) != CLI_OK) goto cleanup;
+    mg_status st = MG_SUCCESS;
+    if (a.value[OPT_RENUMBER]) {
+        const uint32_t n = mg_graph_num_vertices(g);
+        uint32_t *perm = malloc(((size_t)n + 1) * sizeof *perm);
+        if (perm == NULL) {
+            fprintf(stderr, "mgraph: convert: out of memory for a permutation of %u vertices\n", n);
+            rc = CLI_FAIL;
+            goto cleanup;
+        }
+        mg_graph renamed = NULL;
+        st = mg_random_permutation(ctx, n, seed, perm);
+        if (st == MG_SUCCESS) st = mg_graph_permute(ctx, g, perm, &renamed);
+        free(perm);
+        if (st != MG_SUCCESS) {
+            rc = cli_lib_error(ctx, st);
+            goto cleanup;
+        }
+        mg_graph_free(&g);
+        g = renamed;
+    }
     double t0 = cli_now();
-    mg_status st = mg_graph_write(ctx, g, out, MG_FORMAT_AUTO);
+    st = mg_graph_write(ctx, g, out, MG_FORMAT_AUTO);
     double write_s = cli_now() - t0;
     if (st != MG_SUCCESS) {
         rc = cli_lib_error(ctx, st);

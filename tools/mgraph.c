@@ -167,6 +167,9 @@ static const char HELP_CONVERT[] =
     "  --format F         the input's format: mtx, snap, dimacs or binary (default: by extension)\n"
     "  --undirected | --directed | --keep-self-loops | --keep-duplicates\n"
     "                     as for the algorithms (see 'mgraph help bfs')\n"
+    "  --renumber random  rename the vertices by a pseudo-random permutation (the renumbering\n"
+    "                     experiments: same graph, no locality left in the ids)\n"
+    "  --seed S           the permutation's seed (1)\n"
     "  --threads N        CPU threads (0: OpenMP's default)\n";
 
 static const struct {
@@ -221,7 +224,8 @@ static const struct {
     [OPT_DELTA] = {"--delta", true, CMD_SSSP},
     [OPT_SCALE] = {"--scale", true, CMD_GEN},
     [OPT_EDGE_FACTOR] = {"--edge-factor", true, CMD_GEN},
-    [OPT_SEED] = {"--seed", true, CMD_GEN},
+    [OPT_SEED] = {"--seed", true, CMD_GEN | CMD_CONVERT},
+    [OPT_RENUMBER] = {"--renumber", true, CMD_CONVERT},
     [OPT_WEIGHTS] = {"--weights", true, CMD_GEN},
     [OPT_WIDTH] = {"--width", true, CMD_GEN},
     [OPT_HEIGHT] = {"--height", true, CMD_GEN},

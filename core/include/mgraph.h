@@ -150,6 +150,11 @@ mg_status mg_graph_read(mg_context ctx, mg_graph *g, const char *path, const mg_
  * failed write never leaves a partial file at path. */
 mg_status mg_graph_write(mg_context ctx, const mg_graph g, const char *path, mg_format format);
 
+/* *out = g with vertex v renamed new_of_old[v] (a permutation of 0..n-1, checked: MG_INVALID_ARGUMENT
+ * naming the first id out of range or repeated): the same edges, weights and directedness. For the
+ * renumbering experiments (thesis Table 3.6) with mg_random_permutation. */
+mg_status mg_graph_permute(mg_context ctx, const mg_graph g, const uint32_t *new_of_old, mg_graph *out);
+
 uint32_t mg_graph_num_vertices(const mg_graph g);
 /* Stored directed edges (an undirected edge counts twice, once per direction). */
 uint64_t mg_graph_num_edges(const mg_graph g);
@@ -451,6 +456,8 @@ typedef struct {
 
 void mg_gen_options_init(mg_gen_options *opts);
 mg_status mg_generate(mg_context ctx, mg_graph *g, const mg_gen_options *opts);
+/* perm[0..n) = a pseudo-random permutation of 0..n-1 fixed by seed (the same for any thread count). */
+mg_status mg_random_permutation(mg_context ctx, uint32_t n, uint64_t seed, uint32_t *perm);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Serial references and verifiers (for --validate and the tests)                                  */

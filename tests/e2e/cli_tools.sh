@@ -101,4 +101,28 @@ expect_rc 0 cc "$TMP/k.mgb" --output "$TMP/k2.txt"
 # The binary file keeps the index base of its source, so even the ids match.
 same_file "$TMP/k1.txt" "$TMP/k2.txt"
 
+# convert --renumber random: the same graph under other names (every permutation-invariant figure
+# of `info` equal, the file different, the same for the same seed); bad values refused.
+expect_rc 0 gen rmat --scale 9 --weights int --output "$TMP/r9.mgb"
+expect_rc 0 convert "$TMP/r9.mgb" "$TMP/r9-renum.mgb" --renumber random --seed 5
+expect_rc 0 convert "$TMP/r9.mgb" "$TMP/r9-renum2.mgb" --renumber random --seed 5
+cmp -s "$TMP/r9-renum.mgb" "$TMP/r9-renum2.mgb" || fail "--renumber random --seed 5 twice differs"
+! cmp -s "$TMP/r9.mgb" "$TMP/r9-renum.mgb" || fail "--renumber random left the file as it was"
+expect_rc 0 info "$TMP/r9.mgb" --json
+cp "$TMP/out" "$TMP/info-a.json"
+expect_rc 0 info "$TMP/r9-renum.mgb" --json
+python3 - "$TMP/info-a.json" "$TMP/out" <<'PYEOF' || fail "renumbering changed the graph"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for k in ("vertices", "edges", "directed", "weights", "max_out_degree", "max_in_degree", "isolated",
+          "self_loops", "groups"):
+    assert a[k] == b[k], (k, a[k], b[k])
+PYEOF
+expect_rc 0 sssp "$TMP/r9-renum.mgb" --validate
+expect_rc 2 convert "$TMP/r9.mgb" "$TMP/x.mgb" --renumber sorted
+expect_err "invalid value 'sorted' for --renumber"
+expect_rc 2 convert "$TMP/r9.mgb" "$TMP/x.mgb" --seed 3
+expect_err "--seed needs --renumber random"
+[ ! -e "$TMP/x.mgb" ] || fail "a refused convert wrote its output"
+
 echo "cli_tools: ok"

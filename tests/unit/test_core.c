@@ -229,6 +229,51 @@ static void test_alloc_failures(mg_context ctx) {
     CHECK(failures >= 5);
 }
 
+/* mg_graph_permute: arc (u, v, w) of g is arc (p[u], p[v], w) of the result and nothing else is,
+ * directed and undirected, with a self-loop and a parallel pair kept; bad permutations refused. */
+static void test_permute(mg_context ctx) {
+    const uint32_t src[] = {0, 0, 1, 2, 3, 3, 4, 4}, dst[] = {1, 2, 2, 0, 3, 4, 0, 0};
+    const int32_t w[] = {5, 6, 7, 8, 9, 10, 11, 12};
+    const uint32_t p[] = {3, 0, 4, 1, 2};
+    for (int directed = 0; directed < 2; directed++) {
+        mg_graph_options go;
+        mg_graph_options_init(&go);
+        go.directed = directed;
+        go.keep_self_loops = go.keep_duplicates = true;
+        mg_graph g = NULL, h = NULL;
+        CHECK_OK(ctx, mg_graph_create_from_coo(ctx, &g, 5, 8, src, dst, w, MG_WEIGHT_INT32, &go));
+        CHECK_OK(ctx, mg_graph_permute(ctx, g, p, &h));
+        if (g == NULL || h == NULL) continue;
+        CHECK(mg_graph_num_vertices(h) == 5 && mg_graph_num_edges(h) == mg_graph_num_edges(g));
+        CHECK(mg_graph_is_directed(h) == (bool)directed);
+        const uint64_t *go_, *ho;
+        const uint32_t *gi, *hi;
+        const void *gw, *hw;
+        mg_graph_csr(g, &go_, &gi, &gw);
+        mg_graph_csr(h, &ho, &hi, &hw);
+        for (uint32_t u = 0; u < 5; u++) {
+            /* the same multiset of (neighbour, weight): every arc of u found once under p[u] */
+            CHECK(go_[u + 1] - go_[u] == ho[p[u] + 1] - ho[p[u]]);
+            bool used[16] = {false};
+            for (uint64_t e = go_[u]; e < go_[u + 1]; e++) {
+                bool found = false;
+                for (uint64_t f = ho[p[u]]; f < ho[p[u] + 1] && !found; f++)
+                    if (!used[f - ho[p[u]]] && hi[f] == p[gi[e]] &&
+                        ((const int32_t *)hw)[f] == ((const int32_t *)gw)[e])
+                        found = used[f - ho[p[u]]] = true;
+                CHECK(found);
+            }
+        }
+        mg_graph_free(&h);
+        const uint32_t repeat[] = {3, 0, 4, 0, 2}, big[] = {3, 0, 5, 1, 2};
+        CHECK(mg_graph_permute(ctx, g, repeat, &h) == MG_INVALID_ARGUMENT && h == NULL);
+        CHECK(strstr(mg_context_error(ctx), "new_of_old[3] = 0 repeats") != NULL);
+        CHECK(mg_graph_permute(ctx, g, big, &h) == MG_INVALID_ARGUMENT && h == NULL);
+        CHECK(strstr(mg_context_error(ctx), "new_of_old[2] = 5 is out of range") != NULL);
+        mg_graph_free(&g);
+    }
+}
+
 int main(void) {
     mg_context ctx = NULL;
     CHECK(mg_context_create(&ctx) == MG_SUCCESS);
@@ -262,6 +307,7 @@ int main(void) {
     test_build(ctx);
     test_build_deterministic(ctx);
     test_frontier_and_vectors(ctx);
+    test_permute(ctx);
     test_alloc_failures(ctx);
 
     /* Without a usable GPU the query still succeeds and says why; preparing a device form fails

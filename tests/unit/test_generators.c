@@ -503,8 +503,42 @@ static void test_alloc_failures(void) {
     }
 }
 
+/* mg_random_permutation: a permutation for awkward sizes, fixed by the seed whatever the threads,
+ * different for another seed. */
+static void test_random_permutation(void) {
+    const uint32_t sizes[] = {1, 2, 3, 1000, (1u << 16) + 3};
+    const int threads = omp_get_max_threads();
+    for (int k = 0; k < 5; k++) {
+        const uint32_t n = sizes[k];
+        uint32_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+        uint8_t *seen = calloc(n, 1);
+        CHECK(a && b && c && seen);
+        if (!a || !b || !c || !seen) return;
+        omp_set_num_threads(1);
+        CHECK_OK(ctx, mg_random_permutation(ctx, n, 42, a));
+        omp_set_num_threads(2);
+        CHECK_OK(ctx, mg_random_permutation(ctx, n, 42, b));
+        CHECK_OK(ctx, mg_random_permutation(ctx, n, 43, c));
+        uint32_t bad = 0, moved = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            bad += a[i] >= n || seen[a[i]]++;
+            moved += a[i] != c[i];
+        }
+        CHECK(bad == 0);
+        CHECK(memcmp(a, b, n * sizeof *a) == 0);
+        CHECK(n < 1000 || moved > n / 2);
+        free(a);
+        free(b);
+        free(c);
+        free(seen);
+    }
+    omp_set_num_threads(threads);
+    CHECK(mg_random_permutation(ctx, 5, 1, NULL) == MG_INVALID_ARGUMENT);
+}
+
 int main(void) {
     if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
+    test_random_permutation();
     test_defaults();
     test_shapes();
     test_grid();
