@@ -9,13 +9,17 @@ row is validated. Engines:
   sparse    --backend gpu --mode push: the sparse-frontier engine (MultiGraphS) only
   dense     --backend gpu --mode dense: the dense-frontier engine (MultiGraphD) only
   baseline  --backend gpu --engine baseline: the Gunrock-style load-balanced CSR engine
-GPU engines are recorded as skipped where the CLI reports no usable GPU. Outputs in --out:
-results.csv, results.json (one record per run), speedup.md (geometric means of auto over each
-other engine per algorithm, the shape of the thesis' Tables 3.5/3.6) and mteps.svg (MTEPS per
-engine per graph, one panel per algorithm). Graphs are generated once into --data (.mgb).
+GPU engines are recorded as skipped where the CLI reports no usable GPU. Each graph also runs
+randomly renumbered (`mgraph convert --renumber random`, the thesis' Table 3.6) unless --variants
+says otherwise. Outputs in --out: results.csv, results.json (one record per run, with the GPU
+preprocessing as a multiple of one run and device memory as a multiple of plain CSR: Tables 3.7,
+3.8), speedup.md (geometric means of auto over each other engine per algorithm and variant, the
+shape of Tables 3.5/3.6) and mteps.svg (MTEPS per engine per graph, one panel per algorithm).
+Graphs are generated once into --data (.mgb).
 
   python3 tools/bench-suite.py [--mgraph PATH] [--out DIR] [--data DIR] [--suite full|quick]
                                [--graphs a,b] [--algos bfs,sssp,cc,pr,bc] [--engines ...] [--runs R]
+                               [--variants original,renumbered]
 The full suite is issue 5's: R-MAT 22 and 24, Kronecker 22, uniform 22, geometric 2^22, a 2048^2
 grid; quick is the same families at scale 10 (for machines without a GPU, and the tests).
 """
@@ -90,15 +94,36 @@ def run_one(mgraph, algo, path, engine, runs):
     return rec
 
 
+def derived(rec):
+    """Table 3.7/3.8 figures from the CLI's JSON: GPU preprocessing (device form + dense blocks) as
+    a multiple of one run, and the device structures' memory as a multiple of plain CSR."""
+    if rec["status"] != "ok" or not rec.get("csr_bytes"):
+        return
+    pre = rec.get("gpu_preprocess_s", 0) + rec.get("dense_preprocess_s", 0)
+    rec["preprocess_over_run"] = pre / rec["run_s"] if rec["run_s"] > 0 else None
+    rec["device_over_csr"] = (rec.get("device_bytes", 0) + rec.get("dense_bytes", 0)) / rec["csr_bytes"]
+
+
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def write_speedups(path, records, engines, algos):
     ok = {(r["algorithm"], r["graph"], r["engine"]): r["run_s"] for r in records if r["status"] == "ok"}
-    graphs = sorted({r["graph"] for r in records})
-    lines = ["| algorithm | " + " | ".join(f"auto over {e}" for e in engines if e != "auto") + " |",
-             "|---|" + "---|" * (len(engines) - (1 if "auto" in engines else 0))]
+    lines = []
+    for variant in sorted({r["variant"] for r in records}):
+        graphs = sorted({r["graph"] for r in records if r["variant"] == variant})
+        lines += [f"\n{variant} vertex order:\n",
+                  "| algorithm | " + " | ".join(f"auto over {e}" for e in engines if e != "auto") + " |",
+                  "|---|" + "---|" * (len(engines) - (1 if "auto" in engines else 0))]
+        lines += speedup_rows(ok, graphs, engines, algos)
+    with open(path, "w") as f:
+        f.write("Geometric mean over the graphs of (engine's time / auto's time); > 1: auto is faster.\n")
+        f.write("\n".join(lines) + "\n")
+
+
+def speedup_rows(ok, graphs, engines, algos):
+    lines = []
     for a in algos:
         cells = []
         for e in engines:
@@ -108,9 +133,7 @@ def write_speedups(path, records, engines, algos):
                       if (a, g, e) in ok and (a, g, "auto") in ok and ok[(a, g, "auto")] > 0]
             cells.append(f"{geomean(ratios):.2f} ({len(ratios)} graphs)" if ratios else "n/a")
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
-    with open(path, "w") as f:
-        f.write("Geometric mean over the graphs of (engine's time / auto's time); > 1: auto is faster.\n\n")
-        f.write("\n".join(lines) + "\n")
+    return lines
 
 
 def write_svg(path, records, engines, algos):
@@ -165,6 +188,8 @@ def main():
     ap.add_argument("--algos", help="comma-separated subset of " + ",".join(ALGOS))
     ap.add_argument("--engines", help="comma-separated subset of " + ",".join(ENGINES))
     ap.add_argument("--runs", type=int, default=5, help="timed runs per case after a warm-up (5)")
+    ap.add_argument("--variants", default="original,renumbered",
+                    help="vertex orders to run: original, renumbered (both)")
     args = ap.parse_args()
     if not 1 <= args.runs <= 1000:
         die(f"--runs {args.runs} is out of range (1 to 1000)")
@@ -174,29 +199,39 @@ def main():
     names = pick(args.graphs, graphs, "graph")
     algos = pick(args.algos, ALGOS, "algorithm")
     engines = pick(args.engines, ENGINES, "engine")
+    variants = pick(args.variants, ["original", "renumbered"], "variant")
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.data, exist_ok=True)
 
     records = []
-    for name in names:
-        path = os.path.join(args.data, name + ".mgb")
-        if not os.path.exists(path):
-            p = subprocess.run([args.mgraph, "gen"] + graphs[name] + ["--output", path],
-                               capture_output=True, text=True)
-            if p.returncode != 0:
-                die(f"generating {name} failed: {p.stderr.strip()}", 1)
+    for name, variant in [(n, v) for n in names for v in variants]:
+        base = os.path.join(args.data, name + ".mgb")
+        make = [[args.mgraph, "gen"] + graphs[name] + ["--output", base]]
+        path = base
+        if variant == "renumbered":
+            path = os.path.join(args.data, name + "-renum.mgb")
+            make.append([args.mgraph, "convert", base, path, "--renumber", "random", "--seed", "1"])
+        for cmd in make:
+            if not os.path.exists(cmd[-1] if cmd[1] == "gen" else path):
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                if p.returncode != 0:
+                    die(f"preparing {name} ({variant}) failed: {p.stderr.strip()}", 1)
+        label = name if variant == "original" else name + "-renum"
         for algo in algos:
             for engine in engines:
                 rec = run_one(args.mgraph, algo, path, engine, args.runs)
-                rec["graph"] = name
+                rec["graph"] = label
+                rec["variant"] = variant
+                derived(rec)
                 records.append(rec)
                 shown = (f"{rec['run_s']:.6f} s, {rec['mteps']:.1f} MTEPS" if rec["status"] == "ok"
                          else rec.get("error", ""))
-                print(f"{name:16} {algo:5} {engine:9} {rec['status']:8} {shown}", flush=True)
+                print(f"{label:18} {algo:5} {engine:9} {rec['status']:8} {shown}", flush=True)
 
-    fields = ["graph", "algorithm", "engine", "status", "run_s", "run_min_s", "run_max_s", "mteps",
-              "traversed_edges", "vertices", "edges", "validated", "preprocess_s", "gpu_preprocess_s",
-              "device_bytes", "csr_bytes", "dense_preprocess_s", "dense_bytes", "error", "command"]
+    fields = ["graph", "variant", "algorithm", "engine", "status", "run_s", "run_min_s", "run_max_s",
+              "mteps", "traversed_edges", "vertices", "edges", "validated", "preprocess_s",
+              "gpu_preprocess_s", "dense_preprocess_s", "preprocess_over_run", "device_bytes",
+              "dense_bytes", "csr_bytes", "device_over_csr", "error", "command"]
     with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# bench_suite.sh — tools/bench-suite.py end to end: a quick suite (two graphs, three algorithms, the
-# CPU and the GPU's auto engine) writes one validated row per run to CSV and JSON, the speedup table
-# and the SVG; GPU engines are 'skipped', not failed, where there is no GPU; bad flags exit 2 naming
+# bench_suite.sh — tools/bench-suite.py end to end: a quick suite (two graphs as generated and
+# randomly renumbered, three algorithms, the CPU and the GPU's auto engine) writes one validated row
+# per run to CSV and JSON, the speedup tables and the SVG; GPU engines are 'skipped', not failed, where there is no GPU; bad flags exit 2 naming
 # the flag, and nothing half-done is reported as a result.
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 
@@ -24,7 +24,7 @@ import csv, json, sys, xml.dom.minidom
 out = sys.argv[1]
 rows = list(csv.DictReader(open(f"{out}/results.csv")))
 recs = json.load(open(f"{out}/results.json"))
-assert len(rows) == len(recs) == 2 * 3 * 2, (len(rows), len(recs))
+assert len(rows) == len(recs) == 2 * 2 * 3 * 2, (len(rows), len(recs))
 for r in rows:
     if r["engine"] == "cpu":
         assert r["status"] == "ok" and r["validated"] == "True" and float(r["run_s"]) > 0, r
@@ -32,9 +32,14 @@ for r in rows:
     else:
         assert r["status"] in ("ok", "skipped"), r  # skipped only where no GPU is usable
         assert r["status"] == "ok" or "GPU backend is unavailable" in r["error"], r
-assert {(r["graph"], r["algorithm"]) for r in rows} == {
-    (g, a) for g in ("rmat10", "grid32x32") for a in ("bfs", "sssp", "bc")}
+assert {(r["graph"], r["variant"], r["algorithm"]) for r in rows} == {
+    (g + s, v, a) for g in ("rmat10", "grid32x32") for s, v in (("", "original"), ("-renum", "renumbered"))
+    for a in ("bfs", "sssp", "bc")}
+# renumbering keeps the graph's size (its edges are checked in test_core and cli_tools)
+sizes = {(r["graph"], r["vertices"], r["edges"]) for r in rows if r["engine"] == "cpu"}
+assert {(g.replace("-renum", ""), n, m) for g, n, m in sizes} == {(g, n, m) for g, n, m in sizes if "-renum" not in g}
 table = open(f"{out}/speedup.md").read()
+assert "original vertex order" in table and "renumbered vertex order" in table, table
 assert all(f"| {a} |" in table for a in ("bfs", "sssp", "bc")), table
 xml.dom.minidom.parse(f"{out}/mteps.svg")
 PYEOF
@@ -44,6 +49,9 @@ suite --engines warp --out "$TMP/bad"
 [ "$RC" = 2 ] || fail "--engines warp: exit $RC"
 grep -q "unknown engine 'warp'" "$TMP/suite.log" || fail "--engines warp: $(cat "$TMP/suite.log")"
 [ ! -e "$TMP/bad/results.csv" ] || fail "--engines warp wrote results"
+suite --variants shuffled
+[ "$RC" = 2 ] || fail "--variants shuffled: exit $RC"
+grep -q "unknown variant 'shuffled'" "$TMP/suite.log" || fail "--variants: $(cat "$TMP/suite.log")"
 suite --runs 0
 [ "$RC" = 2 ] || fail "--runs 0: exit $RC"
 grep -q -- "--runs 0 is out of range" "$TMP/suite.log" || fail "--runs 0: $(cat "$TMP/suite.log")"
