@@ -15,9 +15,9 @@
  * graph (heavy threshold x panel width, a few panel heights and unit sizes -> build time, memory,
  * iteration time).
  *
- *   bench_dense [--scale S] [--runs R] [--no-sweep] [--iterations 1]
- * Defaults: S = 22, R = 7. --iterations 1 builds the first graph and runs one dense iteration and
- * nothing else (no warm-up): for profiling the phase kernels, e.g.
+ *   bench_dense [--scale S] [--runs R] [--no-sweep] [--iterations 1 [--graph rmat|uniform]]
+ * Defaults: S = 22, R = 7. --iterations 1 builds one graph (R-MAT unless --graph uniform) and runs
+ * one dense iteration and nothing else (no warm-up): for profiling the phase kernels, e.g.
  *   ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum \
  *       -k regex:"heavy_kernel|light_kernel|phase2_kernel|source_values_kernel" \
  *       bench_dense --iterations 1
@@ -344,13 +344,19 @@ static void sweep(bench_graph *B, int runs, mg__gpu_timer *timer) {
 int main(int argc, char **argv) {
     int scale = 22, runs = 7, iterations = 0;
     bool do_sweep = true;
+    mg_generator profile_kind = MG_GEN_RMAT;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc) scale = atoi(argv[++i]);
         else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) iterations = atoi(argv[++i]);
         else if (strcmp(argv[i], "--no-sweep") == 0) do_sweep = false;
+        else if (strcmp(argv[i], "--graph") == 0 && i + 1 < argc && strcmp(argv[i + 1], "rmat") == 0)
+            profile_kind = MG_GEN_RMAT, i++;
+        else if (strcmp(argv[i], "--graph") == 0 && i + 1 < argc && strcmp(argv[i + 1], "uniform") == 0)
+            profile_kind = MG_GEN_UNIFORM, i++;
         else {
-            fprintf(stderr, "usage: bench_dense [--scale S] [--runs R] [--no-sweep] [--iterations 1]\n");
+            fprintf(stderr, "usage: bench_dense [--scale S] [--runs R] [--no-sweep] [--iterations 1 "
+                            "[--graph rmat|uniform]]\n");
             return 2;
         }
     }
@@ -373,7 +379,7 @@ int main(int argc, char **argv) {
     DIE_IF(mg__gpu_timer_create(ctx, &timer));
     bench_graph B;
     if (iterations == 1) {
-        graph_build(&B, MG_GEN_RMAT, scale, false);
+        graph_build(&B, profile_kind, scale, false);
         const mg__gpu_dense *d = NULL;
         DIE_IF(mg__gpu_dense_get(ctx, &B.dev, MG_EDGES_OUT, &d));
         print_form("dense form (derived)", d);

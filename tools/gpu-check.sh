@@ -228,6 +228,37 @@ else
     record "bench_dense" FAIL "not built"
 fi
 
+# ---- 9. DRAM bytes per edge of the dense engine's PageRank iteration (issue 4), with ncu --------
+# One dense iteration per graph under Nsight Compute with the clocks left alone; the phase kernels'
+# DRAM reads + writes over the stored edges.
+section "ncu: dense engine DRAM bytes per edge"
+declare -a NCU_ROWS=()
+if [ "${MG_GPU_CHECK_SKIP_BENCH:-0}" = 1 ]; then
+    record "ncu bytes/edge" SKIP "MG_GPU_CHECK_SKIP_BENCH=1"
+elif ! command -v ncu >/dev/null; then
+    record "ncu bytes/edge" SKIP "ncu not found"
+else
+    for graph in rmat uniform; do
+        log="$LOGDIR/ncu-$graph.log"
+        if timeout 300 ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum \
+               -k regex:"heavy_kernel|light_kernel|phase2_kernel|source_values_kernel" --csv \
+               "$BUILD/bench_dense" --iterations 1 --graph "$graph" >"$log" 2>&1; then
+            # edges from the bench's own line, bytes summed over the profiled kernels' metric rows
+            edges=$(grep -oE 'm=[0-9]+' "$log" | head -1 | cut -d= -f2)
+            bytes=$(grep -E '"dram__bytes_(read|write)\.sum"' "$log" | awk -F'","' '
+                { v = $NF; gsub(/[",]/, "", v); u = $(NF-1); gsub(/"/, "", u)
+                  m = (u == "Kbyte" || u == "KB") ? 1e3 : (u == "Mbyte" || u == "MB") ? 1e6 :
+                      (u == "Gbyte" || u == "GB") ? 1e9 : 1; s += v * m } END { printf "%.0f", s }')
+            NCU_ROWS+=("$(printf '%-8s edges %-12s DRAM bytes %-12s bytes/edge %s' "$graph" "$edges" "$bytes" \
+                "$(awk -v b="$bytes" -v e="$edges" 'BEGIN { if (e > 0) printf "%.2f", b / e; else print "?" }')")")
+            record "ncu bytes/edge $graph" PASS "see $log"
+        else
+            tail -5 "$log"
+            record "ncu bytes/edge $graph" FAIL "see $log"
+        fi
+    done
+fi
+
 # ---- summary -------------------------------------------------------------------------------------
 section "summary"
 echo "GPU preprocessing (tests/gpu/test_gpu_preprocess.c; graphs of 2^14 vertices and more):"
@@ -239,6 +270,9 @@ printf '%s\n' "${INFO_ROWS[@]}"
 echo
 echo "bench_gpu (full table in $LOGDIR/bench_gpu.log):"
 grep -E '^device:|BFS totals|pagerank step' "$LOGDIR/bench_gpu.log" 2>/dev/null || true
+echo
+echo "ncu (dense PageRank iteration, float, scale 22: DRAM read + write of the phase kernels / edges):"
+printf '%s\n' "${NCU_ROWS[@]}"
 echo
 echo "bench_dense (full table in $LOGDIR/bench_dense.log):"
 grep -v '^ *$' "$LOGDIR/bench_dense.log" 2>/dev/null | tail -12 || true
