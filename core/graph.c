@@ -523,7 +523,8 @@ mg_status mg__graph_edges(mg_context ctx, const mg_graph g, mg__coo *coo) {
     const bool weighted = g->weight_type != MG_WEIGHT_NONE;
     const uint32_t n = g->n;
     uint64_t *start = mg__malloc(mg__mul_size((size_t)n + 1, sizeof *start));
-    if (start == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "%s: out of memory for the edge list of %u vertices", "mg__graph_edges", n);
+    if (start == NULL)
+        MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg__graph_edges: out of memory for the edges of %u vertices", n);
 #pragma omp parallel for schedule(static)
     for (int64_t v = 0; v < (int64_t)n; v++) {
         uint64_t k = 0;
@@ -567,7 +568,8 @@ mg_status mg_graph_permute(mg_context ctx, const mg_graph g, const uint32_t *new
     memset(&coo, 0, sizeof coo);
     /* A permutation: every new id below n, none twice (the first repeat is named). */
     uint8_t *seen = mg__calloc(g->n ? g->n : 1, 1);
-    if (seen == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg_graph_permute: out of memory for %u vertices", g->n);
+    if (seen == NULL)
+        MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg_graph_permute: out of memory for %u vertices", g->n);
     for (uint32_t v = 0; v < g->n; v++) {
         const uint32_t w = new_of_old[v];
         if (w >= g->n)
