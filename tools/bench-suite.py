@@ -14,7 +14,9 @@ randomly renumbered (`mgraph convert --renumber random`, the thesis' Table 3.6) 
 says otherwise. Outputs in --out: results.csv, results.json (one record per run, with the GPU
 preprocessing as a multiple of one run and device memory as a multiple of plain CSR: Tables 3.7,
 3.8), speedup.md (geometric means of auto over each other engine per algorithm and variant, the
-shape of Tables 3.5/3.6) and mteps.svg (MTEPS per engine per graph, one panel per algorithm).
+shape of Tables 3.5/3.6), mteps.svg (MTEPS per engine per graph, one panel per algorithm), and
+for BFS the per-level trace of each engine (`--trace`: mode, frontier, edges, time; Table 3.2's
+shape) in trace.csv and trace.svg.
 Graphs are generated once into --data (.mgb).
 
   python3 tools/bench-suite.py [--mgraph PATH] [--out DIR] [--data DIR] [--suite full|quick]
@@ -102,6 +104,54 @@ def derived(rec):
     pre = rec.get("gpu_preprocess_s", 0) + rec.get("dense_preprocess_s", 0)
     rec["preprocess_over_run"] = pre / rec["run_s"] if rec["run_s"] > 0 else None
     rec["device_over_csr"] = (rec.get("device_bytes", 0) + rec.get("dense_bytes", 0)) / rec["csr_bytes"]
+
+
+def run_trace(mgraph, path, engine):
+    """BFS once with --trace: one row per level (the last timed run's steps)."""
+    cmd = [mgraph, "bfs", path, "--trace", "--runs", "1"] + ENGINES[engine]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return []
+    rows = []
+    for line in p.stderr.splitlines():
+        f = line.split()
+        if len(f) == 8 and f[0] == "trace:" and f[1].isdigit():
+            rows.append({"step": int(f[1]), "mode": f[2], "frontier_vertices": int(f[3]),
+                         "frontier_edges": int(f[4]), "edges_scanned": int(f[5]),
+                         "vertices_out": int(f[6]), "ms": float(f[7])})
+    return rows
+
+
+def write_trace_svg(path, traces):
+    """Per graph and engine, frontier vertices per BFS level (log scale), the dot coloured by mode."""
+    mode_color = {"push": "#4477aa", "pull": "#ee6677", "dense": "#228833"}
+    ph, pw, left, top = 110, 420, 60, 30
+    keys = sorted(traces)
+    height = top + len(keys) * (ph + 40) + 20
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + pw + 120}" height="{height}" '
+           f'font-family="sans-serif" font-size="10">',
+           f'<text x="{left}" y="16" font-size="12">BFS frontier vertices per level (log scale); '
+           f'colour: push, pull, dense</text>']
+    for i, (m, c) in enumerate(mode_color.items()):
+        out.append(f'<circle cx="{left + pw + 20}" cy="{10 + 12 * i}" r="4" fill="{c}"/>'
+                   f'<text x="{left + pw + 28}" y="{14 + 12 * i}">{m}</text>')
+    for k, key in enumerate(keys):
+        rows = traces[key]
+        y0 = top + k * (ph + 40) + 20
+        out.append(f'<text x="4" y="{y0 - 4}" font-size="11">{key[0]} / {key[1]}</text>')
+        out.append(f'<rect x="{left}" y="{y0}" width="{pw}" height="{ph}" fill="none" stroke="#ccc"/>')
+        top_v = max([r["frontier_vertices"] for r in rows] + [1])
+        span = max(math.log10(top_v), 1.0)
+        for j, r in enumerate(rows):
+            x = left + (j + 0.5) * pw / max(len(rows), 1)
+            v = r["frontier_vertices"]
+            y = y0 + ph - (math.log10(v) / span * ph if v > 0 else 0)
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill="{mode_color.get(r["mode"], "#999")}">'
+                       f'<title>level {r["step"]}: {r["mode"]}, {v} vertices, {r["frontier_edges"]} edges, '
+                       f'{r["ms"]:.3f} ms</title></circle>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
 
 
 def geomean(xs):
@@ -204,6 +254,7 @@ def main():
     os.makedirs(args.data, exist_ok=True)
 
     records = []
+    traces = {}
     for name, variant in [(n, v) for n in names for v in variants]:
         base = os.path.join(args.data, name + ".mgb")
         make = [[args.mgraph, "gen"] + graphs[name] + ["--output", base]]
@@ -224,6 +275,8 @@ def main():
                 rec["variant"] = variant
                 derived(rec)
                 records.append(rec)
+                if algo == "bfs" and rec["status"] == "ok":
+                    traces[(label, engine)] = run_trace(args.mgraph, path, engine)
                 shown = (f"{rec['run_s']:.6f} s, {rec['mteps']:.1f} MTEPS" if rec["status"] == "ok"
                          else rec.get("error", ""))
                 print(f"{label:18} {algo:5} {engine:9} {rec['status']:8} {shown}", flush=True)
@@ -240,6 +293,16 @@ def main():
         json.dump(records, f, indent=1)
     write_speedups(os.path.join(args.out, "speedup.md"), records, engines, algos)
     write_svg(os.path.join(args.out, "mteps.svg"), records, engines, algos)
+    if traces:
+        with open(os.path.join(args.out, "trace.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["graph", "engine", "step", "mode", "frontier_vertices", "frontier_edges",
+                        "edges_scanned", "vertices_out", "ms"])
+            for (g, e), rows in sorted(traces.items()):
+                for r in rows:
+                    w.writerow([g, e, r["step"], r["mode"], r["frontier_vertices"], r["frontier_edges"],
+                                r["edges_scanned"], r["vertices_out"], r["ms"]])
+        write_trace_svg(os.path.join(args.out, "trace.svg"), traces)
     failed = [r for r in records if r["status"] == "failed"]
     print(f"bench-suite: {len(records)} runs, {len(failed)} failed; results in {args.out}")
     return 1 if failed else 0

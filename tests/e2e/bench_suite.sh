@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench_suite.sh — tools/bench-suite.py end to end: a quick suite (two graphs as generated and
 # randomly renumbered, three algorithms, the CPU and the GPU's auto engine) writes one validated row
-# per run to CSV and JSON, the speedup tables and the SVG; GPU engines are 'skipped', not failed, where there is no GPU; bad flags exit 2 naming
+# per run to CSV and JSON, the speedup tables, the SVG and the BFS traces; GPU engines are 'skipped', not failed, where there is no GPU; bad flags exit 2 naming
 # the flag, and nothing half-done is reported as a result.
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 
@@ -42,6 +42,16 @@ table = open(f"{out}/speedup.md").read()
 assert "original vertex order" in table and "renumbered vertex order" in table, table
 assert all(f"| {a} |" in table for a in ("bfs", "sssp", "bc")), table
 xml.dom.minidom.parse(f"{out}/mteps.svg")
+# BFS traces: one row per advance; from vertex 0, a corner of the 32 x 32 grid, 62 levels are
+# found and one last advance finds nothing
+trace = list(csv.DictReader(open(f"{out}/trace.csv")))
+for g in ("rmat10", "grid32x32", "rmat10-renum", "grid32x32-renum"):
+    steps = [int(r["step"]) for r in trace if r["graph"] == g and r["engine"] == "cpu"]
+    assert steps == list(range(1, len(steps) + 1)) and steps, (g, steps)
+grid = [r for r in trace if r["graph"] == "grid32x32" and r["engine"] == "cpu"]
+assert len(grid) == 63 and grid[-1]["vertices_out"] == "0", len(grid)
+assert all(r["mode"] in ("push", "pull") for r in trace), trace[:3]
+xml.dom.minidom.parse(f"{out}/trace.svg")
 PYEOF
 
 # bad flags: exit 2, the flag named, no results written
