@@ -14,9 +14,11 @@ randomly renumbered (`mgraph convert --renumber random`, the thesis' Table 3.6) 
 says otherwise. Outputs in --out: results.csv, results.json (one record per run, with the GPU
 preprocessing as a multiple of one run and device memory as a multiple of plain CSR: Tables 3.7,
 3.8), speedup.md (geometric means of auto over each other engine per algorithm and variant, the
-shape of Tables 3.5/3.6), mteps.svg (MTEPS per engine per graph, one panel per algorithm), and
-for BFS the per-level trace of each engine (`--trace`: mode, frontier, edges, time; Table 3.2's
-shape) in trace.csv and trace.svg.
+shape of Tables 3.5/3.6), mteps.svg (MTEPS per engine per graph, one panel per algorithm), the
+per-step trace of every run (`--trace`: mode, frontier, edges, time; Table 3.2's shape) in
+trace.csv with BFS's plotted in trace.svg, and oracle.md: auto's summed step times against the
+per-step minimum of the sparse and dense engines (the thesis' "best possible time"), where both
+took the same steps.
 Graphs are generated once into --data (.mgb).
 
   python3 tools/bench-suite.py [--mgraph PATH] [--out DIR] [--data DIR] [--suite full|quick]
@@ -106,9 +108,9 @@ def derived(rec):
     rec["device_over_csr"] = (rec.get("device_bytes", 0) + rec.get("dense_bytes", 0)) / rec["csr_bytes"]
 
 
-def run_trace(mgraph, path, engine):
-    """BFS once with --trace: one row per level (the last timed run's steps)."""
-    cmd = [mgraph, "bfs", path, "--trace", "--runs", "1"] + ENGINES[engine]
+def run_trace(mgraph, algo, path, engine):
+    """The algorithm once more with --trace: one row per advance (the last timed run's steps)."""
+    cmd = [mgraph, algo, path, "--trace", "--runs", "1"] + ENGINES[engine]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         return []
@@ -138,7 +140,7 @@ def write_trace_svg(path, traces):
     for k, key in enumerate(keys):
         rows = traces[key]
         y0 = top + k * (ph + 40) + 20
-        out.append(f'<text x="4" y="{y0 - 4}" font-size="11">{key[0]} / {key[1]}</text>')
+        out.append(f'<text x="4" y="{y0 - 4}" font-size="11">{key[0]} / {key[2]}</text>')
         out.append(f'<rect x="{left}" y="{y0}" width="{pw}" height="{ph}" fill="none" stroke="#ccc"/>')
         top_v = max([r["frontier_vertices"] for r in rows] + [1])
         span = max(math.log10(top_v), 1.0)
@@ -152,6 +154,27 @@ def write_trace_svg(path, traces):
     out.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
+
+
+def write_oracle(path, traces):
+    """auto against the per-step best of sparse and dense, for runs whose step sequences match."""
+    lines = ["| graph | algorithm | auto ms | oracle ms | auto / oracle | sparse ms | dense ms | steps |",
+             "|---|---|---|---|---|---|---|---|"]
+    for g, a in sorted({(g, a) for g, a, _ in traces}):
+        auto, sp, dn = (traces.get((g, a, e)) for e in ("auto", "sparse", "dense"))
+        if not auto or not sp or not dn:
+            continue
+        if not len(auto) == len(sp) == len(dn):
+            lines.append(f"| {g} | {a} | n/a | n/a | steps differ ({len(auto)}, {len(sp)}, {len(dn)}) | | | |")
+            continue
+        t_auto, t_sp, t_dn = (sum(r["ms"] for r in rows) for rows in (auto, sp, dn))
+        oracle = sum(min(s["ms"], d["ms"]) for s, d in zip(sp, dn))
+        ratio = f"{t_auto / oracle:.3f}" if oracle > 0 else "n/a"
+        lines.append(f"| {g} | {a} | {t_auto:.3f} | {oracle:.3f} | {ratio} | {t_sp:.3f} | {t_dn:.3f} | {len(auto)} |")
+    with open(path, "w") as f:
+        f.write("Summed advance times of one traced run each; oracle = per-step minimum of the sparse "
+                "(--mode push) and dense (--mode dense) engines. Issue 5's goal: auto / oracle <= 1.10.\n\n")
+        f.write("\n".join(lines) + "\n")
 
 
 def geomean(xs):
@@ -275,8 +298,8 @@ def main():
                 rec["variant"] = variant
                 derived(rec)
                 records.append(rec)
-                if algo == "bfs" and rec["status"] == "ok":
-                    traces[(label, engine)] = run_trace(args.mgraph, path, engine)
+                if rec["status"] == "ok":
+                    traces[(label, algo, engine)] = run_trace(args.mgraph, algo, path, engine)
                 shown = (f"{rec['run_s']:.6f} s, {rec['mteps']:.1f} MTEPS" if rec["status"] == "ok"
                          else rec.get("error", ""))
                 print(f"{label:18} {algo:5} {engine:9} {rec['status']:8} {shown}", flush=True)
@@ -296,13 +319,15 @@ def main():
     if traces:
         with open(os.path.join(args.out, "trace.csv"), "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["graph", "engine", "step", "mode", "frontier_vertices", "frontier_edges",
-                        "edges_scanned", "vertices_out", "ms"])
-            for (g, e), rows in sorted(traces.items()):
+            w.writerow(["graph", "algorithm", "engine", "step", "mode", "frontier_vertices",
+                        "frontier_edges", "edges_scanned", "vertices_out", "ms"])
+            for (g, a, e), rows in sorted(traces.items()):
                 for r in rows:
-                    w.writerow([g, e, r["step"], r["mode"], r["frontier_vertices"], r["frontier_edges"],
+                    w.writerow([g, a, e, r["step"], r["mode"], r["frontier_vertices"], r["frontier_edges"],
                                 r["edges_scanned"], r["vertices_out"], r["ms"]])
-        write_trace_svg(os.path.join(args.out, "trace.svg"), traces)
+        write_trace_svg(os.path.join(args.out, "trace.svg"),
+                        {k: v for k, v in traces.items() if k[1] == "bfs"})
+        write_oracle(os.path.join(args.out, "oracle.md"), traces)
     failed = [r for r in records if r["status"] == "failed"]
     print(f"bench-suite: {len(records)} runs, {len(failed)} failed; results in {args.out}")
     return 1 if failed else 0

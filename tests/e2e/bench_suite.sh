@@ -46,12 +46,32 @@ xml.dom.minidom.parse(f"{out}/mteps.svg")
 # found and one last advance finds nothing
 trace = list(csv.DictReader(open(f"{out}/trace.csv")))
 for g in ("rmat10", "grid32x32", "rmat10-renum", "grid32x32-renum"):
-    steps = [int(r["step"]) for r in trace if r["graph"] == g and r["engine"] == "cpu"]
+    steps = [int(r["step"]) for r in trace
+             if r["graph"] == g and r["engine"] == "cpu" and r["algorithm"] == "bfs"]
     assert steps == list(range(1, len(steps) + 1)) and steps, (g, steps)
-grid = [r for r in trace if r["graph"] == "grid32x32" and r["engine"] == "cpu"]
+grid = [r for r in trace if r["graph"] == "grid32x32" and r["engine"] == "cpu" and r["algorithm"] == "bfs"]
 assert len(grid) == 63 and grid[-1]["vertices_out"] == "0", len(grid)
 assert all(r["mode"] in ("push", "pull") for r in trace), trace[:3]
 xml.dom.minidom.parse(f"{out}/trace.svg")
+PYEOF
+
+# the oracle table (auto against the per-step best of sparse and dense) from known traces: it needs
+# the GPU engines, so its arithmetic is checked here on made-up steps
+python3 - "$SUITE" "$TMP/oracle.md" <<'PYEOF' || fail "bench-suite's oracle table is wrong"
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("suite", sys.argv[1])
+suite = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(suite)
+step = lambda ms: {"ms": ms}
+traces = {("g", "bfs", "auto"): [step(1), step(1), step(1)],
+          ("g", "bfs", "sparse"): [step(1), step(5), step(1)],
+          ("g", "bfs", "dense"): [step(4), step(2), step(1)],
+          ("g", "pr", "auto"): [step(1)], ("g", "pr", "sparse"): [step(1), step(1)],
+          ("g", "pr", "dense"): [step(1)]}
+suite.write_oracle(sys.argv[2], traces)
+text = open(sys.argv[2]).read()
+assert "| g | bfs | 3.000 | 4.000 | 0.750 | 7.000 | 7.000 | 3 |" in text, text
+assert "| g | pr | n/a | n/a | steps differ (1, 2, 1) |" in text, text
 PYEOF
 
 # bad flags: exit 2, the flag named, no results written
