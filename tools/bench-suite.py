@@ -23,9 +23,10 @@ Graphs are generated once into --data (.mgb).
 
   python3 tools/bench-suite.py [--mgraph PATH] [--out DIR] [--data DIR] [--suite full|quick]
                                [--graphs a,b] [--algos bfs,sssp,cc,pr,bc] [--engines ...] [--runs R]
-                               [--variants original,renumbered]
+                               [--variants original,renumbered] [--datasets DIR]
 The full suite is issue 5's: R-MAT 22 and 24, Kronecker 22, uniform 22, geometric 2^22, a 2048^2
-grid; quick is the same families at scale 10 (for machines without a GPU, and the tests).
+grid, and the real graphs (*.txt) in --datasets (default ../shared/datasets beside the clone, where
+present); quick is the generated families at scale 10 (for machines without a GPU, and the tests).
 """
 import argparse
 import csv
@@ -261,6 +262,9 @@ def main():
     ap.add_argument("--algos", help="comma-separated subset of " + ",".join(ALGOS))
     ap.add_argument("--engines", help="comma-separated subset of " + ",".join(ENGINES))
     ap.add_argument("--runs", type=int, default=5, help="timed runs per case after a warm-up (5)")
+    ap.add_argument("--datasets", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                       "..", "..", "shared", "datasets"),
+                    help="real graphs (*.txt, SNAP) added to the full suite (../shared/datasets)")
     ap.add_argument("--variants", default="original,renumbered",
                     help="vertex orders to run: original, renumbered (both)")
     args = ap.parse_args()
@@ -269,6 +273,10 @@ def main():
     if not (os.path.isfile(args.mgraph) and os.access(args.mgraph, os.X_OK)):
         die(f"--mgraph {args.mgraph}: not an executable file (build first: cmake --build build)")
     graphs = suite(args.suite)
+    if args.suite == "full" and os.path.isdir(args.datasets):
+        for f in sorted(os.listdir(args.datasets)):
+            if f.endswith(".txt"):
+                graphs[f[:-4]] = os.path.join(args.datasets, f)  # a file, not generator arguments
     names = pick(args.graphs, graphs, "graph")
     algos = pick(args.algos, ALGOS, "algorithm")
     engines = pick(args.engines, ENGINES, "engine")
@@ -279,8 +287,11 @@ def main():
     records = []
     traces = {}
     for name, variant in [(n, v) for n in names for v in variants]:
-        base = os.path.join(args.data, name + ".mgb")
-        make = [[args.mgraph, "gen"] + graphs[name] + ["--output", base]]
+        if isinstance(graphs[name], str):  # a real graph: read as it is
+            base, make = graphs[name], []
+        else:
+            base = os.path.join(args.data, name + ".mgb")
+            make = [[args.mgraph, "gen"] + graphs[name] + ["--output", base]]
         path = base
         if variant == "renumbered":
             path = os.path.join(args.data, name + "-renum.mgb")

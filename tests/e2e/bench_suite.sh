@@ -55,6 +55,20 @@ assert all(r["mode"] in ("push", "pull") for r in trace), trace[:3]
 xml.dom.minidom.parse(f"{out}/trace.svg")
 PYEOF
 
+# real graphs: every *.txt of --datasets joins the full suite, as read and renumbered
+mkdir -p "$TMP/ds"
+printf '# a 4-cycle with a tail\n0\t1\n1\t2\n2\t3\n3\t0\n3\t4\n' >"$TMP/ds/tiny.txt"
+suite --suite full --datasets "$TMP/ds" --graphs tiny --algos bfs,cc --engines cpu --runs 1 \
+    --out "$TMP/real" --data "$TMP/graphs"
+[ "$RC" = 0 ] || fail "bench-suite on a real graph: exit $RC: $(cat "$TMP/suite.log")"
+python3 - "$TMP/real/results.csv" <<'PYEOF' || fail "the real graph's rows are wrong"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert sorted((r["graph"], r["algorithm"]) for r in rows) == [
+    ("tiny", "bfs"), ("tiny", "cc"), ("tiny-renum", "bfs"), ("tiny-renum", "cc")], rows
+assert all(r["status"] == "ok" and r["validated"] == "True" and r["vertices"] == "5" for r in rows), rows
+PYEOF
+
 # the oracle table (auto against the per-step best of sparse and dense) from known traces: it needs
 # the GPU engines, so its arithmetic is checked here on made-up steps
 python3 - "$SUITE" "$TMP/oracle.md" <<'PYEOF' || fail "bench-suite's oracle table is wrong"
