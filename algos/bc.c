@@ -21,9 +21,9 @@
  * count to [2^(kTargetLog2-1), 2^kTargetLog2); the backward pass multiplies that level's
  * predecessors' dependencies by the same 2^f (sigma_v / sigma_w = 2^f s_v / s_w). A level's least
  * count never falls below its parents' least, so checking it at each rescale keeps every stored
- * count in [2^kMinLog2, 2^kRescaleLog2 + max degree] and every quotient of the backward pass finite.
- * Where one level's counts span more than that (from a corner of a 2048 x 2048 grid: 1 to 2^4090),
- * double cannot hold them: MG_RANGE_ERROR, never a NaN.
+ * count within [2^kMinLog2, 2^kRescaleLog2 x the largest in-degree] and every quotient of the
+ * backward pass finite. Where one level's counts span more than that (the middle level from a corner
+ * of a 2048 x 2048 grid: 1 to 2^2041), double cannot hold them: MG_RANGE_ERROR, never a NaN.
  * The source's own delta is not part of its centrality and is zeroed before accumulation. With one
  * source bc = delta_s; with several (sources == NULL: all) bc sums them and is halved on undirected
  * graphs, where every path is counted from both ends (networkx's unnormalised betweenness).
