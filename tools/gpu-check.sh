@@ -245,10 +245,14 @@ else
                "$BUILD/bench_dense" --iterations 1 --graph "$graph" >"$log" 2>&1; then
             # edges from the bench's own line, bytes summed over the profiled kernels' metric rows
             edges=$(grep -oE 'm=[0-9]+' "$log" | head -1 | cut -d= -f2)
+            # (mawk: no ternary continued across lines; ncu prints "1,234" with thousands commas)
             bytes=$(grep -E '"dram__bytes_(read|write)\.sum"' "$log" | awk -F'","' '
-                { v = $NF; gsub(/[",]/, "", v); u = $(NF-1); gsub(/"/, "", u)
-                  m = (u == "Kbyte" || u == "KB") ? 1e3 : (u == "Mbyte" || u == "MB") ? 1e6 :
-                      (u == "Gbyte" || u == "GB") ? 1e9 : 1; s += v * m } END { printf "%.0f", s }')
+                { v = $NF; gsub(/[",]/, "", v); u = $(NF-1); gsub(/"/, "", u); m = 1
+                  if (u == "Kbyte" || u == "KB") m = 1e3
+                  if (u == "Mbyte" || u == "MB") m = 1e6
+                  if (u == "Gbyte" || u == "GB") m = 1e9
+                  s += v * m }
+                END { printf "%.0f", s }')
             NCU_ROWS+=("$(printf '%-8s edges %-12s DRAM bytes %-12s bytes/edge %s' "$graph" "$edges" "$bytes" \
                 "$(awk -v b="$bytes" -v e="$edges" 'BEGIN { if (e > 0) printf "%.2f", b / e; else print "?" }')")")
             record "ncu bytes/edge $graph" PASS "see $log"
