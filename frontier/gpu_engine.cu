@@ -11,9 +11,11 @@
  *    (min/min, max/max, any/if-unset, sum/add) update y directly, the others combine into a scratch
  *    accumulator and a second kernel applies once per touched destination (every eligible one for
  *    MG_APPLY_AFFINE). Output lists are appended with warp-aggregated atomics (coalesced groups).
- *  - pull: one thread per eligible destination, or one warp for the destinations of in-degree
- *    >= 128 (degree groups 1-5, a contiguous range of new ids at the front); no atomics on y,
- *    MG_COMBINE_ANY stops at the first active source.
+ *    A hub's stage-3 edges (kHubEdges and more) go instead to hub_kernel, which spreads each
+ *    hub over the whole grid.
+ *  - pull: one thread per eligible destination, one warp for the destinations of in-degree >= 128
+ *    and one block for those of 2048 and more (degree groups 2-5 and 1, contiguous ranges of new
+ *    ids at the front); no atomics on y, MG_COMBINE_ANY stops at the first active source.
  * The choice uses the CPU engine's constants (frontier edges against the eligible destinations'
  * edges); ctx->mode forces either.
  *
@@ -38,6 +40,8 @@ constexpr uint64_t kPullFactor = 2;
 
 constexpr int kBlock = 256;          /* threads per block, all kernels                    */
 constexpr int kGroup = 64;           /* frontier vertices per push block (MultiGraphS)    */
+constexpr uint64_t kHubEdges = 8192; /* stage-3 edges from which a vertex goes to hub_kernel */
+constexpr unsigned kHubBlocks = 1024;
 
 /* ---- push ------------------------------------------------------------------------------------- */
 
@@ -79,8 +83,9 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
             const uint32_t i = grp * kGroup + tid;
             uint64_t lo = 0, deg = 0;
             T xs = (T)0;
+            uint32_t s = 0;
             if (i < P.count) {
-                const uint32_t s = P.list ? P.list[i] : i;
+                s = P.list ? P.list[i] : i;
                 lo = P.push_off[s];
                 /* with segments, the edges into groups 1-4 went through seg_push_kernel */
                 if (P.seg_ptr) lo += P.seg_ptr[(uint64_t)s * (P.nseg + 1) + P.nseg];
@@ -90,8 +95,13 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
             s_lo[tid] = lo;
             s_deg[tid] = deg;
             s_xs[tid] = xs;
-            /* vertices of 256 edges and more keep some for stage 3: list them (warp-aggregated) */
-            if (deg - deg % 32 - (deg - deg % 32) % 256 > 0) {
+            /* vertices of 256 edges and more keep some for stage 3: list them (warp-aggregated);
+             * a hub's stage-3 edges go to hub_kernel instead, spread over the whole grid (one block
+             * would take them in sequence: 1.5 ms for R-MAT 22's largest vertex) */
+            const uint64_t r3 = deg - deg % 32 - (deg - deg % 32) % 256;
+            if (r3 >= kHubEdges && P.hubs != nullptr) {
+                P.hubs[atomicAdd(P.hub_count, 1ull)] = s;
+            } else if (r3 > 0) {
                 cg::coalesced_group g = cg::coalesced_threads();
                 uint32_t base = 0;
                 if (g.thread_rank() == 0) base = atomicAdd(&s_nbig, g.size());
@@ -126,6 +136,21 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
             for (uint64_t j = tid; j < r3; j += kBlock) push_edge<T, K, C>(P, xs, s_lo[k] + j);
         }
         __syncthreads(); /* the shared arrays are rewritten for the next group */
+    }
+}
+
+/* Stage 3 of the hubs push_kernel listed: every block takes a slice of each hub's edges. */
+template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) hub_kernel(Params<T> P) {
+    const ull hubs = *P.hub_count;
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (ull h = 0; h < hubs; h++) {
+        const uint32_t s = P.hubs[h];
+        uint64_t lo = P.push_off[s];
+        if (P.seg_ptr) lo += P.seg_ptr[(uint64_t)s * (P.nseg + 1) + P.nseg];
+        const uint64_t deg = P.push_off[s + 1] - lo, rest = deg - deg % 32, r3 = rest - rest % 256;
+        const T xs = source_value<T, K>(P, s);
+        for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < r3; j += stride)
+            push_edge<T, K, C>(P, xs, lo + j);
     }
 }
 
@@ -320,27 +345,81 @@ __device__ __forceinline__ void add_scanned(ull *total, ull mine) {
     if ((threadIdx.x & 31) == 0 && mine) atomicAdd(total, mine);
 }
 
-/* One thread per destination in [from, to). */
-template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pull_thread_kernel(Params<T> P, uint32_t from, uint32_t to) {
+/* One thread per destination from, from + step, ... below to (step > 1: the hybrid's sample). */
+template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pull_thread_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
     ull scanned = 0;
-    const uint32_t span = to - from;
+    const uint32_t span = (to - from + step - 1) / step;
     const uint32_t stride = gridDim.x * blockDim.x;
     /* every lane runs the same number of rounds, so the warp reduction below is converged */
     const uint32_t rounds = (span + stride - 1) / stride;
     for (uint32_t r = 0; r < rounds; r++) {
         const uint32_t i = r * stride + blockIdx.x * blockDim.x + threadIdx.x;
-        if (i < span) pull_one<T, K, C, 1>(P, from + i, 0, scanned);
+        if (i < span) pull_one<T, K, C, 1>(P, from + i * step, 0, scanned);
     }
     add_scanned(P.scanned, scanned);
 }
 
-/* One warp per destination in [from, to) (the high in-degree groups). */
-template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pull_warp_kernel(Params<T> P, uint32_t from, uint32_t to) {
+/* One warp per destination from, from + step, ... below to (the high in-degree groups). */
+template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pull_warp_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
     ull scanned = 0;
     const int lane = threadIdx.x & 31;
     const uint32_t warps = gridDim.x * (blockDim.x / 32);
-    for (uint32_t d = from + blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; d < to; d += warps)
-        pull_one<T, K, C, 32>(P, d, lane, scanned);
+    const uint32_t span = (to - from + step - 1) / step;
+    for (uint32_t i = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; i < span; i += warps)
+        pull_one<T, K, C, 32>(P, from + i * step, lane, scanned);
+    add_scanned(P.scanned, scanned);
+}
+
+/* One block per destination from, from + step, ... below to (the hubs: in-degree group 1, 2048 edges
+ * and more; a warp would take R-MAT 22's largest, 162,775 edges, in 5,000 rounds). */
+template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pull_block_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
+    __shared__ T s_acc[kBlock / 32];
+    __shared__ bool s_found[kBlock / 32];
+    ull scanned = 0;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t span = (to - from + step - 1) / step;
+    for (uint32_t i = blockIdx.x; i < span; i += gridDim.x) {
+        const uint32_t d = from + i * step;
+        if (!eligible(P, d)) continue; /* the same d for the whole block: a uniform branch */
+        if (P.apply == MG_APPLY_IF_UNSET && load(P.y + d) != P.unset) continue;
+        T acc = identity<T, C>();
+        bool found = false;
+        const uint64_t lo = P.pull_off[d], hi = P.pull_off[d + 1];
+        for (uint64_t e = lo + threadIdx.x; e < hi; e += kBlock) {
+            scanned++;
+            const uint32_t s = P.pull_idx[e];
+            if (P.active_bm && !bit(P.active_bm, s)) continue;
+            const T c = edge_value<T, K>(P, source_value<T, K>(P, s), P.pull_w, e);
+            found = true;
+            if (C == MG_COMBINE_ANY) { acc = c; break; }
+            acc = combine<T, C>(acc, c);
+        }
+        const unsigned who = __ballot_sync(0xffffffffu, found);
+        if (C == MG_COMBINE_ANY) {
+            acc = who ? shfl(acc, __ffs(who) - 1) : acc;
+        } else {
+            for (int o = 16; o > 0; o >>= 1) acc = combine<T, C>(acc, shfl_xor(acc, o));
+        }
+        if (lane == 0) {
+            s_acc[warp] = acc;
+            s_found[warp] = who != 0;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            T total = identity<T, C>();
+            bool any = false;
+            for (int w = 0; w < kBlock / 32; w++) {
+                if (!s_found[w]) continue;
+                total = any && C == MG_COMBINE_ANY ? total : any ? combine<T, C>(total, s_acc[w]) : s_acc[w];
+                any = true;
+            }
+            if ((any || P.apply == MG_APPLY_AFFINE) && apply_one(P, d, total, any)) {
+                atomicOr(reinterpret_cast<ull *>(&P.out_bm[d >> 6]), 1ull << (d & 63));
+                append(P.out_list, P.out_count, d);
+            }
+        }
+        __syncthreads(); /* s_acc is rewritten for the next destination */
+    }
     add_scanned(P.scanned, scanned);
 }
 
@@ -372,6 +451,12 @@ __global__ void eligible_sum_kernel(const uint64_t *off, uint32_t n, const uint6
         if (v < n && bit(mask, v) != complement) mine += off[v + 1] - off[v];
     }
     add_scanned(sum, mine);
+}
+
+/* Every step-th vertex of the list (or of all vertices): the hybrid's sample of a frontier. */
+__global__ void sample_list_kernel(const uint32_t *list, uint32_t count, uint32_t step, uint32_t *sample) {
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
+        sample[i] = list ? list[(uint64_t)i * step] : i * step;
 }
 
 __global__ void list_to_bitmap_kernel(const uint32_t *list, uint32_t count, uint64_t *bm) {
@@ -413,7 +498,7 @@ mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
  * copies were most of its cost (docs/PERFORMANCE.md). The arrays hold `capacity` vertices (the
  * largest graph seen on this device) and are allocated when first needed; the counters come back
  * through pinned memory in one copy at the end of the call. */
-enum { CNT_OUT = 0, CNT_TOUCHED, CNT_SCANNED, CNT_FRONTIER_EDGES, CNT_ELIGIBLE_EDGES, CNT_COUNT };
+enum { CNT_OUT = 0, CNT_TOUCHED, CNT_SCANNED, CNT_FRONTIER_EDGES, CNT_ELIGIBLE_EDGES, CNT_HUBS, CNT_COUNT };
 
 struct Workspace {
     int device;
@@ -422,13 +507,15 @@ struct Workspace {
     ull *host_counters;   /* CNT_COUNT, pinned        */
     uint64_t *out_bm, *active_bm, *touched;
     uint32_t *tlist;
+    uint32_t *sample;     /* a push sample's frontier (mg__gpu_advance_forced with stride > 1) */
+    uint32_t *hubs;       /* the push's vertices with kHubEdges stage-3 edges and more       */
     void *acc;            /* capacity values of up to 8 bytes */
 };
 
 void workspace_free(void *p) {
     Workspace *w = static_cast<Workspace *>(p);
     if (w == nullptr) return;
-    void *const arrays[] = {w->counters, w->out_bm, w->active_bm, w->touched, w->tlist, w->acc};
+    void *const arrays[] = {w->counters, w->out_bm, w->active_bm, w->touched, w->tlist, w->sample, w->hubs, w->acc};
     for (void *a : arrays)
         if (a != nullptr) cudaFree(a);
     if (w->host_counters != nullptr) cudaFreeHost(w->host_counters);
@@ -506,6 +593,9 @@ bool is_direct(const mg_program *p) {
 template <typename T, int K, int C> void launch_push(const Params<T> &P, unsigned grid) {
     push_kernel<T, K, C><<<grid, kBlock>>>(P);
 }
+template <typename T, int K, int C> void launch_hubs(const Params<T> &P) {
+    hub_kernel<T, K, C><<<kHubBlocks, kBlock>>>(P);
+}
 template <typename T, int K, int C> void launch_seg(const Params<T> &P, uint32_t subsegs, size_t shmem,
                                                      cudaError_t *err) {
     *err = cudaFuncSetAttribute(seg_push_kernel<T, K, C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -518,9 +608,15 @@ template <typename T, int K, int C> void launch_seg(const Params<T> &P, uint32_t
 template <typename T, int K, int C> void launch_baseline(const Params<T> &P, unsigned grid) {
     baseline_kernel<T, K, C><<<grid, kBlock>>>(P);
 }
-template <typename T, int K, int C> void launch_pull(const Params<T> &P, uint32_t warp_end) {
-    if (warp_end > 0) pull_warp_kernel<T, K, C><<<grid_for((uint64_t)warp_end * 32), kBlock>>>(P, 0, warp_end);
-    if (warp_end < P.n) pull_thread_kernel<T, K, C><<<grid_for(P.n - warp_end), kBlock>>>(P, warp_end, P.n);
+template <typename T, int K, int C> void launch_pull(const Params<T> &P, uint32_t block_end, uint32_t warp_end,
+                                                    uint32_t step) {
+    if (block_end > 0)
+        pull_block_kernel<T, K, C><<<grid_for((uint64_t)block_end * kBlock / step), kBlock>>>(P, 0, block_end, step);
+    if (warp_end > block_end)
+        pull_warp_kernel<T, K, C><<<grid_for((uint64_t)(warp_end - block_end) * 32 / step), kBlock>>>(
+            P, block_end, warp_end, step);
+    if (warp_end < P.n)
+        pull_thread_kernel<T, K, C><<<grid_for((P.n - warp_end) / step), kBlock>>>(P, warp_end, P.n, step);
 }
 
 #define KC_CASE(F, K, C, ...) case (K) * 4 + (C): F<T, K, C>(__VA_ARGS__); break;
@@ -539,8 +635,11 @@ template <typename T, int C> T host_identity() {
     return (T)0;
 }
 
+/* how: MG__GPU_STEP_RULE (ctx->mode, else the push/pull rule below), or forced push or pull; a
+ * stride > 1 runs a sample: every stride-th frontier vertex (push) or destination (pull). */
 template <typename T>
-mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info, bool baseline) {
+mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info, bool baseline,
+                    mg__gpu_step how, uint32_t stride) {
     const mg__gpu_graph *g = a->g;
     const mg_program *p = a->program;
     const uint32_t n = g->n;
@@ -573,6 +672,15 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
     P.beta = p->beta;
     P.eps = p->epsilon;
     P.out_list = a->d_out_list;
+    if (stride > 1 && how == MG__GPU_STEP_PUSH && P.count > 0) {
+        const uint32_t sampled = (uint32_t)(((uint64_t)P.count + stride - 1) / stride);
+        TRY(workspace_array(ctx, &w->sample, (size_t)w->capacity * sizeof(uint32_t), "the frontier sample"));
+        sample_list_kernel<<<grid_for(sampled), kBlock>>>(P.list, sampled, stride, w->sample);
+        LAUNCHED("sample_list_kernel");
+        P.list = w->sample;
+        P.count = sampled;
+    }
+    if (how != MG__GPU_STEP_PULL) stride = 1;
 
     ull *counters = w->counters;
     CU(cudaMemsetAsync(counters, 0, CNT_COUNT * sizeof(ull)));
@@ -600,7 +708,8 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
      * size is cheap, push without waiting for the sum (a road graph's levels never wait). */
     const uint64_t max_degree = along_out ? g->max_out_degree : g->max_in_degree;
     bool pull;
-    if (baseline || ctx->mode == MG_MODE_PUSH) pull = false; /* the baseline always pushes */
+    if (how != MG__GPU_STEP_RULE) pull = how == MG__GPU_STEP_PULL;
+    else if (baseline || ctx->mode == MG_MODE_PUSH) pull = false; /* the baseline always pushes */
     else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE) pull = true; /* dense: gpu_dense.cu */
     else if (a->d_in_list == nullptr || p->apply == MG_APPLY_AFFINE) pull = true;
     else if ((uint64_t)P.count * max_degree < g->m / kPushCheap) pull = false;
@@ -632,11 +741,15 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
             }
             P.active_bm = w->active_bm;
         }
-        /* along MG_EDGES_OUT the pull scans in-edges: degree groups 1-5 (in-degree >= 128) get a
-         * warp each; along MG_EDGES_IN the groups say nothing about out-degrees */
-        const uint32_t warp_end = along_out ? g->group_start[MG__GPU_GROUPS - 1] : 0;
+        /* along MG_EDGES_OUT the pull scans in-edges: degree group 1 (in-degree >= 2048) gets a
+         * block each, groups 2-5 (>= 128) a warp; along MG_EDGES_IN the groups say nothing about
+         * out-degrees, unless the graph is undirected (then they are the same: BC's backward
+         * pass pulls its hubs with blocks) */
+        const bool grouped = along_out || g->in_shares_out;
+        const uint32_t block_end = grouped ? g->group_start[1] : 0;
+        const uint32_t warp_end = grouped ? g->group_start[MG__GPU_GROUPS - 1] : 0;
         if (n > 0) {
-            switch (K * 4 + C) { ALL_CASES(launch_pull, P, warp_end) default: break; }
+            switch (K * 4 + C) { ALL_CASES(launch_pull, P, block_end, warp_end, stride) default: break; }
             LAUNCHED("pull kernel");
         }
     } else {
@@ -686,10 +799,20 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
                 CU(err);
                 LAUNCHED("seg_push_kernel");
             }
+            /* hubs only where the graph has them (a road graph's thousands of levels pay nothing) */
+            if ((along_out ? g->max_out_degree : g->max_in_degree) >= kHubEdges) {
+                TRY(workspace_array(ctx, &w->hubs, (size_t)w->capacity * sizeof(uint32_t), "the hub list"));
+                P.hubs = w->hubs;
+                P.hub_count = counters + CNT_HUBS;
+            }
             const uint32_t groups = (P.count + kGroup - 1) / kGroup;
             const unsigned grid = groups > 65535u * 4 ? 65535u * 4 : groups;
             switch (K * 4 + C) { ALL_CASES(launch_push, P, grid) default: break; }
             LAUNCHED("push_kernel");
+            if (P.hubs != nullptr) {
+                switch (K * 4 + C) { ALL_CASES(launch_hubs, P) default: break; }
+                LAUNCHED("hub_kernel");
+            }
         }
         if (p->apply == MG_APPLY_AFFINE) {
             if (n > 0) {
@@ -717,8 +840,9 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
 }
 
 
-/* Both entry points: the same checks, then the engine or the baseline. */
-mg_status advance_entry(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info, bool baseline) {
+/* Every entry point: the same checks, then the engine or the baseline. */
+mg_status advance_entry(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info, bool baseline,
+                        mg__gpu_step how, uint32_t stride) {
     if (a == nullptr || info == nullptr)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: NULL %s", a ? "info" : "args");
     memset(info, 0, sizeof *info);
@@ -741,10 +865,10 @@ mg_status advance_entry(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: in_count %u exceeds n = %u",
                          a->in_count, a->g->n);
     switch (a->type) {
-    case MG_INT32: case MG_VERTEX: return advance_t<int32_t>(ctx, a, info, baseline);
-    case MG_INT64: return advance_t<int64_t>(ctx, a, info, baseline);
-    case MG_FLOAT: return advance_t<float>(ctx, a, info, baseline);
-    case MG_DOUBLE: return advance_t<double>(ctx, a, info, baseline);
+    case MG_INT32: case MG_VERTEX: return advance_t<int32_t>(ctx, a, info, baseline, how, stride);
+    case MG_INT64: return advance_t<int64_t>(ctx, a, info, baseline, how, stride);
+    case MG_FLOAT: return advance_t<float>(ctx, a, info, baseline, how, stride);
+    case MG_DOUBLE: return advance_t<double>(ctx, a, info, baseline, how, stride);
     }
     return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: unknown value type %d", (int)a->type);
 }
@@ -752,11 +876,34 @@ mg_status advance_entry(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info
 } // namespace
 
 extern "C" mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
-    return advance_entry(ctx, a, info, false);
+    return advance_entry(ctx, a, info, false, MG__GPU_STEP_RULE, 1);
+}
+
+extern "C" mg_status mg__gpu_advance_forced(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info,
+                                            mg__gpu_step how, uint32_t stride) {
+    if (how != MG__GPU_STEP_PUSH && how != MG__GPU_STEP_PULL)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance_forced: how must be push or pull");
+    return advance_entry(ctx, a, info, false, how, stride > 1 ? stride : 1);
 }
 
 extern "C" mg_status mg__gpu_advance_baseline(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
-    return advance_entry(ctx, a, info, true);
+    return advance_entry(ctx, a, info, true, MG__GPU_STEP_RULE, 1);
+}
+
+extern "C" mg_status mg__gpu_frontier_edges(mg_context ctx, const mg__gpu_graph *g, mg_edges edges,
+                                            const uint32_t *d_list, uint32_t count, uint64_t *edges_out) {
+    *edges_out = d_list == nullptr ? g->m : 0;
+    if (d_list == nullptr || count == 0) return MG_SUCCESS;
+    Workspace *w = nullptr;
+    TRY(workspace_get(ctx, g->n, &w));
+    const uint64_t *off = edges == MG_EDGES_OUT ? g->d_out_offsets : g->d_in_offsets;
+    CU(cudaMemsetAsync(w->counters + CNT_FRONTIER_EDGES, 0, sizeof(ull)));
+    degree_sum_kernel<<<grid_for(count), kBlock>>>(off, d_list, count, w->counters + CNT_FRONTIER_EDGES);
+    LAUNCHED("degree_sum_kernel");
+    CU(cudaMemcpy(w->host_counters + CNT_FRONTIER_EDGES, w->counters + CNT_FRONTIER_EDGES, sizeof(ull),
+                  cudaMemcpyDeviceToHost));
+    *edges_out = w->host_counters[CNT_FRONTIER_EDGES];
+    return MG_SUCCESS;
 }
 
 /* ---- timing with CUDA events ------------------------------------------------------------------ */

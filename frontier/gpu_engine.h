@@ -44,6 +44,23 @@ typedef struct {
  * Scratch device memory is kept in ctx->gpu_workspace for the next call (freed with the context). */
 mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info);
 
+/* How mg__gpu_advance_forced steps: push from the frontier (MultiGraphS) or pull into destinations.
+ * MG__GPU_STEP_RULE is mg__gpu_advance's own choice (ctx->mode, else its push/pull rule). */
+typedef enum { MG__GPU_STEP_RULE = 0, MG__GPU_STEP_PUSH, MG__GPU_STEP_PULL } mg__gpu_step;
+
+/* mg__gpu_advance forced to push or pull. stride > 1 runs a sample of the step, for the hybrid's
+ * cost estimates (frontier/gpu_hybrid.cu): push from every stride-th frontier vertex (of the list,
+ * or of all vertices), or pull into every stride-th destination (the device numbering sorts them by
+ * in-degree group, so the sample spans every group). A sample updates a->d_y and the outputs like a
+ * real step; the hybrid passes scratch copies. info describes the sample. */
+mg_status mg__gpu_advance_forced(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info,
+                                 mg__gpu_step how, uint32_t stride);
+
+/* The edges of the count vertices of d_list (NULL: every vertex, g->m) along edges, summed on the
+ * device and waited for. */
+mg_status mg__gpu_frontier_edges(mg_context ctx, const mg__gpu_graph *g, mg_edges edges,
+                                 const uint32_t *d_list, uint32_t count, uint64_t *edges_out);
+
 /* One advance through the dense-frontier engine (MultiGraphD, frontier/gpu_dense.cu) on d, the
  * dense form of a->g for a->program->edges: the same arguments, semantics and results as
  * mg__gpu_advance (every source of the frontier is processed if active; the output frontier is
