@@ -67,6 +67,7 @@ mg_status mg_context_create(mg_context *ctx) {
     (*ctx)->magic = MG__MAGIC_CONTEXT;
     (*ctx)->backend = MG_BACKEND_CPU;
     (*ctx)->mode = MG_MODE_AUTO;
+    (*ctx)->sample_fraction = MG_DEFAULT_SAMPLE_FRACTION;
     return MG_SUCCESS;
 }
 
@@ -76,6 +77,7 @@ mg_status mg_context_free(mg_context *ctx) {
     (*ctx)->magic = MG__MAGIC_FREED;
     if ((*ctx)->free_engine_workspace != NULL) (*ctx)->free_engine_workspace((*ctx)->engine_workspace);
     if ((*ctx)->free_gpu_workspace != NULL) (*ctx)->free_gpu_workspace((*ctx)->gpu_workspace);
+    if ((*ctx)->free_gpu_hybrid != NULL) (*ctx)->free_gpu_hybrid((*ctx)->gpu_hybrid);
     mg__free(*ctx);
     *ctx = NULL;
     return MG_SUCCESS;
@@ -152,6 +154,16 @@ mg_status mg_context_set_mode(mg_context ctx, mg_mode mode) {
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_context_set_mode: unknown mode %d",
                          (int)mode);
     ctx->mode = mode;
+    return MG_SUCCESS;
+}
+
+mg_status mg_context_set_sample_fraction(mg_context ctx, double fraction) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (!(fraction > 0 && fraction <= 1))
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_context_set_sample_fraction: fraction %g is "
+                         "not in (0, 1]", fraction);
+    ctx->sample_fraction = fraction;
     return MG_SUCCESS;
 }
 

@@ -37,6 +37,10 @@ struct mg_context_s {
     /* The same for the GPU engine (device scratch and pinned counters, frontier/gpu_engine.cu). */
     void *gpu_workspace;
     void (*free_gpu_workspace)(void *workspace);
+    /* The GPU hybrid's scratch (frontier/gpu_hybrid.cu) and its sample fraction. */
+    void *gpu_hybrid;
+    void (*free_gpu_hybrid)(void *hybrid);
+    double sample_fraction;
 };
 
 /* Compressed sparse rows: offsets[n+1], indices[m], weights[m] (NULL when unweighted). */

@@ -14,8 +14,8 @@ extern "C" {
 }
 #include "frontier/engine.h"
 #include "frontier/gpu_engine.h"
+#include "frontier/gpu_hybrid.h"
 #include "frontier/gpu_lb_engine.h"
-#include "preprocess/gpu_dense.h"
 
 #define TRY(call)                                                                                  \
     do {                                                                                           \
@@ -48,24 +48,10 @@ extern "C" mg_status mg__gpu_run_advance(const mg__advance_call *call, mg_advanc
     a.d_mask = call->mask != NULL ? call->mask->d_bitmap : NULL;
     a.d_out_list = call->out != NULL ? call->out->d_list : NULL;
     a.d_out_bitmap = call->out != NULL ? call->out->d_bitmap : NULL;
-    /* The dense-frontier engine when forced, and by default for steps that re-evaluate every
-     * vertex from every source (topology-driven PageRank: no frontier, MG_APPLY_AFFINE), where it
-     * streams the 2D blocks instead of scanning each destination's in-edges (PERFORMANCE.md). */
-    if (ctx->engine == MG_ENGINE_BASELINE) {
-        TRY(mg__gpu_lb_advance(ctx, &a, info)); /* its own push/pull rule; dense means pull there */
-    } else {
-    const bool dense = ctx->mode == MG_MODE_DENSE ||
-                       (ctx->mode == MG_MODE_AUTO && call->in == NULL &&
-                        call->program->apply == MG_APPLY_AFFINE);
-    if (dense) {
-        /* the dense-frontier form of this edge direction, built on first use and kept */
-        const mg__gpu_dense *dense = nullptr;
-        TRY(mg__gpu_dense_get(ctx, (mg__gpu_graph *)gg, call->program->edges, &dense));
-        TRY(mg__gpu_dense_advance(ctx, dense, &a, info));
-    } else {
-        TRY(mg__gpu_advance(ctx, &a, info));
-    }
-    }
+    /* MultiGraph's engines through the hybrid (gpu_hybrid.cu: ctx->mode forces one, else the
+     * cheapest by sampling), or the Gunrock-style baseline with its own push/pull rule */
+    if (ctx->engine == MG_ENGINE_BASELINE) TRY(mg__gpu_lb_advance(ctx, &a, info));
+    else TRY(mg__gpu_hybrid_advance(ctx, (mg__gpu_graph *)gg, &a, info));
 
     if (call->out != NULL) {
         call->out->count = a.out_count;

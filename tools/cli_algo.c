@@ -23,6 +23,7 @@ typedef struct {
     mg_backend backend;
     mg_mode mode;
     mg_engine engine;
+    double sample_fraction;
     uint64_t runs;
     bool validate, json, trace;
     const char *output;
@@ -108,6 +109,7 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
     o->backend = MG_BACKEND_AUTO;
     o->mode = MG_MODE_AUTO;
     o->engine = MG_ENGINE_MULTIGRAPH;
+    o->sample_fraction = MG_DEFAULT_SAMPLE_FRACTION;
     mg_pagerank_options_init(&o->pr);
 
     if (a->value[OPT_RUNS] && (rc = cli_u64(a, OPT_RUNS, 1, 100000, &o->runs)) != CLI_OK) return rc;
@@ -123,7 +125,7 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
         o->backend = (mg_backend)v;
     }
     if (a->value[OPT_MODE]) {
-        static const char *const names[] = {"auto", "push", "pull", "dense"};
+        static const char *const names[] = {"hybrid", "sparse", "pull", "dense"};
         static const int values[] = {MG_MODE_AUTO, MG_MODE_PUSH, MG_MODE_PULL, MG_MODE_DENSE};
         int v = 0;
         if ((rc = parse_choice(a, OPT_MODE, names, values, 4, &v)) != CLI_OK) return rc;
@@ -136,6 +138,9 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
         if ((rc = parse_choice(a, OPT_ENGINE, names, values, 2, &v)) != CLI_OK) return rc;
         o->engine = (mg_engine)v;
     }
+    if (a->value[OPT_SAMPLE] &&
+        (rc = cli_double(a, OPT_SAMPLE, 0, 1, true, false, &o->sample_fraction)) != CLI_OK)
+        return rc;
     if (a->value[OPT_DELTA] &&
         (rc = cli_double(a, OPT_DELTA, 0, DBL_MAX, false, false, &o->delta)) != CLI_OK)
         return rc;
@@ -190,17 +195,30 @@ static mg_status reached_edges(mg_context ctx, const mg_graph g, const mg_vector
     return st;
 }
 
+/* A hybrid estimate for --trace: milliseconds, "-" when not sampled, "n/a" when the mode could not
+ * be tried (the dense form did not fit). */
+static const char *estimate_text(bool sampled, double ms, char *buf, size_t size) {
+    if (!sampled) return "-";
+    if (ms < 0) return "n/a";
+    snprintf(buf, size, "%.3f", ms);
+    return buf;
+}
+
 /* --trace: one line per advance (mg_context_set_trace's hook). */
 static void print_step(const mg_advance_info *info, void *user) {
     uint32_t *step = user;
-    fprintf(stderr, "trace: %u %s %u %llu %llu %u %.3f\n", ++*step,
-            info->dense ? "dense" : info->pulled ? "pull" : "push", info->frontier_vertices,
+    char sparse[32], pull[32], dense[32];
+    fprintf(stderr, "trace: %u %s %u %llu %llu %u %.3f %s %s %s\n", ++*step,
+            info->dense ? "dense" : info->pulled ? "pull" : "sparse", info->frontier_vertices,
             (unsigned long long)info->frontier_edges, (unsigned long long)info->edges_scanned,
-            info->output_vertices, info->seconds * 1e3);
+            info->output_vertices, info->seconds * 1e3,
+            estimate_text(info->sampled, info->est_sparse_ms, sparse, sizeof sparse),
+            estimate_text(info->sampled, info->est_pull_ms, pull, sizeof pull),
+            estimate_text(info->sampled, info->est_dense_ms, dense, sizeof dense));
 }
 
 static const char *mode_name(mg_mode m) {
-    return m == MG_MODE_PUSH ? "push" : m == MG_MODE_PULL ? "pull" : m == MG_MODE_DENSE ? "dense" : "auto";
+    return m == MG_MODE_PUSH ? "sparse" : m == MG_MODE_PULL ? "pull" : m == MG_MODE_DENSE ? "dense" : "hybrid";
 }
 
 /* Writes "<id> <value>" per vertex in the file's numbering. */
@@ -273,7 +291,8 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
     /* The backend first: an unavailable GPU fails before a long load. */
     if ((st = mg_context_set_backend(ctx, o.backend)) != MG_SUCCESS ||
         (st = mg_context_set_mode(ctx, o.mode)) != MG_SUCCESS ||
-        (st = mg_context_set_engine(ctx, o.engine)) != MG_SUCCESS) {
+        (st = mg_context_set_engine(ctx, o.engine)) != MG_SUCCESS ||
+        (st = mg_context_set_sample_fraction(ctx, o.sample_fraction)) != MG_SUCCESS) {
         rc = cli_lib_error(ctx, st);
         goto cleanup;
     }
@@ -372,7 +391,8 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
         mg_pagerank_options pr = o.pr;
         if (o.trace && r + 1 == (int64_t)o.runs) {
             fprintf(stderr, "trace: step mode frontier-vertices frontier-edges edges-scanned "
-                            "vertices-out ms (the last timed run)\n");
+                            "vertices-out ms est-sparse-ms est-pull-ms est-dense-ms (the last timed "
+                            "run; estimates: the GPU hybrid's samples)\n");
             mg_context_set_trace(ctx, print_step, &trace_step);
         }
         double start = cli_now();

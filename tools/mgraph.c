@@ -57,13 +57,18 @@ static const char HELP_MAIN[] =
     "  --backend B        cpu, gpu or auto (auto: the CPU engine for now; gpu: the GPU, where\n"  \
     "                     one is present)\n"                                                    \
     "  --threads N        CPU threads (0: OpenMP's default)\n"                                   \
-    "  --mode M           auto, push, pull or dense: how the engine advances (auto; dense:\n"     \
-    "                     the GPU's 2D-block engine, pull on the CPU)\n"                     \
+    "  --mode M           hybrid, sparse, pull or dense: how each step runs (hybrid: on the GPU\n"\
+    "                     the mode whose sampled cost is least, on the CPU the engine's own\n"   \
+    "                     push/pull rule; sparse: push from the frontier; pull: into the\n"     \
+    "                     destinations; dense: the GPU's 2D-block engine, pull on the CPU)\n"   \
+    "  --sample F         the fraction of a frontier (or of the destinations) the GPU hybrid\n" \
+    "                     runs to estimate a step's cost, in (0, 1] (0.0625)\n"                 \
     "  --engine E         multigraph or baseline: the GPU engine (multigraph; baseline: a\n"     \
     "                     Gunrock-style load-balanced CSR engine, for comparison)\n"            \
     "  --trace            one line per advance of the last timed run on stderr: step, mode\n"   \
-    "                     (push, pull, dense), frontier vertices and edges, edges scanned,\n"   \
-    "                     vertices out, milliseconds\n"                                          \
+    "                     (sparse, pull, dense), frontier vertices and edges, edges scanned,\n" \
+    "                     vertices out, milliseconds, and the GPU hybrid's estimates for\n"     \
+    "                     sparse, pull and dense (ms; '-' where it did not sample)\n"           \
     "  --undirected       symmetrise the graph (store every edge both ways)\n"                   \
     "  --directed         keep edges directed even where the file says symmetric\n"              \
     "  --keep-self-loops  keep self-loops (dropped by default)\n"                                \
@@ -210,6 +215,7 @@ static const struct {
     [OPT_MODE] = {"--mode", true, CMD_ALGOS},
     [OPT_ENGINE] = {"--engine", true, CMD_ALGOS},
     [OPT_TRACE] = {"--trace", false, CMD_ALGOS},
+    [OPT_SAMPLE] = {"--sample", true, CMD_ALGOS},
     [OPT_UNDIRECTED] = {"--undirected", false, CMD_READERS},
     [OPT_DIRECTED] = {"--directed", false, CMD_READERS | CMD_GEN},
     [OPT_KEEP_SELF_LOOPS] = {"--keep-self-loops", false, CMD_READERS},

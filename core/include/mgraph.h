@@ -90,6 +90,10 @@ mg_backend mg_context_backend(const mg_context ctx);
 mg_status mg_context_set_threads(mg_context ctx, int threads);
 mg_status mg_context_set_mode(mg_context ctx, mg_mode mode);
 mg_status mg_context_set_engine(mg_context ctx, mg_engine engine);
+/* The fraction of a frontier (push) or of the destinations (pull) the GPU hybrid runs to estimate
+ * a step's cost, in (0, 1]; default MG_DEFAULT_SAMPLE_FRACTION. */
+#define MG_DEFAULT_SAMPLE_FRACTION 0.0625
+mg_status mg_context_set_sample_fraction(mg_context ctx, double fraction);
 /* The message of the last failed call on this context ("" if none). Valid until the next call. */
 const char *mg_context_error(const mg_context ctx);
 /* True when this build of the library contains the CUDA backend. */
@@ -378,7 +382,12 @@ typedef struct {
     uint32_t output_vertices;   /* vertices that joined out                     */
     bool pulled;                /* the engine pulled into destinations          */
     bool dense;                 /* the GPU's dense-frontier engine ran the step */
-    double seconds;
+    /* The GPU hybrid's sampled cost estimates for this step, in milliseconds (sampled false and all
+     * 0 when the step needed none: a frontier too small to pull, or a forced mode). A mode the
+     * hybrid could not try (the dense form did not fit) has a negative estimate. */
+    bool sampled;
+    double est_sparse_ms, est_pull_ms, est_dense_ms;
+    double seconds;             /* the whole call, sampling included                         */
 } mg_advance_info;
 
 mg_status mg_context_last_advance(const mg_context ctx, mg_advance_info *info);

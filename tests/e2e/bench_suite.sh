@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench_suite.sh — tools/bench-suite.py end to end: a quick suite (two graphs as generated and
-# randomly renumbered, three algorithms, the CPU and the GPU's auto engine) writes one validated row
+# randomly renumbered, three algorithms, the CPU and the GPU's hybrid) writes one validated row
 # per run to CSV and JSON, the speedup tables, the SVG and the BFS traces; GPU engines are 'skipped', not failed, where there is no GPU; bad flags exit 2 naming
 # the flag, and nothing half-done is reported as a result.
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
@@ -13,7 +13,7 @@ suite() { # ARGS...: runs the harness, status in RC, output in $TMP/suite.log
     set -e
 }
 
-suite --suite quick --graphs rmat10,grid32x32 --algos bfs,sssp,bc --engines cpu,auto --runs 1 \
+suite --suite quick --graphs rmat10,grid32x32 --algos bfs,sssp,bc --engines cpu,hybrid --runs 1 \
     --out "$TMP/out" --data "$TMP/graphs"
 [ "$RC" = 0 ] || fail "bench-suite exit $RC: $(cat "$TMP/suite.log")"
 for f in results.csv results.json speedup.md mteps.svg; do
@@ -51,7 +51,9 @@ for g in ("rmat10", "grid32x32", "rmat10-renum", "grid32x32-renum"):
     assert steps == list(range(1, len(steps) + 1)) and steps, (g, steps)
 grid = [r for r in trace if r["graph"] == "grid32x32" and r["engine"] == "cpu" and r["algorithm"] == "bfs"]
 assert len(grid) == 63 and grid[-1]["vertices_out"] == "0", len(grid)
-assert all(r["mode"] in ("push", "pull") for r in trace), trace[:3]
+assert all(r["mode"] in ("sparse", "pull") for r in trace), trace[:3]
+# the CPU does not sample: no estimates
+assert all(r[k] == "-" for r in trace for k in ("est_sparse_ms", "est_pull_ms", "est_dense_ms")), trace[:3]
 xml.dom.minidom.parse(f"{out}/trace.svg")
 PYEOF
 
@@ -69,22 +71,27 @@ assert sorted((r["graph"], r["algorithm"]) for r in rows) == [
 assert all(r["status"] == "ok" and r["validated"] == "True" and r["vertices"] == "5" for r in rows), rows
 PYEOF
 
-# the oracle table (auto against the per-step best of sparse and dense) from known traces: it needs
-# the GPU engines, so its arithmetic is checked here on made-up steps
+# the oracle table (hybrid against the per-step best of the forced modes) from known traces: it
+# needs the GPU engines, so its arithmetic is checked here on made-up steps
 python3 - "$SUITE" "$TMP/oracle.md" <<'PYEOF' || fail "bench-suite's oracle table is wrong"
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("suite", sys.argv[1])
 suite = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(suite)
 step = lambda ms: {"ms": ms}
-traces = {("g", "bfs", "auto"): [step(1), step(1), step(1)],
+traces = {("g", "bfs", "hybrid"): [step(1), step(1), step(1)],
           ("g", "bfs", "sparse"): [step(1), step(5), step(1)],
           ("g", "bfs", "dense"): [step(4), step(2), step(1)],
-          ("g", "pr", "auto"): [step(1)], ("g", "pr", "sparse"): [step(1), step(1)],
+          ("h", "bfs", "hybrid"): [step(2), step(2)],
+          ("h", "bfs", "sparse"): [step(1), step(8)],
+          ("h", "bfs", "pull"): [step(3), step(1)],
+          ("h", "bfs", "dense"): [step(4), step(2)],
+          ("g", "pr", "hybrid"): [step(1)], ("g", "pr", "sparse"): [step(1), step(1)],
           ("g", "pr", "dense"): [step(1)]}
 suite.write_oracle(sys.argv[2], traces)
 text = open(sys.argv[2]).read()
-assert "| g | bfs | 3.000 | 4.000 | 0.750 | 7.000 | 7.000 | 3 |" in text, text
+assert "| g | bfs | 3.000 | 4.000 | 0.750 | n/a | n/a | 7.000 | n/a | 7.000 | 0.429 | 3 |" in text, text
+assert "| h | bfs | 4.000 | 3.000 | 1.333 | 2.000 | 2.000 | 9.000 | 4.000 | 6.000 | 0.667 | 2 |" in text, text
 assert "| g | pr | n/a | n/a | steps differ (1, 2, 1) |" in text, text
 PYEOF
 

@@ -40,7 +40,7 @@ validate_all() {
 
 validate_all "$TMP/small.mtx"
 validate_all "$TMP/small.mtx" --runs 3 --threads 1
-validate_all "$TMP/small.mtx" --directed --mode push
+validate_all "$TMP/small.mtx" --directed --mode sparse
 validate_all "$TMP/small.mtx" --mode pull
 validate_all "$TMP/small.mtx" --mode dense
 expect_rc 0 pr "$TMP/small.mtx" --validate --data-driven --damping 0.5 --tolerance 1e-8
@@ -103,7 +103,7 @@ expect_out_line '^validation: skipped$'
 expect_rc 0 bfs "$TMP/small.mtx" --trace --json --runs 2
 python3 -c 'import json,sys; json.load(sys.stdin)' <"$TMP/out" || fail "--trace spoiled the JSON"
 [ "$(grep -c '^trace: step mode' "$TMP/err")" = 1 ] || fail "--trace header: $(cat "$TMP/err")"
-grep -qE '^trace: 1 (push|pull) 1 [0-9]+ [0-9]+ [0-9]+ [0-9.]+$' "$TMP/err" ||
+grep -qE '^trace: 1 (sparse|pull) 1 [0-9]+ [0-9]+ [0-9]+ [0-9.]+ - - -$' "$TMP/err" ||
     fail "--trace has no first step line: $(cat "$TMP/err")"
 steps=$(grep -cE '^trace: [0-9]+ ' "$TMP/err")
 [ "$steps" -ge 2 ] || fail "--trace printed $steps steps"

@@ -64,6 +64,10 @@ check_usage "'12x' for --threads" cc "$G" --threads 12x
 check_usage "'--runs' needs a value" bfs "$G" --runs=
 check_usage "'x' for --threads" bfs "$G" --runs=3 --threads=x
 check_usage "'sideways' for --mode" bfs "$G" --mode sideways
+check_usage "'push' for --mode" bfs "$G" --mode push
+check_usage "'0' for --sample" bfs "$G" --sample 0
+check_usage "'1.5' for --sample" bfs "$G" --sample 1.5
+check_usage "'x' for --sample" bfs "$G" --sample x
 check_usage "'gunrock' for --engine" bfs "$G" --engine gunrock
 check_usage "'tpu' for --backend" bfs "$G" --backend tpu
 check_usage "'xml' for --format" info "$G" --format xml

@@ -2,7 +2,8 @@
  * test_gpu_algos.c — the five algorithms, unchanged, on the GPU backend: every result checked by its
  * serial verifier (mg_check_*) and, where the answer is unique, compared with the CPU engine's.
  * Graphs: every generator family, directed and undirected, unweighted / int / float weights, and the
- * bundled real sample(s); then forced push, pull, the dense-frontier engine (MG_MODE_DENSE) and the
+ * bundled real sample(s), in the default hybrid mode (and at three sample fractions, checking that it
+ * samples and runs what its estimates rank first); then forced push, pull, the dense-frontier engine (MG_MODE_DENSE) and the
  * Gunrock-style baseline engine (MG_ENGINE_BASELINE). Prints
  * one line per algorithm and graph: validated, GPU and CPU seconds.
  * Exits 77 (skipped) where no GPU is usable.
@@ -131,6 +132,26 @@ static void from_file(const char *dir_env, const char *file) {
     mg_graph_free(&g);
 }
 
+/* The hybrid's steps (mg_context_set_trace's hook): how many were sampled, and how many of those
+ * ran the mode with the least estimate, every estimate positive. */
+typedef struct {
+    int steps, sampled, least_ran, positive;
+} hybrid_tally;
+
+static void tally_step(const mg_advance_info *info, void *user) {
+    hybrid_tally *t = user;
+    t->steps++;
+    if (!info->sampled) return;
+    t->sampled++;
+    const double est[3] = {info->est_sparse_ms, info->est_pull_ms, info->est_dense_ms};
+    int least = 0;
+    for (int i = 1; i < 3; i++)
+        if (est[i] >= 0 && est[i] < est[least]) least = i;
+    const int ran = info->dense ? 2 : info->pulled ? 1 : 0;
+    t->least_ran += ran == least;
+    t->positive += est[0] > 0 && est[1] > 0 && est[2] > 0;
+}
+
 int main(void) {
     if (mg_context_create(&gpu) != MG_SUCCESS || mg_context_create(&cpu) != MG_SUCCESS) return 1;
     mg_gpu_info info;
@@ -153,6 +174,28 @@ int main(void) {
         generated(MG_GEN_KRONECKER, "kron", 16, true, MG_WEIGHT_INT32);
         from_file("MG_SAMPLES", "roadNet-CA-sample.txt");
         from_file("MG_SHARED_DATASETS", "web-Google-sample.txt");
+    }
+    /* the hybrid at three sample fractions: every algorithm validates, mid-size frontiers are
+     * sampled, and each sampled step runs the mode its estimates rank first */
+    if (!small) {
+        const double fractions[] = {1.0, MG_DEFAULT_SAMPLE_FRACTION, 0.01};
+        for (int f = 0; f < 3; f++) {
+            hybrid_tally t = {0, 0, 0, 0};
+            char name[64];
+            snprintf(name, sizeof name, "rmat-hybrid-sample-%g", fractions[f]);
+            CHECK_OK(gpu, mg_context_set_sample_fraction(gpu, fractions[f]));
+            CHECK_OK(gpu, mg_context_set_trace(gpu, tally_step, &t));
+            generated(MG_GEN_RMAT, name, 14, false, MG_WEIGHT_INT32);
+            CHECK_OK(gpu, mg_context_set_trace(gpu, NULL, NULL));
+            printf("%s: %d steps, %d sampled, %d ran the least estimate, %d all positive\n", name,
+                   t.steps, t.sampled, t.least_ran, t.positive);
+            CHECK(t.sampled > 0);
+            CHECK(t.least_ran == t.sampled);
+            CHECK(t.positive == t.sampled);
+        }
+        CHECK_OK(gpu, mg_context_set_sample_fraction(gpu, MG_DEFAULT_SAMPLE_FRACTION));
+        CHECK(mg_context_set_sample_fraction(gpu, 0) == MG_INVALID_ARGUMENT);
+        CHECK(mg_context_set_sample_fraction(gpu, 1.5) == MG_INVALID_ARGUMENT);
     }
     /* forced push and pull on the GPU as well */
     for (int m = 0; m < 2 && !small; m++) {

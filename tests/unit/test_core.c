@@ -303,6 +303,12 @@ int main(void) {
     CHECK(strstr(mg_context_error(ctx), "unknown engine 7") != NULL);
     CHECK_OK(ctx, mg_context_set_engine(ctx, MG_ENGINE_BASELINE));
     CHECK_OK(ctx, mg_context_set_engine(ctx, MG_ENGINE_MULTIGRAPH));
+    CHECK(mg_context_set_sample_fraction(ctx, 0) == MG_INVALID_ARGUMENT);
+    CHECK(strstr(mg_context_error(ctx), "fraction 0 is not in (0, 1]") != NULL);
+    CHECK(mg_context_set_sample_fraction(ctx, NAN) == MG_INVALID_ARGUMENT);
+    CHECK(mg_context_set_sample_fraction(ctx, 1.0001) == MG_INVALID_ARGUMENT);
+    CHECK_OK(ctx, mg_context_set_sample_fraction(ctx, 1));
+    CHECK_OK(ctx, mg_context_set_sample_fraction(ctx, MG_DEFAULT_SAMPLE_FRACTION));
     CHECK(strcmp(mg_status_string(MG_PARSE_ERROR), "MG_PARSE_ERROR") == 0);
     test_build(ctx);
     test_build_deterministic(ctx);

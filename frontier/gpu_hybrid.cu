@@ -1,0 +1,266 @@
+/*
+ * gpu_hybrid.cu — MultiGraph's hybrid (thesis Sec. 3.6, Algorithm 6): each step runs in the mode
+ * whose cost, measured on a sample, is least.
+ *
+ *  - sparse (push, MultiGraphS) and pull: the step is run on a sample — every k-th frontier vertex
+ *    for push, every k-th destination for pull, k = 1 / ctx->sample_fraction (a push sample keeps
+ *    at least kMinPushSample vertices, enough to fill the GPU) — and on a one-vertex
+ *    sample, both into scratch copies of y and of the output frontier, timed with CUDA events. The
+ *    one-vertex run is the step's fixed part (launches, the frontier's bitmap, passes over all n);
+ *    the rest scales to the whole step: by the frontier's edges over the sample's (push) or by k
+ *    (pull). The device numbering sorts vertices by in-degree group, so a strided sample of the
+ *    destinations spans every group, and a pull's early exit (MG_COMBINE_ANY) is sampled as it is.
+ *  - dense (MultiGraphD): its cost hardly depends on the frontier (every source's edges are
+ *    streamed), so, as in the thesis, it is measured once per graph and program shape, on a sample
+ *    of the first frontier that needs a choice, and kept on the graph (mg__gpu_graph.hybrid_memo).
+ *    Building the dense form is preprocessing: it is reported apart (mg_gpu_graph_info). Where the
+ *    form does not fit the device the hybrid goes on without it.
+ *  - No sample where the answer is plain: a frontier whose edges cannot reach m / 32 (checked from
+ *    its size times the largest degree, then from the summed degrees) is pushed, as both engines'
+ *    rules do; an all-active, unmasked step (topology-driven PageRank) is sampled once and its
+ *    choice kept with the dense cost.
+ * Switching representation costs nothing extra here: every mode takes the frontier as a device list
+ * (the dense and pull steps set their active-source bitmap from it, the warp-aggregated flag
+ * setting of the thesis) and leaves the output as a list and a bitmap.
+ */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <string.h>
+
+extern "C" {
+#include "mg_internal.h"
+}
+#include "frontier/gpu_hybrid.h"
+#include "preprocess/gpu_dense.h"
+
+namespace {
+
+constexpr uint64_t kPushCheap = 32; /* frontier edges below m / 32: push (gpu_engine.cu's rule) */
+constexpr int kDense = 3;           /* a choice beside MG__GPU_STEP_PUSH and MG__GPU_STEP_PULL  */
+/* The least push sample: 256 blocks of 64 vertices, two per SM of an H100. A sample that leaves
+ * most SMs idle runs slower per edge than the whole step, and scaled up overstates it (7x on
+ * R-MAT 22's second BFS level at 1/16 of 162,775 vertices). */
+constexpr uint32_t kMinPushSample = 16384;
+constexpr uint32_t kMemoSize = sizeof(((mg__gpu_graph *)nullptr)->hybrid_memo) /
+                               sizeof(((mg__gpu_graph *)nullptr)->hybrid_memo[0]);
+
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        mg_status s_ = (call);                                                                     \
+        if (s_ != MG_SUCCESS) return s_;                                                           \
+    } while (0)
+
+mg_status cuda_fail(mg_context ctx, cudaError_t e, const char *call) {
+    (void)cudaGetLastError();
+    return mg__error(ctx, e == cudaErrorMemoryAllocation ? MG_OUT_OF_MEMORY : MG_DEVICE_ERROR,
+                     "mg_advance (GPU hybrid): %s: %s", call, cudaGetErrorString(e));
+}
+
+/* Scratch for the sample runs, kept on the context (ctx->gpu_hybrid) for `capacity` vertices. */
+struct Hybrid {
+    int device;
+    uint32_t capacity;
+    void *y;             /* capacity values of up to 8 bytes: a sample's copy of y */
+    uint32_t *out_list;  /* capacity                                               */
+    uint64_t *out_bm;    /* bitmap of capacity                                     */
+    mg__gpu_timer *timer;
+};
+
+void hybrid_free(void *p) {
+    Hybrid *h = static_cast<Hybrid *>(p);
+    if (h == nullptr) return;
+    cudaFree(h->y);
+    cudaFree(h->out_list);
+    cudaFree(h->out_bm);
+    mg__gpu_timer_free(&h->timer);
+    mg__free(h);
+}
+
+mg_status hybrid_get(mg_context ctx, uint32_t n, Hybrid **out) {
+    Hybrid *h = static_cast<Hybrid *>(ctx->gpu_hybrid);
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess) return cuda_fail(ctx, e, "cudaGetDevice");
+    if (h != nullptr && (h->device != device || h->capacity < n)) {
+        hybrid_free(h);
+        ctx->gpu_hybrid = h = nullptr;
+    }
+    if (h == nullptr) {
+        h = static_cast<Hybrid *>(mg__calloc(1, sizeof *h));
+        if (h == nullptr) return mg__error(ctx, MG_OUT_OF_MEMORY, "mg_advance (GPU hybrid): out of host memory");
+        h->device = device;
+        h->capacity = n > 0 ? n : 1;
+        const size_t sizes[3] = {(size_t)h->capacity * 8, (size_t)h->capacity * sizeof(uint32_t),
+                                 mg__bitmap_words(h->capacity) * sizeof(uint64_t)};
+        void **arrays[3] = {&h->y, reinterpret_cast<void **>(&h->out_list),
+                            reinterpret_cast<void **>(&h->out_bm)};
+        for (int i = 0; i < 3; i++) {
+            e = cudaMalloc(arrays[i], sizes[i]);
+            if (e != cudaSuccess) {
+                hybrid_free(h);
+                return cuda_fail(ctx, e, "cudaMalloc of the sample runs' scratch");
+            }
+        }
+        const mg_status st = mg__gpu_timer_create(ctx, &h->timer);
+        if (st != MG_SUCCESS) {
+            hybrid_free(h);
+            return st;
+        }
+        ctx->gpu_hybrid = h;
+        ctx->free_gpu_hybrid = hybrid_free;
+    }
+    *out = h;
+    return MG_SUCCESS;
+}
+
+/* kind 0: the dense cost of a program shape; kind 1: its all-active, unmasked step. */
+uint32_t memo_key(const mg_program *p, mg_type type, uint32_t kind) {
+    const uint32_t t = type == MG_VERTEX ? (uint32_t)MG_INT32 : (uint32_t)type;
+    return 1u + (kind | (uint32_t)p->edges << 1 | t << 2 | (uint32_t)p->contribution << 6 |
+                 (uint32_t)p->combine << 10 | (uint32_t)p->apply << 13);
+}
+
+int memo_find(const mg__gpu_graph *g, uint32_t key) {
+    for (uint32_t i = 0; i < g->hybrid_memos && i < kMemoSize; i++)
+        if (g->hybrid_memo[i].key == key) return (int)i;
+    return -1;
+}
+
+int memo_add(mg__gpu_graph *g, uint32_t key) {
+    const uint32_t i = g->hybrid_memos++ % kMemoSize; /* oldest out when full */
+    memset(&g->hybrid_memo[i], 0, sizeof g->hybrid_memo[i]);
+    g->hybrid_memo[i].key = key;
+    return (int)i;
+}
+
+size_t value_size(mg_type t) { return t == MG_INT64 || t == MG_DOUBLE ? 8 : 4; }
+
+/* One sample run, timed: the step forced to `how` (or the dense engine on `dense`), on scratch
+ * copies of y and the outputs, so the real step that follows sees nothing of it. */
+mg_status timed_sample(mg_context ctx, Hybrid *h, const mg__gpu_advance_args *a, int how,
+                       uint32_t stride, const mg__gpu_dense *dense, double *ms, mg_advance_info *info) {
+    mg__gpu_advance_args s = *a;
+    s.d_y = h->y;
+    s.d_out_list = h->out_list;
+    s.d_out_bitmap = h->out_bm;
+    cudaError_t e = cudaMemcpyAsync(h->y, a->d_y, (size_t)a->g->n * value_size(a->type),
+                                    cudaMemcpyDeviceToDevice);
+    if (e != cudaSuccess) return cuda_fail(ctx, e, "cudaMemcpyAsync of y for a sample");
+    TRY(mg__gpu_timer_start(ctx, h->timer));
+    TRY(how == kDense ? mg__gpu_dense_advance(ctx, dense, &s, info)
+                      : mg__gpu_advance_forced(ctx, &s, info, (mg__gpu_step)how, stride));
+    return mg__gpu_timer_stop(ctx, h->timer, ms);
+}
+
+/* The cost of the whole step pushed or pulled: fixed part + (sample - fixed part) x scale. */
+mg_status estimate(mg_context ctx, Hybrid *h, const mg__gpu_advance_args *a, mg__gpu_step how,
+                   uint32_t stride, uint64_t frontier_edges, double *est) {
+    const uint32_t n = a->g->n, count = a->d_in_list ? a->in_count : n;
+    const uint32_t one = how == MG__GPU_STEP_PUSH ? count : n; /* a one-vertex (one-destination) sample */
+    double fixed = 0, sampled = 0;
+    mg_advance_info i1, is;
+    TRY(timed_sample(ctx, h, a, how, one, nullptr, &fixed, &i1));
+    TRY(timed_sample(ctx, h, a, how, stride, nullptr, &sampled, &is));
+    double scale = stride;
+    if (how == MG__GPU_STEP_PUSH && is.frontier_edges > 0) scale = (double)frontier_edges / is.frontier_edges;
+    *est = fixed + fmax(0.0, sampled - fixed) * scale;
+    return MG_SUCCESS;
+}
+
+/* The dense engine's cost for this program shape (memoised; < 0 when its form does not fit). */
+mg_status dense_estimate(mg_context ctx, Hybrid *h, mg__gpu_graph *g, const mg__gpu_advance_args *a,
+                         double *est) {
+    const mg_program *p = a->program;
+    const uint32_t key = memo_key(p, a->type, 0);
+    const int found = memo_find(g, key);
+    if (found >= 0) {
+        *est = g->hybrid_memo[found].est_ms[2];
+        return MG_SUCCESS;
+    }
+    char saved[sizeof ctx->error];
+    memcpy(saved, ctx->error, sizeof saved);
+    const mg__gpu_dense *dense = nullptr;
+    const mg_status st = mg__gpu_dense_get(ctx, g, p->edges, &dense);
+    double ms = -1;
+    if (st == MG_OUT_OF_MEMORY) {
+        memcpy(ctx->error, saved, sizeof saved); /* not an error of the call: the hybrid goes on */
+    } else if (st != MG_SUCCESS) {
+        return st;
+    } else {
+        /* a sample of the frontier (a prefix: the list's order is the order vertices joined) */
+        mg__gpu_advance_args s = *a;
+        if (s.d_in_list != nullptr && s.in_count > 1) {
+            const double part = ceil(s.in_count * ctx->sample_fraction);
+            s.in_count = part < 1 ? 1 : (uint32_t)part;
+        }
+        /* twice: the first run of a program shape makes the dense engine's scratch */
+        mg_advance_info info;
+        TRY(timed_sample(ctx, h, &s, kDense, 1, dense, &ms, &info));
+        TRY(timed_sample(ctx, h, &s, kDense, 1, dense, &ms, &info));
+    }
+    g->hybrid_memo[memo_add(g, key)].est_ms[2] = (float)ms;
+    *est = ms;
+    return MG_SUCCESS;
+}
+
+mg_status run_step(mg_context ctx, mg__gpu_graph *g, mg__gpu_advance_args *a, mg_advance_info *info,
+                   int how) {
+    if (how != kDense) return mg__gpu_advance_forced(ctx, a, info, (mg__gpu_step)how, 1);
+    const mg__gpu_dense *dense = nullptr;
+    TRY(mg__gpu_dense_get(ctx, g, a->program->edges, &dense));
+    return mg__gpu_dense_advance(ctx, dense, a, info);
+}
+
+} // namespace
+
+extern "C" mg_status mg__gpu_hybrid_advance(mg_context ctx, mg__gpu_graph *g, mg__gpu_advance_args *a,
+                                            mg_advance_info *info) {
+    switch (ctx->mode) {
+    case MG_MODE_PUSH: return run_step(ctx, g, a, info, MG__GPU_STEP_PUSH);
+    case MG_MODE_PULL: return run_step(ctx, g, a, info, MG__GPU_STEP_PULL);
+    case MG_MODE_DENSE: return run_step(ctx, g, a, info, kDense);
+    case MG_MODE_AUTO: break;
+    }
+    const mg_program *p = a->program;
+    const uint32_t count = a->d_in_list ? a->in_count : g->n;
+    const uint64_t max_degree = p->edges == MG_EDGES_OUT ? g->max_out_degree : g->max_in_degree;
+    if (count == 0 || (uint64_t)count * max_degree < g->m / kPushCheap)
+        return run_step(ctx, g, a, info, MG__GPU_STEP_PUSH);
+
+    /* an all-active, unmasked step: chosen once per program shape */
+    const bool full = a->d_in_list == nullptr && a->d_mask == nullptr;
+    const uint32_t full_key = memo_key(p, a->type, 1);
+    int memo = full ? memo_find(g, full_key) : -1;
+    double est[3] = {0, 0, 0};
+    int choice;
+    if (memo >= 0) {
+        for (int i = 0; i < 3; i++) est[i] = g->hybrid_memo[memo].est_ms[i];
+        choice = g->hybrid_memo[memo].choice;
+    } else {
+        uint64_t frontier_edges = 0;
+        TRY(mg__gpu_frontier_edges(ctx, g, p->edges, a->d_in_list, count, &frontier_edges));
+        if (frontier_edges < g->m / kPushCheap) return run_step(ctx, g, a, info, MG__GPU_STEP_PUSH);
+        Hybrid *h = nullptr;
+        TRY(hybrid_get(ctx, g->n, &h));
+        const double inverse = floor(1.0 / ctx->sample_fraction + 0.5);
+        const uint32_t stride = inverse >= UINT32_MAX ? UINT32_MAX : inverse < 1 ? 1 : (uint32_t)inverse;
+        const uint32_t push_stride = count / stride >= kMinPushSample ? stride
+                                     : count / kMinPushSample > 0 ? count / kMinPushSample : 1;
+        TRY(estimate(ctx, h, a, MG__GPU_STEP_PUSH, push_stride, frontier_edges, &est[0]));
+        TRY(estimate(ctx, h, a, MG__GPU_STEP_PULL, stride, frontier_edges, &est[1]));
+        TRY(dense_estimate(ctx, h, g, a, &est[2]));
+        choice = est[1] < est[0] ? MG__GPU_STEP_PULL : MG__GPU_STEP_PUSH;
+        if (est[2] >= 0 && est[2] < est[choice == MG__GPU_STEP_PULL ? 1 : 0]) choice = kDense;
+        if (full) {
+            memo = memo_add(g, full_key);
+            for (int i = 0; i < 3; i++) g->hybrid_memo[memo].est_ms[i] = (float)est[i];
+            g->hybrid_memo[memo].choice = (int8_t)choice;
+        }
+    }
+    TRY(run_step(ctx, g, a, info, choice));
+    info->sampled = true;
+    info->est_sparse_ms = est[0];
+    info->est_pull_ms = est[1];
+    info->est_dense_ms = est[2];
+    return MG_SUCCESS;
+}
