@@ -1,6 +1,7 @@
 /*
- * gpu_hybrid.cu — MultiGraph's hybrid (thesis Sec. 3.6, Algorithm 6): each step runs in the mode
- * whose cost, measured on a sample, is least.
+ * gpu_hybrid.cu — MultiGraph's hybrid (thesis Sec. 3.6, Algorithm 6): in MG_MODE_HYBRID each step
+ * runs in the mode whose cost, measured on a sample, is least. (MG_MODE_AUTO, the default, keeps
+ * the engines' rules: its samples still cost more than they save, docs/PERFORMANCE.md.)
  *
  *  - sparse (push, MultiGraphS) and pull: the step is run on a sample — every k-th frontier vertex
  *    for push, every k-th destination for pull, k = 1 / ctx->sample_fraction (a push sample keeps
@@ -219,7 +220,12 @@ extern "C" mg_status mg__gpu_hybrid_advance(mg_context ctx, mg__gpu_graph *g, mg
     case MG_MODE_PUSH: return run_step(ctx, g, a, info, MG__GPU_STEP_PUSH);
     case MG_MODE_PULL: return run_step(ctx, g, a, info, MG__GPU_STEP_PULL);
     case MG_MODE_DENSE: return run_step(ctx, g, a, info, kDense);
-    case MG_MODE_AUTO: break;
+    case MG_MODE_AUTO:
+        /* the engines' rules: the dense engine for all-active steps that re-evaluate every vertex
+         * (topology-driven PageRank), else gpu_engine.cu's push/pull rule */
+        if (a->d_in_list == nullptr && a->program->apply == MG_APPLY_AFFINE) return run_step(ctx, g, a, info, kDense);
+        return mg__gpu_advance(ctx, a, info);
+    case MG_MODE_HYBRID: break;
     }
     const mg_program *p = a->program;
     const uint32_t count = a->d_in_list ? a->in_count : g->n;

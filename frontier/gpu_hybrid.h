@@ -1,7 +1,7 @@
 /*
  * gpu_hybrid.h — MultiGraph's hybrid engine (thesis Sec. 3.6, Algorithm 6), internal: runs one step
- * of an edge program on the GPU in the mode that ctx->mode forces or, in MG_MODE_AUTO (the hybrid),
- * in the one whose sampled cost is least: push from the frontier (MultiGraphS), pull into the
+ * of an edge program on the GPU in the mode that ctx->mode forces, by the engines' rules in
+ * MG_MODE_AUTO, or, in MG_MODE_HYBRID, in the one whose sampled cost is least: push from the frontier (MultiGraphS), pull into the
  * destinations (bottom-up, stopping at the first active source for MG_COMBINE_ANY), or the dense
  * engine (MultiGraphD). See gpu_hybrid.cu for how the costs are sampled.
  */

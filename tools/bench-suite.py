@@ -5,7 +5,8 @@ Each run is `mgraph ALGO FILE --validate --runs R --json` plus the engine's flag
 once, times R runs (median reported) and checks the result against the serial reference, so every
 row is validated. Engines:
   cpu       --backend cpu (OpenMP, all cores)
-  hybrid    --backend gpu: MultiGraph's hybrid, each step in the mode its samples find cheapest
+  hybrid    --backend gpu --mode hybrid: MultiGraph's hybrid, each step in the mode its samples find cheapest
+  auto      --backend gpu: the engines' own rules (the default)
   sparse    --backend gpu --mode sparse: the sparse-frontier engine (MultiGraphS, push) only
   pull      --backend gpu --mode pull: pull into the destinations only (bottom-up)
   dense     --backend gpu --mode dense: the dense-frontier engine (MultiGraphD) only
@@ -39,7 +40,8 @@ import sys
 
 ENGINES = {
     "cpu": ["--backend", "cpu"],
-    "hybrid": ["--backend", "gpu"],
+    "hybrid": ["--backend", "gpu", "--mode", "hybrid"],
+    "auto": ["--backend", "gpu"],
     "sparse": ["--backend", "gpu", "--mode", "sparse"],
     "pull": ["--backend", "gpu", "--mode", "pull"],
     "dense": ["--backend", "gpu", "--mode", "dense"],

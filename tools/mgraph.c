@@ -57,10 +57,11 @@ static const char HELP_MAIN[] =
     "  --backend B        cpu, gpu or auto (auto: the CPU engine for now; gpu: the GPU, where\n"  \
     "                     one is present)\n"                                                    \
     "  --threads N        CPU threads (0: OpenMP's default)\n"                                   \
-    "  --mode M           hybrid, sparse, pull or dense: how each step runs (hybrid: on the GPU\n"\
-    "                     the mode whose sampled cost is least, on the CPU the engine's own\n"   \
-    "                     push/pull rule; sparse: push from the frontier; pull: into the\n"     \
-    "                     destinations; dense: the GPU's 2D-block engine, pull on the CPU)\n"   \
+    "  --mode M           auto, hybrid, sparse, pull or dense: how each step runs (auto: the\n" \
+    "                     engines' own push/pull/dense rules; hybrid: on the GPU the mode whose\n"\
+    "                     sampled cost is least, auto on the CPU; sparse: push from the\n"       \
+    "                     frontier; pull: into the destinations; dense: the GPU's 2D-block\n"    \
+    "                     engine, pull on the CPU)\n"                                            \
     "  --sample F         the fraction of a frontier (or of the destinations) the GPU hybrid\n" \
     "                     runs to estimate a step's cost, in (0, 1] (0.0625)\n"                 \
     "  --engine E         multigraph or baseline: the GPU engine (multigraph; baseline: a\n"     \

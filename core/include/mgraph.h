@@ -66,9 +66,13 @@ typedef enum {
     MG_MODE_AUTO = 0, /* per call, by the engine's cost estimate (direction optimisation) */
     MG_MODE_PUSH,     /* always scan the frontier's edges (sparse-frontier style)        */
     MG_MODE_PULL,     /* always scan the eligible destinations' edges (dense style)      */
-    MG_MODE_DENSE     /* the GPU's dense-frontier engine (MultiGraphD: 2D edge blocks,
+    MG_MODE_DENSE,    /* the GPU's dense-frontier engine (MultiGraphD: 2D edge blocks,
                          every source's edges streamed, inactive ones skipped); on the CPU
                          the same as MG_MODE_PULL                                       */
+    MG_MODE_HYBRID    /* GPU: per step, the mode whose cost measured on a sample is least
+                         (frontier/gpu_hybrid.cu); on the CPU the same as MG_MODE_AUTO.
+                         Not the default yet: its samples cost more than its choices save
+                         (docs/PERFORMANCE.md)                                           */
 } mg_mode;
 
 /* Which GPU engine runs mg_advance. MultiGraph's sparse- and dense-frontier engines are the product;

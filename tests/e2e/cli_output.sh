@@ -40,7 +40,7 @@ printf '1 1\n2 0\n3 1\n4 1\n5 inf\n6 inf\n7 inf\n' >"$TMP/want"
 same_file "$TMP/want" "$TMP/bfsu.txt"
 
 # SSSP from 1: 2 is reached through 3 (1 + 2 = 3 < 4); 4 through 2 (3 + 5).
-for mode in hybrid sparse pull; do
+for mode in auto hybrid sparse pull; do
     expect_rc 0 sssp "$TMP/g.mtx" --mode "$mode" --output "$TMP/sssp.txt" --validate
     printf '1 0\n2 3\n3 1\n4 8\n5 inf\n6 inf\n7 inf\n' >"$TMP/want"
     same_file "$TMP/want" "$TMP/sssp.txt"

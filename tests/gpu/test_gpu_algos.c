@@ -2,8 +2,8 @@
  * test_gpu_algos.c — the five algorithms, unchanged, on the GPU backend: every result checked by its
  * serial verifier (mg_check_*) and, where the answer is unique, compared with the CPU engine's.
  * Graphs: every generator family, directed and undirected, unweighted / int / float weights, and the
- * bundled real sample(s), in the default hybrid mode (and at three sample fractions, checking that it
- * samples and runs what its estimates rank first); then forced push, pull, the dense-frontier engine (MG_MODE_DENSE) and the
+ * bundled real sample(s), in the default mode (and in MG_MODE_HYBRID at three sample fractions,
+ * checking that it samples and runs what its estimates rank first); then forced push, pull, the dense-frontier engine (MG_MODE_DENSE) and the
  * Gunrock-style baseline engine (MG_ENGINE_BASELINE). Prints
  * one line per algorithm and graph: validated, GPU and CPU seconds.
  * Exits 77 (skipped) where no GPU is usable.
@@ -183,6 +183,7 @@ int main(void) {
             hybrid_tally t = {0, 0, 0, 0};
             char name[64];
             snprintf(name, sizeof name, "rmat-hybrid-sample-%g", fractions[f]);
+            CHECK_OK(gpu, mg_context_set_mode(gpu, MG_MODE_HYBRID));
             CHECK_OK(gpu, mg_context_set_sample_fraction(gpu, fractions[f]));
             CHECK_OK(gpu, mg_context_set_trace(gpu, tally_step, &t));
             generated(MG_GEN_RMAT, name, 14, false, MG_WEIGHT_INT32);
@@ -194,6 +195,7 @@ int main(void) {
             CHECK(t.positive == t.sampled);
         }
         CHECK_OK(gpu, mg_context_set_sample_fraction(gpu, MG_DEFAULT_SAMPLE_FRACTION));
+        CHECK_OK(gpu, mg_context_set_mode(gpu, MG_MODE_AUTO));
         CHECK(mg_context_set_sample_fraction(gpu, 0) == MG_INVALID_ARGUMENT);
         CHECK(mg_context_set_sample_fraction(gpu, 1.5) == MG_INVALID_ARGUMENT);
     }
