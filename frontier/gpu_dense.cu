@@ -12,13 +12,15 @@
  *    shared-memory atomic where a marker starts the next run (the columns' last runs are merged
  *    across the warp first); the accumulators go to the unit's slots (and, for a partial frontier,
  *    whether any active source reached them).
- *  - phase 1, light items (Algorithm 5): a thread block per piece of a column panel's light stream
- *    stages the same values and writes each active entry's contribution straight to its slot (no
- *    atomics, no combining).
- *  - phase 2: a thread block per row panel combines its contiguous slots into shared accumulators by
- *    destination with shared-memory atomics (8 neighbouring slots per thread, runs of one
- *    destination combined in registers and across the warp first), then applies the program's rule
- *    to every eligible destination of the panel and produces the output list and bitmap.
+ *  - phase 1, light items (Algorithm 5), and phase 2, in one kernel, band by band (thread blocks
+ *    take tickets in order: a band's light items, then its row panels, each row panel waiting for
+ *    its band's items; one band by default). A light item stages the same values and writes each
+ *    active entry's contribution straight to its slot (no atomics, no combining; the slot follows
+ *    from the entry's index and its light block). A row panel's thread block combines its
+ *    contiguous slots into shared accumulators by destination with shared-memory atomics (8
+ *    neighbouring slots per thread, runs of one destination combined in registers and across the
+ *    warp first), drops the slots' lines from L2 without a write-back, then applies the program's
+ *    rule to every eligible destination of the panel and produces the output list and bitmap.
  * Masking: inactive sources contribute nothing, so any frontier runs, at the cost of all edges.
  * A destination is "found" when an active source reached it: every destination with edges for the
  * full frontier, and from per-slot flags otherwise.
@@ -36,10 +38,11 @@ namespace {
 
 constexpr int kHeavy = MG__DENSE_HEAVY_THREADS;
 constexpr int kThreads = MG__DENSE_THREADS;
-constexpr int kPhase2 = MG__DENSE_PHASE2_THREADS;
 constexpr int kSmall = 256; /* threads of the small helper kernels */
 constexpr uint32_t kBatch = 8;      /* heavy rows loaded at once per thread                */
-constexpr uint32_t kLightBatch = 4; /* light entries loaded at once per thread             */
+constexpr uint32_t kLightBatch = 8; /* light entries loaded at once per thread             */
+constexpr uint32_t kStageBatch = 4; /* 16-byte source-value loads at once per thread      */
+constexpr uint32_t kSourceBits = MG__DENSE_MARKER - 1; /* a light entry's source          */
 constexpr uint32_t kSlotChunk = MG__DENSE_SLOT_CHUNK; /* phase-2 slots per thread and round  */
 
 /* The form's arrays, as the kernels see them. */
@@ -51,8 +54,11 @@ struct Layout {
     const void *heavy_w;
     const mg__dense_light_item *items;
     const uint16_t *light_src;
-    const uint32_t *light_slot;
+    const uint32_t *light_delta;
     const void *light_w;
+    uint32_t bands;
+    const uint32_t *band_row, *band_item;
+    uint32_t *sync;      /* [0] ticket counter, [1 + b] band b's finished light items (zeroed) */
     const uint32_t *row_start, *row_slot;
     const uint16_t *slot_dst;
     const uint64_t *has_edges;
@@ -97,18 +103,38 @@ template <typename T, int C> __device__ __forceinline__ void smem_combine(T *p, 
     }
 }
 
-/* count elements of U at p (16-byte aligned, a multiple of 16 bytes) with 16-byte loads. */
-template <typename U, size_t count> __device__ __forceinline__ void load_chunk(const U *p, U (&out)[count]) {
+/* count elements of U at p (16-byte aligned, a multiple of 16 bytes) with 16-byte loads; L2_ONLY:
+ * past the L1 cache (data other thread blocks of the running kernel wrote). */
+template <bool L2_ONLY, typename U, size_t count>
+__device__ __forceinline__ void load_chunk(const U *p, U (&out)[count]) {
     static_assert(sizeof out % 16 == 0 || sizeof out == 8, "whole 16-byte words, or 8 bytes");
     if constexpr (sizeof out == 8) {
-        const uint2 w = *reinterpret_cast<const uint2 *>(p);
+        const uint2 *q = reinterpret_cast<const uint2 *>(p);
+        const uint2 w = L2_ONLY ? __ldcg(q) : *q;
         memcpy(out, &w, 8);
     } else {
+        const uint4 *q = reinterpret_cast<const uint4 *>(p);
         uint4 w[sizeof out / 16];
 #pragma unroll
-        for (size_t k = 0; k < sizeof out / 16; k++) w[k] = reinterpret_cast<const uint4 *>(p)[k];
+        for (size_t k = 0; k < sizeof out / 16; k++) w[k] = L2_ONLY ? __ldcg(q + k) : q[k];
         memcpy(out, w, sizeof out);
     }
+}
+
+/* Drops the 128-byte line at p (128-byte aligned) from L2 without writing it back; its contents
+ * become undefined. */
+__device__ __forceinline__ void discard_line(void *p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("discard.global.L2 [%0], 128;" : : "l"(p) : "memory");
+#else
+    (void)p; /* older devices keep the line; only the DRAM traffic differs */
+#endif
+}
+
+__device__ __forceinline__ uint32_t load_acquire(const uint32_t *p) {
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
 }
 
 /* Shuffles up of T (int64_t goes as long long, as in gpu_program.cuh). */
@@ -166,8 +192,25 @@ template <typename T, bool PARTIAL>
 __device__ __forceinline__ void stage(const Params<T> &P, const Layout &D, uint32_t c, T *sval, uint32_t *sact) {
     const uint32_t first = c * D.W;
     const uint32_t count = P.n - first < D.W ? P.n - first : D.W;
-    const T *sv = static_cast<const T *>(D.sources);
-    for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) sval[i] = sv[first + i];
+    const T *sv = static_cast<const T *>(D.sources) + first;
+    uint32_t staged = 0;
+    if ((reinterpret_cast<uintptr_t>(sv) & 15) == 0) { /* 16-byte words, kStageBatch in flight */
+        constexpr uint32_t per = 16 / sizeof(T);
+        const uint32_t words = count / per;
+        const uint4 *from = reinterpret_cast<const uint4 *>(sv);
+        uint4 *to = reinterpret_cast<uint4 *>(sval);
+        uint32_t i = threadIdx.x;
+        for (; i + (kStageBatch - 1) * blockDim.x < words; i += kStageBatch * blockDim.x) {
+            uint4 w[kStageBatch];
+#pragma unroll
+            for (uint32_t k = 0; k < kStageBatch; k++) w[k] = from[i + k * blockDim.x];
+#pragma unroll
+            for (uint32_t k = 0; k < kStageBatch; k++) to[i + k * blockDim.x] = w[k];
+        }
+        for (; i < words; i += blockDim.x) to[i] = from[i];
+        staged = words * per;
+    }
+    for (uint32_t i = staged + threadIdx.x; i < count; i += blockDim.x) sval[i] = sv[i];
     if (PARTIAL)
         for (uint32_t w = threadIdx.x; w < (count + 31) / 32; w += blockDim.x)
             sact[w] = (uint32_t)(P.active_bm[(first >> 6) + (w >> 1)] >> ((w & 1) * 32));
@@ -239,53 +282,81 @@ __global__ void __launch_bounds__(kHeavy) heavy_kernel(Params<T> P, Layout D) {
     }
 }
 
-/* Phase 1, light items (Algorithm 5). Shared memory: W staged values, then (partial) W bits. */
+/* Phase 1, one light item (Algorithm 5), its column panel's values (and bits) already staged: each
+ * active entry's contribution goes straight to its slot (no atomics, no combining). The entries go in
+ * rounds of kLightBatch * blockDim.x, warp w taking the round's w-th stretch of 32 * kLightBatch,
+ * 32 at a time. An entry's slot is its index plus its light block's delta; its block is the item's
+ * first plus the block starts (bit 15) after the item's first entry up to it: counted by ballots in
+ * the warp and across the round's warps in shared memory (s_warps, two rounds' worth, so one
+ * barrier per round suffices). */
 template <typename T, int KE, bool PARTIAL>
-__global__ void __launch_bounds__(kThreads) light_kernel(Params<T> P, Layout D) {
-    extern __shared__ __align__(16) unsigned char smem[];
-    T *sval = reinterpret_cast<T *>(smem);
-    uint32_t *sact = reinterpret_cast<uint32_t *>(sval + D.W);
-    const mg__dense_light_item item = D.items[blockIdx.x];
-    stage<T, PARTIAL>(P, D, item.col_panel, sval, sact);
-    __syncthreads();
+__device__ __forceinline__ void light_item(const Params<T> &P, const Layout &D, const mg__dense_light_item &item,
+                                           const T *sval, const uint32_t *sact, uint32_t (*s_warps)[32]) {
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const unsigned upto = 0xffffffffu >> (31 - lane); /* lanes up to and including mine */
     T *values = static_cast<T *>(D.values);
-    for (uint64_t i0 = item.begin + threadIdx.x; i0 < item.end; i0 += kLightBatch * blockDim.x) {
-        uint32_t src[kLightBatch], slot[kLightBatch];
+    uint32_t before = 0; /* block starts after item.begin before this round */
+    uint32_t parity = 0;
+    for (uint64_t base = item.begin; base < item.end; base += (uint64_t)kLightBatch * blockDim.x) {
+        const uint64_t first = base + (uint64_t)warp * 32 * kLightBatch + lane;
+        uint32_t e[kLightBatch];
 #pragma unroll
         for (uint32_t k = 0; k < kLightBatch; k++) {
-            const uint64_t i = i0 + (uint64_t)k * blockDim.x;
-            src[k] = i < item.end ? D.light_src[i] : 0u;
-            slot[k] = i < item.end ? D.light_slot[i] : 0u;
+            const uint64_t i = first + 32 * k;
+            e[k] = i < item.end ? D.light_src[i] : 0u;
+            if (i == item.begin) e[k] &= kSourceBits; /* counted from the item's first block */
         }
+        uint32_t count = 0;
+#pragma unroll
+        for (uint32_t k = 0; k < kLightBatch; k++)
+            count += __popc(__ballot_sync(0xffffffffu, e[k] & MG__DENSE_MARKER));
+        if (lane == 0) s_warps[parity][warp] = count;
+        __syncthreads();
+        const uint32_t mine = lane < warps ? s_warps[parity][lane] : 0u;
+        uint32_t incl = mine;
+#pragma unroll
+        for (int off = 1; off < 32; off <<= 1) {
+            const uint32_t o = __shfl_up_sync(0xffffffffu, incl, off);
+            if ((int)lane >= off) incl += o;
+        }
+        uint32_t run = before + __shfl_sync(0xffffffffu, incl - mine, (int)warp);
+        before += __shfl_sync(0xffffffffu, incl, 31);
+        parity ^= 1u;
 #pragma unroll
         for (uint32_t k = 0; k < kLightBatch; k++) {
-            const uint64_t i = i0 + (uint64_t)k * blockDim.x;
-            if (i >= item.end) break;
+            const uint64_t i = first + 32 * k;
+            const unsigned starts = __ballot_sync(0xffffffffu, e[k] & MG__DENSE_MARKER);
+            const uint32_t block = item.block + run + __popc(starts & upto);
+            run += __popc(starts);
+            if (i >= item.end) continue;
+            const uint32_t slot = (uint32_t)i + D.light_delta[block];
+            const uint32_t src = e[k] & kSourceBits;
             if (PARTIAL) {
-                const bool active = bit32(sact, src[k]);
-                D.found[slot[k]] = active;
+                const bool active = bit32(sact, src);
+                D.found[slot] = active;
                 if (!active) continue;
             }
-            T v = sval[src[k]];
+            T v = sval[src];
             if (KE != MG_CONTRIB_SRC) v = edge_value<T, KE>(P, v, D.light_w, i);
-            values[slot[k]] = v;
+            values[slot] = v;
         }
     }
 }
 
-/* Phase 2: a block per row panel. Shared memory: max_rows accumulators, then (partial) found bits.
- * The output goes out in rounds of a destination per thread: a warp sets its bitmap bits with one
- * atomic per 64-bit word it covers, and the block reserves its list positions with one atomic per
- * round (every destination may join: PageRank's affine apply). */
+/* Phase 2 of row panel r: its contiguous slots are combined into shared accumulators by destination
+ * (max_rows of them, then (partial) found bits) with shared-memory atomics, then the program's rule
+ * is applied to every eligible destination of the panel. The slots were written by this kernel's
+ * other thread blocks, so they are read from L2 (past L1), then the lines wholly inside the panel's
+ * slots are dropped from L2. The output goes out in rounds of a destination per thread: a warp sets
+ * its bitmap bits with one atomic per 64-bit word it covers, and the block reserves its list
+ * positions with one atomic per round (every destination may join: PageRank's affine apply). */
 template <typename T, int C, bool PARTIAL>
-__global__ void __launch_bounds__(kPhase2) phase2_kernel(Params<T> P, Layout D) {
-    extern __shared__ __align__(16) unsigned char smem[];
-    __shared__ uint32_t s_count;
-    __shared__ ull s_base;
+__device__ __forceinline__ void phase2_panel(const Params<T> &P, const Layout &D, uint32_t r, unsigned char *smem,
+                                             uint32_t &s_count, ull &s_base) {
     T *sacc = reinterpret_cast<T *>(smem);
     uint32_t *sfound = reinterpret_cast<uint32_t *>(sacc + D.max_rows);
-    const uint32_t d0 = D.row_start[blockIdx.x], rows = D.row_start[blockIdx.x + 1] - d0;
-    const uint32_t s0 = D.row_slot[blockIdx.x], s1 = D.row_slot[blockIdx.x + 1];
+    const uint32_t d0 = D.row_start[r], rows = D.row_start[r + 1] - d0;
+    const uint32_t s0 = D.row_slot[r], s1 = D.row_slot[r + 1];
     for (uint32_t i = threadIdx.x; i < rows; i += blockDim.x) sacc[i] = identity<T, C>();
     if (PARTIAL)
         for (uint32_t i = threadIdx.x; i < (rows + 31) / 32; i += blockDim.x) sfound[i] = 0;
@@ -293,7 +364,7 @@ __global__ void __launch_bounds__(kPhase2) phase2_kernel(Params<T> P, Layout D) 
     /* each thread takes 8 neighbouring slots with vector loads (the slot arrays are padded to whole
      * chunks) and combines runs of one destination in a register; a thread's last run is merged
      * with its neighbours' (warp_runs), so a hub's long run of light slots costs one atomic per warp */
-    const T *values = static_cast<const T *>(D.values);
+    T *values = static_cast<T *>(D.values);
     for (uint32_t base = s0 & ~(kSlotChunk - 1); base < s1; base += blockDim.x * kSlotChunk) {
         const uint32_t c0 = base + threadIdx.x * kSlotChunk;
         uint32_t cur = UINT32_MAX;
@@ -303,9 +374,9 @@ __global__ void __launch_bounds__(kPhase2) phase2_kernel(Params<T> P, Layout D) 
             uint16_t dst[kSlotChunk];
             T val[kSlotChunk];
             uint8_t fl[kSlotChunk];
-            load_chunk(D.slot_dst + c0, dst);
-            load_chunk(values + c0, val);
-            if (PARTIAL) load_chunk(D.found + c0, fl);
+            load_chunk<false>(D.slot_dst + c0, dst);
+            load_chunk<true>(values + c0, val);
+            if (PARTIAL) load_chunk<true>(D.found + c0, fl);
 #pragma unroll
             for (uint32_t k = 0; k < kSlotChunk; k++) {
                 if (c0 + k < s0 || c0 + k >= s1 || (PARTIAL && !fl[k])) continue;
@@ -328,6 +399,14 @@ __global__ void __launch_bounds__(kPhase2) phase2_kernel(Params<T> P, Layout D) 
         }
     }
     __syncthreads();
+    /* every slot of the panel is read: its lines are dead until the next advance rewrites them (no
+     * other panel's slot shares a line wholly inside, and the chunks of the neighbours' reads end
+     * and start at multiples of 8 slots, so they never reach into one) */
+    {
+        unsigned char *bytes = reinterpret_cast<unsigned char *>(values);
+        const uint64_t lo = ((uint64_t)s0 * sizeof(T) + 127) / 128, hi = (uint64_t)s1 * sizeof(T) / 128;
+        for (uint64_t line = lo + threadIdx.x; line < hi; line += blockDim.x) discard_line(bytes + line * 128);
+    }
     const uint32_t lane = threadIdx.x & 31;
     for (uint32_t base = 0; base < rows; base += blockDim.x) { /* the same rounds for all threads */
         const uint32_t l = base + threadIdx.x, d = d0 + l;
@@ -361,6 +440,53 @@ __global__ void __launch_bounds__(kPhase2) phase2_kernel(Params<T> P, Layout D) 
         if (threadIdx.x == 0) s_base = s_count ? atomicAdd(P.out_count, (ull)s_count) : 0;
         __syncthreads();
         if (joins && P.out_list != nullptr) P.out_list[s_base + pos] = d;
+    }
+}
+
+/* Light items and phase 2, band by band (gpu_dense_layout.h): a thread block takes the next ticket;
+ * band b's tickets are its light items, then its row panels. A row panel waits until its band's
+ * items are done; they hold earlier tickets, so they run or ran already, whatever the order the
+ * thread blocks start in. Shared memory: for an item, W staged values, then (partial) W active
+ * bits; for a row panel, phase2_panel's. */
+template <typename T, int KE, int C, bool PARTIAL>
+__global__ void __launch_bounds__(kThreads, 2) light_phase2_kernel(Params<T> P, Layout D) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ uint32_t s_job, s_band, s_light;
+    __shared__ uint32_t s_warps[2][32];
+    __shared__ uint32_t s_count;
+    __shared__ ull s_base;
+    if (threadIdx.x == 0) {
+        const uint32_t t = atomicAdd(D.sync, 1u);
+        uint32_t a = 0, z = D.bands; /* the last band whose first ticket is at or before t */
+        while (z - a > 1) {
+            const uint32_t mid = a + (z - a) / 2;
+            if (D.band_item[mid] + D.band_row[mid] <= t) a = mid;
+            else z = mid;
+        }
+        const uint32_t at = t - (D.band_item[a] + D.band_row[a]);
+        const uint32_t items = D.band_item[a + 1] - D.band_item[a];
+        s_band = a;
+        s_light = at < items;
+        if (at < items) {
+            s_job = D.band_item[a] + at;
+        } else {
+            s_job = D.band_row[a] + (at - items);
+            while (load_acquire(D.sync + 1 + a) < items) __nanosleep(128);
+        }
+    }
+    __syncthreads();
+    if (s_light) {
+        T *sval = reinterpret_cast<T *>(smem);
+        uint32_t *sact = reinterpret_cast<uint32_t *>(sval + D.W);
+        const mg__dense_light_item item = D.items[s_job];
+        stage<T, PARTIAL>(P, D, item.col_panel, sval, sact);
+        __syncthreads();
+        light_item<T, KE, PARTIAL>(P, D, item, sval, sact, s_warps);
+        __threadfence(); /* this block's slots, before the count that releases them */
+        __syncthreads();
+        if (threadIdx.x == 0) atomicAdd(D.sync + 1 + s_band, 1u);
+    } else {
+        phase2_panel<T, C, PARTIAL>(P, D, s_job, smem, s_count, s_base);
     }
 }
 
@@ -431,92 +557,61 @@ mg_status ws_grow(mg_context ctx, mg__dense_workspace *ws, void **buf, size_t ol
 }
 
 /* Each instantiation's launch, with its shared memory allowed first. */
-template <typename T, int KE, int C, bool PARTIAL>
-cudaError_t launch_heavy(const Params<T> &P, const Layout &D, unsigned grid, size_t smem) {
-    cudaError_t e = cudaFuncSetAttribute(heavy_kernel<T, KE, C, PARTIAL>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+template <typename T>
+cudaError_t launch(void (*kernel)(Params<T>, Layout), int threads, const Params<T> &P, const Layout &D,
+                   unsigned grid, size_t smem) {
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) return e;
-    heavy_kernel<T, KE, C, PARTIAL><<<grid, kHeavy, smem>>>(P, D);
-    return cudaGetLastError();
-}
-template <typename T, int KE, bool PARTIAL>
-cudaError_t launch_light(const Params<T> &P, const Layout &D, unsigned grid, size_t smem) {
-    cudaError_t e = cudaFuncSetAttribute(light_kernel<T, KE, PARTIAL>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    if (e != cudaSuccess) return e;
-    light_kernel<T, KE, PARTIAL><<<grid, kThreads, smem>>>(P, D);
-    return cudaGetLastError();
-}
-template <typename T, int C, bool PARTIAL>
-cudaError_t launch_phase2(const Params<T> &P, const Layout &D, unsigned grid, size_t smem) {
-    cudaError_t e = cudaFuncSetAttribute(phase2_kernel<T, C, PARTIAL>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    if (e != cudaSuccess) return e;
-    phase2_kernel<T, C, PARTIAL><<<grid, kPhase2, smem>>>(P, D);
+    kernel<<<grid, threads, smem>>>(P, D);
     return cudaGetLastError();
 }
 
 /* Dispatch over the per-edge part of the contribution and the combine. */
-template <typename T, bool PARTIAL>
-cudaError_t heavy_by_program(int KE, int C, const Params<T> &P, const Layout &D, unsigned grid, size_t smem) {
-#define HEAVY_C(KEV)                                                                               \
+#define BY_PROGRAM(KERNEL, THREADS)                                                                \
+    template <typename T, bool PARTIAL>                                                            \
+    cudaError_t KERNEL##_by_program(int KE, int C, const Params<T> &P, const Layout &D,           \
+                                    unsigned grid, size_t smem) {                                  \
+        switch (KE) {                                                                              \
+        case MG_CONTRIB_SRC_PLUS_WEIGHT: BY_COMBINE(KERNEL, THREADS, MG_CONTRIB_SRC_PLUS_WEIGHT)   \
+        case MG_CONTRIB_SRC_TIMES_WEIGHT: BY_COMBINE(KERNEL, THREADS, MG_CONTRIB_SRC_TIMES_WEIGHT) \
+        default: BY_COMBINE(KERNEL, THREADS, MG_CONTRIB_SRC)                                       \
+        }                                                                                          \
+    }
+#define BY_COMBINE(KERNEL, THREADS, KEV)                                                           \
     switch (C) {                                                                                   \
-    case MG_COMBINE_MIN: return launch_heavy<T, KEV, MG_COMBINE_MIN, PARTIAL>(P, D, grid, smem);   \
-    case MG_COMBINE_MAX: return launch_heavy<T, KEV, MG_COMBINE_MAX, PARTIAL>(P, D, grid, smem);   \
-    case MG_COMBINE_SUM: return launch_heavy<T, KEV, MG_COMBINE_SUM, PARTIAL>(P, D, grid, smem);   \
-    default: return launch_heavy<T, KEV, MG_COMBINE_ANY, PARTIAL>(P, D, grid, smem);               \
+    case MG_COMBINE_MIN: return launch(KERNEL<T, KEV, MG_COMBINE_MIN, PARTIAL>, THREADS, P, D, grid, smem); \
+    case MG_COMBINE_MAX: return launch(KERNEL<T, KEV, MG_COMBINE_MAX, PARTIAL>, THREADS, P, D, grid, smem); \
+    case MG_COMBINE_SUM: return launch(KERNEL<T, KEV, MG_COMBINE_SUM, PARTIAL>, THREADS, P, D, grid, smem); \
+    default: return launch(KERNEL<T, KEV, MG_COMBINE_ANY, PARTIAL>, THREADS, P, D, grid, smem);    \
     }
-    switch (KE) {
-    case MG_CONTRIB_SRC_PLUS_WEIGHT: HEAVY_C(MG_CONTRIB_SRC_PLUS_WEIGHT)
-    case MG_CONTRIB_SRC_TIMES_WEIGHT: HEAVY_C(MG_CONTRIB_SRC_TIMES_WEIGHT)
-    default: HEAVY_C(MG_CONTRIB_SRC)
-    }
-#undef HEAVY_C
-}
-template <typename T, bool PARTIAL>
-cudaError_t light_by_program(int KE, const Params<T> &P, const Layout &D, unsigned grid, size_t smem) {
-    switch (KE) {
-    case MG_CONTRIB_SRC_PLUS_WEIGHT: return launch_light<T, MG_CONTRIB_SRC_PLUS_WEIGHT, PARTIAL>(P, D, grid, smem);
-    case MG_CONTRIB_SRC_TIMES_WEIGHT: return launch_light<T, MG_CONTRIB_SRC_TIMES_WEIGHT, PARTIAL>(P, D, grid, smem);
-    default: return launch_light<T, MG_CONTRIB_SRC, PARTIAL>(P, D, grid, smem);
-    }
-}
-template <typename T, bool PARTIAL>
-cudaError_t phase2_by_program(int C, const Params<T> &P, const Layout &D, unsigned grid, size_t smem) {
-    switch (C) {
-    case MG_COMBINE_MIN: return launch_phase2<T, MG_COMBINE_MIN, PARTIAL>(P, D, grid, smem);
-    case MG_COMBINE_MAX: return launch_phase2<T, MG_COMBINE_MAX, PARTIAL>(P, D, grid, smem);
-    case MG_COMBINE_SUM: return launch_phase2<T, MG_COMBINE_SUM, PARTIAL>(P, D, grid, smem);
-    default: return launch_phase2<T, MG_COMBINE_ANY, PARTIAL>(P, D, grid, smem);
-    }
-}
+BY_PROGRAM(heavy_kernel, kHeavy)
+BY_PROGRAM(light_phase2_kernel, kThreads)
+#undef BY_COMBINE
+#undef BY_PROGRAM
 
 template <typename T, bool PARTIAL>
 mg_status run_phases(mg_context ctx, const mg__gpu_dense *d, const Params<T> &P, const Layout &D, int KE,
                      int C) {
     const size_t t = sizeof(T), W = d->params.panel_width;
     const size_t heavy_smem = (W + d->max_ranks) * t + (PARTIAL ? W / 8 + ((size_t)d->max_ranks + 31) / 32 * 4 : 0);
-    const size_t light_smem = W * t + (PARTIAL ? W / 8 : 0);
+    const size_t light_smem = d->light_items > 0 ? W * t + (PARTIAL ? W / 8 : 0) : 0;
     const size_t phase2_smem = (size_t)d->max_rows_per_panel * t +
                                (PARTIAL ? ((size_t)d->max_rows_per_panel + 31) / 32 * 4 : 0);
-    const size_t need = heavy_smem > phase2_smem ? heavy_smem : phase2_smem;
-    if ((d->units > 0 && need > d->smem_optin) || (d->light_items > 0 && light_smem > d->smem_optin))
+    const size_t banded_smem = light_smem > phase2_smem ? light_smem : phase2_smem;
+    const size_t need = d->units > 0 && heavy_smem > banded_smem ? heavy_smem : banded_smem;
+    if (need > d->smem_optin)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: panels of %u sources and "
                          "%u destinations need %zu bytes of shared memory per block for %zu-byte "
                          "values; the device allows %zu", d->params.panel_width,
-                         d->params.panel_height, need > light_smem ? need : light_smem, t,
-                         d->smem_optin);
+                         d->params.panel_height, need, t, d->smem_optin);
     if (d->units > 0) {
-        const cudaError_t e = heavy_by_program<T, PARTIAL>(KE, C, P, D, d->units, heavy_smem);
+        const cudaError_t e = heavy_kernel_by_program<T, PARTIAL>(KE, C, P, D, d->units, heavy_smem);
         if (e != cudaSuccess) return cu_fail(ctx, e, "launch of the heavy kernel", __LINE__);
     }
-    if (d->light_items > 0) {
-        const cudaError_t e = light_by_program<T, PARTIAL>(KE, P, D, d->light_items, light_smem);
-        if (e != cudaSuccess) return cu_fail(ctx, e, "launch of the light kernel", __LINE__);
-    }
     if (d->row_panels > 0) {
-        const cudaError_t e = phase2_by_program<T, PARTIAL>(C, P, D, d->row_panels, phase2_smem);
-        if (e != cudaSuccess) return cu_fail(ctx, e, "launch of the phase-2 kernel", __LINE__);
+        const cudaError_t e = light_phase2_kernel_by_program<T, PARTIAL>(
+            KE, C, P, D, d->light_items + d->row_panels, banded_smem);
+        if (e != cudaSuccess) return cu_fail(ctx, e, "launch of the light/phase-2 kernel", __LINE__);
     }
     return MG_SUCCESS;
 }
@@ -574,7 +669,7 @@ mg_status advance_t(mg_context ctx, const mg__gpu_dense *d, mg__gpu_advance_args
     P.out_list = a->d_out_list;
     P.out_bm = a->d_out_bitmap ? a->d_out_bitmap : ws->out_bitmap;
     P.out_count = ws->counters;
-    CU(cudaMemsetAsync(ws->counters, 0, 2 * sizeof(ull)));
+    CU(cudaMemsetAsync(ws->counters, 0, ws->counter_bytes)); /* with the band counters */
     if (words > 0) CU(cudaMemsetAsync(P.out_bm, 0, words * sizeof(uint64_t)));
     ull counters[2] = {0, g->m}; /* output count, frontier edges */
     if (partial) {
@@ -605,7 +700,11 @@ mg_status advance_t(mg_context ctx, const mg__gpu_dense *d, mg__gpu_advance_args
     D.heavy_w = d->d_heavy_weights;
     D.items = d->d_light_items;
     D.light_src = d->d_light_src;
-    D.light_slot = d->d_light_slot;
+    D.light_delta = d->d_light_delta;
+    D.bands = d->bands;
+    D.band_row = d->d_band_row;
+    D.band_item = d->d_band_item;
+    D.sync = reinterpret_cast<uint32_t *>(ws->counters + 2);
     D.light_w = d->d_light_weights;
     D.row_start = d->d_row_start;
     D.row_slot = d->d_row_slot;

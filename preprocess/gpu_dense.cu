@@ -13,11 +13,12 @@
  *     a segmented scan gives each run's edge offset inside its block;
  *  5. per block, its first run, edges and runs, copied to the host, which classifies the blocks
  *     (heavy or light), lays out the slots (row panel major), the light streams (column panel
- *     major) and the units: O(blocks) work on small arrays, uploaded back;
+ *     major), the bands of row panels, the light items (band major) and the units: O(blocks) work
+ *     on small arrays, uploaded back;
  *  6. the units' sizes (a kernel per unit) and entry offsets (a scan);
  *  7. the placement: a warp per run writes its marker and sources into its unit's frontier matrix,
- *     or its entries into the light stream; a thread per column writes each column's top marker
- *     (a binary search over the unit's runs).
+ *     or its entries into the light stream (the block's first entry marked); a thread per column
+ *     writes each column's top marker (a binary search over the unit's runs).
  * Temporary arrays (about 40 bytes per run) are freed at the end. Every CUDA and CUB call is checked;
  * all device memory of a build is tracked and freed in one place on failure.
  */
@@ -237,7 +238,7 @@ __global__ void place_runs_kernel(const uint32_t *key, const uint32_t *order, co
                                   const mg__dense_unit *unit, uint32_t unit_edges, uint32_t W,
                                   uint32_t col_panels, const uint32_t *row_start, uint32_t threads,
                                   uint16_t *heavy, uint32_t *heavy_w, uint16_t *light_src,
-                                  uint32_t *light_slot, uint32_t *light_w, uint16_t *slot_dst) {
+                                  uint32_t *light_w, uint16_t *slot_dst) {
     const int lane = threadIdx.x & 31;
     const uint64_t warps = (uint64_t)gridDim.x * (blockDim.x / 32);
     for (uint64_t j = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; j < runs; j += warps) {
@@ -266,11 +267,12 @@ __global__ void place_runs_kernel(const uint32_t *key, const uint32_t *order, co
                 if (heavy_w) heavy_w[at] = w[e0 + t];
             }
         } else {
+            /* the entry at pos has slot B.slot + in_off[j]: the block's slots follow its stream */
             const uint64_t pos = (uint64_t)B.stream + in_off[j];
             const uint32_t slot = B.slot + in_off[j];
             for (uint32_t t = lane; t < len; t += 32) {
-                light_src[pos + t] = (uint16_t)(src[e0 + t] - c0);
-                light_slot[pos + t] = slot + t;
+                const bool first = in_off[j] + t == 0; /* the block's first entry */
+                light_src[pos + t] = (uint16_t)((src[e0 + t] - c0) | (first ? MG__DENSE_MARKER : 0u));
                 if (light_w) light_w[pos + t] = w[e0 + t];
                 slot_dst[slot + t] = dl;
             }
@@ -337,7 +339,7 @@ int bits_for(uint64_t count) {
 
 /* Host arrays of one build, freed together. */
 struct HostArrays {
-    void *p[12] = {};
+    void *p[16] = {};
     int k = 0;
     ~HostArrays() {
         for (int i = 0; i < k; i++) mg__free(p[i]);
@@ -402,14 +404,24 @@ void derive_params(const Limits &L, mg__gpu_dense_params *P) {
     }
     if (P->heavy_threshold == 0) P->heavy_threshold = P->panel_width / 4 ? P->panel_width / 4 : 1;
     if (P->unit_edges == 0) P->unit_edges = P->panel_width * 16;
+    /* One band: smaller ones were slower in bench_dense's band sweep on the H100 (50 MB of L2;
+     * two runs, the second with L2 eviction hints that did not help and are gone), float
+     * PageRank: uniform22 0.92-0.96 ms with one band against 1.00-1.04 with bands of 52 MB of
+     * 4-byte values, 1.05-1.09 with 26 MB, 1.18 with 13 MB (a quarter of L2) and 1.80-1.87 with
+     * 3.3 MB; R-MAT 22 0.53-0.56 against 0.54-0.55, 0.55, 0.57-0.59 and 0.79-0.82. The slots did
+     * not stay in L2 (ncu, uniform22: 17.1-17.7 DRAM bytes per edge with 13 MB bands, 12.9-13.0
+     * with one): a band holds too few row panels (about 30 of 105K slots each) for its phase 2 to
+     * keep pace with the next bands' light items, and each band stages all n source values again. */
+    if (P->band_slots == 0) P->band_slots = UINT32_MAX;
 }
 
 /* Frees everything a form holds (device and host). */
 void dense_release(mg__gpu_dense *d) {
     if (d == nullptr) return;
     void *const arrays[] = {d->d_row_start, d->d_row_slot, d->d_units, d->d_heavy_entries,
-                            d->d_heavy_weights, d->d_light_items, d->d_light_src, d->d_light_slot,
-                            d->d_light_weights, d->d_slot_dst, d->d_has_edges};
+                            d->d_heavy_weights, d->d_light_items, d->d_light_src, d->d_light_delta,
+                            d->d_light_weights, d->d_band_row, d->d_band_item, d->d_slot_dst,
+                            d->d_has_edges};
     for (void *p : arrays)
         if (p != nullptr) cudaFree(p);
     if (d->ws != nullptr) {
@@ -548,9 +560,7 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
     dfree(b, bfirst);
 
     uint32_t *h_row_slot;
-    uint64_t *h_light_off;
     TRY(halloc(b->ctx, h, &h_row_slot, (uint64_t)RP + 1));
-    TRY(halloc(b->ctx, h, &h_light_off, (uint64_t)CP + 1));
     mg__gpu_dense_stats &S = d->stats;
     uint64_t slots = 0, units = 0;
     for (uint64_t blk = 0; blk < NB; blk++) { /* row panel major: slots */
@@ -579,43 +589,103 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
                              "slots or units; use larger panels or a lower heavy threshold");
     }
     h_row_slot[RP] = (uint32_t)slots;
-    uint64_t light = 0, items = 0;
-    for (uint32_t c = 0; c < CP; c++) { /* column panel major: light streams */
-        h_light_off[c] = light;
+
+    /* column panel major: the light streams, light blocks numbered in stream order with the offset
+     * from their entries to their slots (light entries are at most the slots: 32-bit) */
+    uint32_t *h_light_block, *h_light_delta;
+    TRY(halloc(b->ctx, h, &h_light_block, NB));
+    TRY(halloc(b->ctx, h, &h_light_delta, S.light_blocks));
+    uint64_t light = 0;
+    for (uint32_t c = 0, lb = 0; c < CP; c++)
         for (uint32_t r = 0; r < RP; r++) {
-            BlockInfo &I = h_info[(uint64_t)r * CP + c];
+            const uint64_t blk = (uint64_t)r * CP + c;
+            BlockInfo &I = h_info[blk];
             if (I.edges == 0 || I.unit != UINT32_MAX) continue;
             I.stream = (uint32_t)light;
+            h_light_block[blk] = lb;
+            h_light_delta[lb++] = I.slot - I.stream;
             light += I.edges;
         }
-        const uint64_t item = MG__DENSE_LIGHT_ITEM_EDGES(W);
-        items += (light - h_light_off[c] + item - 1) / item;
-    }
-    h_light_off[CP] = light;
+
+    /* bands of consecutive row panels holding at most band_slots slots (or one row panel) */
+    uint32_t *h_band_row, *h_band_item;
+    TRY(halloc(b->ctx, h, &h_band_row, (uint64_t)RP + 1));
+    uint32_t bands = 0;
+    for (uint32_t r = 0; r < RP; r++)
+        if (bands == 0 || h_row_slot[r + 1] - h_row_slot[h_band_row[bands - 1]] > d->params.band_slots)
+            h_band_row[bands++] = r;
+    h_band_row[bands] = RP;
+    TRY(halloc(b->ctx, h, &h_band_item, (uint64_t)bands + 1));
+
+    /* light items, band major: a band's light blocks of one column panel are consecutive in that
+     * panel's stream; that piece is cut every item_cap entries (counted first, then filled) */
+    const uint64_t item_cap = MG__DENSE_LIGHT_ITEM_EDGES(W);
+    uint64_t items = 0;
+    for (uint32_t k = 0; k < bands; k++)
+        for (uint32_t c = 0; c < CP; c++) {
+            uint64_t lo = UINT64_MAX, hi = 0;
+            for (uint32_t r = h_band_row[k]; r < h_band_row[k + 1]; r++) {
+                const BlockInfo &I = h_info[(uint64_t)r * CP + c];
+                if (I.edges == 0 || I.unit != UINT32_MAX) continue;
+                if (lo == UINT64_MAX) lo = I.stream;
+                hi = (uint64_t)I.stream + I.edges;
+            }
+            if (lo != UINT64_MAX) items += (hi - lo + item_cap - 1) / item_cap;
+        }
+    if (items > UINT32_MAX - RP)
+        return mg__error(b->ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_build: %llu light items; use "
+                         "wider panels or larger bands", (unsigned long long)items);
     mg__dense_light_item *h_items;
     TRY(halloc(b->ctx, h, &h_items, items));
-    for (uint32_t c = 0, k = 0; c < CP; c++)
-        for (uint64_t e = h_light_off[c]; e < h_light_off[c + 1];
-             e += MG__DENSE_LIGHT_ITEM_EDGES(W), k++) {
-            const uint64_t end = e + MG__DENSE_LIGHT_ITEM_EDGES(W);
-            h_items[k].begin = e;
-            h_items[k].end = end < h_light_off[c + 1] ? end : h_light_off[c + 1];
-            h_items[k].col_panel = c;
-            h_items[k].pad = 0;
+    uint32_t item = 0;
+    for (uint32_t k = 0; k < bands; k++) {
+        h_band_item[k] = item;
+        for (uint32_t c = 0; c < CP; c++) {
+            bool open = false; /* an item of this piece has begun and not ended */
+            uint64_t piece_end = 0;
+            for (uint32_t r = h_band_row[k]; r < h_band_row[k + 1]; r++) {
+                const uint64_t blk = (uint64_t)r * CP + c;
+                const BlockInfo &I = h_info[blk];
+                if (I.edges == 0 || I.unit != UINT32_MAX) continue;
+                piece_end = (uint64_t)I.stream + I.edges;
+                for (uint64_t e = I.stream; e < piece_end;) {
+                    if (open && e - h_items[item].begin == item_cap) {
+                        h_items[item++].end = e;
+                        open = false;
+                    }
+                    if (!open) {
+                        h_items[item].begin = e;
+                        h_items[item].col_panel = c;
+                        h_items[item].block = h_light_block[blk];
+                        open = true;
+                    }
+                    const uint64_t cut = h_items[item].begin + item_cap;
+                    e = cut < piece_end ? cut : piece_end;
+                }
+            }
+            if (open) h_items[item++].end = piece_end;
         }
+    }
+    h_band_item[bands] = item;
     uint32_t max_rows = 0;
     for (uint32_t r = 0; r < RP; r++)
         if (h_start[r + 1] - h_start[r] > max_rows) max_rows = h_start[r + 1] - h_start[r];
 
     BlockInfo *info = nullptr;
-    uint32_t *row_slot = nullptr;
+    uint32_t *row_slot = nullptr, *light_delta = nullptr, *band_row = nullptr, *band_item = nullptr;
     mg__dense_light_item *light_items = nullptr;
     DALLOC(info, NB, "block layout");
     DALLOC(row_slot, (uint64_t)RP + 1, "row panel slots");
     DALLOC(light_items, items, "light items");
+    DALLOC(light_delta, S.light_blocks, "light block slot offsets");
+    DALLOC(band_row, (uint64_t)bands + 1, "band row panels");
+    DALLOC(band_item, (uint64_t)bands + 1, "band light items");
     TRY(upload(b, info, h_info, NB));
     TRY(upload(b, row_slot, h_row_slot, (uint64_t)RP + 1));
     TRY(upload(b, light_items, h_items, items));
+    TRY(upload(b, light_delta, h_light_delta, S.light_blocks));
+    TRY(upload(b, band_row, h_band_row, (uint64_t)bands + 1));
+    TRY(upload(b, band_item, h_band_item, (uint64_t)bands + 1));
 
     /* 6. units */
     uint32_t *unit_first = nullptr;
@@ -643,11 +713,10 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
 
     /* 7. placement */
     uint16_t *heavy = nullptr, *light_src = nullptr, *slot_dst = nullptr;
-    uint32_t *heavy_w = nullptr, *light_slot = nullptr, *light_w = nullptr;
+    uint32_t *heavy_w = nullptr, *light_w = nullptr;
     DALLOC(heavy, entries, "frontier matrices");
     if (weighted) DALLOC(heavy_w, entries, "frontier matrix weights");
     DALLOC(light_src, light, "light sources");
-    DALLOC(light_slot, light, "light slots");
     if (weighted) DALLOC(light_w, light, "light weights");
     DALLOC(slot_dst, MG__DENSE_SLOT_ALLOC(slots), "slot destinations");
     CU(cudaMemsetAsync(slot_dst, 0, MG__DENSE_SLOT_ALLOC(slots) * 2, b->stream)); /* the padding */
@@ -657,8 +726,8 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
         if (heavy_w) CU(cudaMemsetAsync(heavy_w, 0, entries * 4, b->stream));
     }
     LAUNCH_N(place_runs_kernel, runs * 32, key, order, in_off, slen, runs, run_row, run_first, src, w,
-             info, unit_first, unit, UE, W, CP, starts, threads, heavy, heavy_w, light_src, light_slot,
-             light_w, slot_dst);
+             info, unit_first, unit, UE, W, CP, starts, threads, heavy, heavy_w, light_src, light_w,
+             slot_dst);
     if (units > 0) {
         column_tops_kernel<<<(unsigned)(units < 65535u * 16 ? units : 65535u * 16), threads, 0,
                              b->stream>>>(in_off, unit_first, unit, (uint32_t)units, heavy);
@@ -675,7 +744,9 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
     CU(cudaMemsetAsync(values, 0, MG__DENSE_SLOT_ALLOC(slots) * 4, b->stream)); /* the padding is read */
     DALLOC(active, words, "the active-source bitmap");
     DALLOC(out_bitmap, words, "the output bitmap");
-    DALLOC(counters, 2, "advance counters");
+    /* two 64-bit counters, then 32-bit words: the ticket counter and one per band */
+    const uint64_t counter_words = 2 + ((uint64_t)bands + 2) / 2;
+    DALLOC(counters, counter_words, "advance counters");
 
     CU(cudaEventRecord(b->stop, b->stream));
     CU(cudaEventSynchronize(b->stop));
@@ -694,15 +765,18 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
     d->light_items = (uint32_t)items;
     d->d_light_items = light_items;
     d->d_light_src = light_src;
-    d->d_light_slot = light_slot;
+    d->d_light_delta = light_delta;
     d->d_light_weights = light_w;
+    d->bands = bands;
+    d->d_band_row = band_row;
+    d->d_band_item = band_item;
     d->slots = slots;
     d->d_slot_dst = slot_dst;
     d->d_has_edges = has_edges;
     d->max_rows_per_panel = max_rows;
     d->max_ranks = h_max_ranks;
-    void *const kept[] = {starts, row_slot, unit, heavy, heavy_w, light_items, light_src, light_slot,
-                          light_w, slot_dst, has_edges};
+    void *const kept[] = {starts, row_slot, unit, heavy, heavy_w, light_items, light_src, light_delta,
+                          light_w, band_row, band_item, slot_dst, has_edges};
     size_t total = 0;
     for (void *p : kept) total += dkeep(b, p);
     d->bytes = total;
@@ -711,6 +785,7 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
     ws->active = active;
     ws->out_bitmap = out_bitmap;
     ws->counters = counters;
+    ws->counter_bytes = counter_words * sizeof *counters;
     void *const kept_ws[] = {values, active, out_bitmap, counters};
     size_t ws_total = 0;
     for (void *p : kept_ws) ws_total += dkeep(b, p);
@@ -722,6 +797,7 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
     S.slots = slots;
     S.heavy_units = units;
     S.light_items = items;
+    S.bands = bands;
     S.csr_bytes = g->csr_bytes;
     S.seconds = ms / 1e3;
     return MG_SUCCESS;

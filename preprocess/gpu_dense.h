@@ -7,8 +7,11 @@
  * 2D block is heavy or light by its edge count. Heavy blocks: the column-major "frontier matrix"
  * (a negated destination marker, then that destination's sources; the marker repeated at the top of
  * a column when a run wraps) with a parallel weight matrix. Light blocks of one column panel: one
- * stream whose entries carry a pre-assigned slot in the row panel's stream buffer. The slots of one
- * row panel are contiguous, so phase 2 reduces a row panel's slots with one thread block.
+ * stream whose entries fill consecutive slots of the row panel's stream buffer (a block's slots
+ * follow from its first entry). The slots of one row panel are contiguous, so phase 2 reduces a row
+ * panel's slots with one thread block. Consecutive row panels may form bands (params.band_slots):
+ * a band's light entries are written and reduced before the next band's, to keep its slots in L2
+ * (one band by default: smaller ones measured slower, gpu_dense.cu's derive_params).
  *
  * One form per edge direction: MG_EDGES_OUT gathers along stored edges (destination rows from the
  * CSC), MG_EDGES_IN along reversed ones (from the CSR). Kernels: frontier/gpu_dense.cu. C-callable;
@@ -24,13 +27,15 @@ extern "C" {
 #endif
 
 /* Layout parameters; 0 in a field derives it from the device (shared memory per block and per SM,
- * SM count). */
+ * SM count; one band). */
 typedef struct {
     uint32_t panel_width;      /* sources per column panel                               */
     uint32_t panel_height;     /* destinations per row panel                             */
     uint32_t heavy_threshold;  /* a 2D block with at least this many edges is heavy      */
     uint32_t unit_edges;       /* edges per heavy unit (one thread block's share of a heavy
                                   block, cut at destination boundaries); >= panel_width  */
+    uint32_t band_slots;       /* slots per band of row panels (a row panel with more is a
+                                  band alone); UINT32_MAX: one band                      */
 } mg__gpu_dense_params;
 
 typedef struct {
@@ -38,7 +43,8 @@ typedef struct {
     uint32_t col_panels, row_panels;
     uint64_t heavy_blocks, heavy_edges, light_blocks, light_edges, slots;
     uint64_t heavy_units;        /* thread blocks of the heavy kernel                      */
-    uint64_t light_items;        /* thread blocks of the light kernel                      */
+    uint64_t light_items;        /* light thread blocks of the light/phase-2 kernel        */
+    uint32_t bands;              /* bands of row panels                                    */
     size_t bytes;                /* device memory of the dense structures                  */
     size_t csr_bytes;            /* the plain CSR of the same graph (mg__gpu_graph.csr_bytes) */
     double seconds;              /* build time on the device (CUDA events)                 */

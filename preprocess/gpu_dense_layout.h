@@ -34,9 +34,24 @@
  *
  * The light blocks of column panel c form one stream, entries [light_off[c], light_off[c + 1]),
  * ordered by row panel, destination and source; each entry carries its source (relative to the
- * panel), its slot, and its weight. Phase 1 cuts each panel's stream into items of at most
- * MG__DENSE_LIGHT_ITEM_EDGES(W) entries, a thread block each (a long panel would otherwise keep one
- * SM busy after the others finish).
+ * panel, bits 0-14; bit 15 set on the first entry of each light block) and its weight. A light
+ * block's slots are consecutive and in stream order, so an entry's slot is not stored: it is the
+ * entry's index plus its block's light_delta (light blocks numbered in stream order; modulo 2^32).
+ *
+ * Bands: consecutive row panels [band_row[b], band_row[b + 1]) whose slots number at most
+ * params.band_slots (a row panel with more is a band alone); derived: one band of all row panels
+ * (smaller bands measured slower: gpu_dense.cu's derive_params). A band's light entries of column
+ * panel c are a contiguous piece of that panel's stream; each piece is cut into items of at most
+ * MG__DENSE_LIGHT_ITEM_EDGES(W) entries (a thread block each: a long piece would otherwise keep one
+ * SM busy after the others finish). Items are numbered band by band, [band_item[b],
+ * band_item[b + 1]); an item records the light block of its first entry. One kernel does phase 1
+ * for the light items and phase 2 (after the heavy units' own launch): its thread blocks take
+ * tickets in order, band b's items and then its row panels, and a row panel's thread block waits
+ * until every item of its band is done (one launch, no gap between the phases; with several bands
+ * a band's slot values can be read back while still in L2). Phase 2 then drops the slots' values
+ * from L2 without a write-back (discard.global.L2 on the 128-byte lines wholly inside the row
+ * panel's slots; every advance rewrites the slots it reads, and for a partial frontier the flags,
+ * which are kept, say which).
  */
 #ifndef MG_GPU_DENSE_LAYOUT_H
 #define MG_GPU_DENSE_LAYOUT_H
@@ -49,15 +64,14 @@ extern "C" {
 
 /* Threads of a heavy unit's thread block = columns of its frontier matrix. */
 #define MG__DENSE_HEAVY_THREADS 1024
-/* Threads of the light kernel, and of the phase-2 kernel (512: four blocks of a row panel's
- * accumulators fit an SM, so all row panels run in one wave). */
+/* Threads of the light/phase-2 kernel (a light item or a row panel per thread block). */
 #define MG__DENSE_THREADS 1024
-#define MG__DENSE_PHASE2_THREADS 512
 /* Phase 2 reads slots in aligned chunks of this many; the slot arrays are padded to whole chunks
  * plus one. */
 #define MG__DENSE_SLOT_CHUNK 8u
 #define MG__DENSE_SLOT_ALLOC(slots) (((uint64_t)(slots) / MG__DENSE_SLOT_CHUNK + 1) * MG__DENSE_SLOT_CHUNK)
-/* The marker bit of a frontier-matrix entry, and the largest panel side the 15 other bits allow. */
+/* The marker bit of a frontier-matrix entry (and of a light block's first light entry), and the
+ * largest panel side the 15 other bits allow. */
 #define MG__DENSE_MARKER 0x8000u
 #define MG__DENSE_MAX_SIDE 32768u
 /* Entries of one light item: 4 per staged source value; longer items leave a tail of a few busy
@@ -77,7 +91,7 @@ typedef struct {
 typedef struct {
     uint64_t begin, end;  /* light entries                                                        */
     uint32_t col_panel;
-    uint32_t pad;
+    uint32_t block;       /* the light block that entry `begin` belongs to                        */
 } mg__dense_light_item;
 
 /* Scratch an advance reuses between calls (one advance at a time per form: they run on the default
@@ -92,7 +106,10 @@ typedef struct {
     size_t source_size;
     uint64_t *active;         /* bitmap words of the active sources                               */
     uint64_t *out_bitmap;     /* the output bitmap when the caller wants none                     */
-    unsigned long long *counters; /* [0] output count, [1] frontier edges                         */
+    unsigned long long *counters; /* [0] output count, [1] frontier edges, then 32-bit words: the
+                                 light/phase-2 kernel's ticket counter and, per band, its finished
+                                 items (counter_bytes in all, cleared together each advance)     */
+    size_t counter_bytes;
     size_t bytes;             /* all of the above                                                 */
 } mg__dense_workspace;
 
@@ -113,10 +130,13 @@ struct mg__gpu_dense {
     void *d_heavy_weights;    /* 4-byte weights (the graph's type) or NULL                         */
     uint64_t heavy_entries;
     uint32_t light_items;
-    mg__dense_light_item *d_light_items;
+    mg__dense_light_item *d_light_items; /* band by band                                           */
     uint16_t *d_light_src;
-    uint32_t *d_light_slot;
+    uint32_t *d_light_delta;  /* per light block: its first slot minus its first entry (mod 2^32)    */
     void *d_light_weights;
+    uint32_t bands;
+    uint32_t *d_band_row;     /* bands + 1 row panels                                             */
+    uint32_t *d_band_item;    /* bands + 1 light items                                            */
     uint64_t slots;
     uint16_t *d_slot_dst;     /* MG__DENSE_SLOT_ALLOC(slots) entries, the padding zero          */
     uint64_t *d_has_edges;    /* destinations with at least one edge along this direction          */

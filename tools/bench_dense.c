@@ -13,11 +13,14 @@
  * and result read-back), one warm-up, then the median of R runs. dense and cusparse are checked
  * against pull (largest relative difference over all vertices). Then a tuning sweep on the first
  * graph (heavy threshold x panel width, a few panel heights and unit sizes -> build time, memory,
- * iteration time).
+ * iteration time), and a sweep of the band size (slots per band of row panels: shares of the H100's
+ * L2, and one band) on the R-MAT and uniform graphs as generated.
  *
- *   bench_dense [--scale S] [--runs R] [--no-sweep] [--iterations 1 [--graph rmat|uniform]]
+ *   bench_dense [--scale S] [--runs R] [--no-sweep] [--iterations 1 [--graph rmat|uniform]
+ *               [--band-slots B]]
  * Defaults: S = 22, R = 7. --iterations 1 builds one graph (R-MAT unless --graph uniform) and runs
- * one dense iteration and nothing else (no warm-up): for profiling the phase kernels, e.g.
+ * one dense iteration and nothing else (no warm-up), on the derived form or, with --band-slots, on
+ * one with bands of B slots (0: derived, 4294967295: one band): for profiling the phase kernels, e.g.
  *   ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum \
  *       -k regex:"heavy_kernel|light_kernel|phase2_kernel|source_values_kernel" \
  *       bench_dense --iterations 1
@@ -269,14 +272,15 @@ static void print_form(const char *label, const mg__gpu_dense *d) {
     mg__gpu_dense_stats s;
     mg__gpu_dense_get_stats(d, &s);
     const double m = (double)(s.heavy_edges + s.light_edges);
-    printf("%s: W=%u H=%u threshold=%u unit=%u; %u x %u panels; heavy %.1f%% of edges in %llu blocks "
-           "(%llu units), light %llu blocks (%llu items); %.1fM slots; %.1f MB = %.2fx CSR; build "
-           "%.1f ms\n",
+    printf("%s: W=%u H=%u threshold=%u unit=%u band=%u slots; %u x %u panels; heavy %.1f%% of edges "
+           "in %llu blocks (%llu units), light %llu blocks (%llu items); %.1fM slots in %u bands; "
+           "%.1f MB = %.2fx CSR; build %.1f ms\n",
            label, s.params.panel_width, s.params.panel_height, s.params.heavy_threshold,
-           s.params.unit_edges, s.col_panels, s.row_panels, m ? 100.0 * s.heavy_edges / m : 0,
-           (unsigned long long)s.heavy_blocks, (unsigned long long)s.heavy_units,
-           (unsigned long long)s.light_blocks, (unsigned long long)s.light_items, s.slots / 1e6,
-           s.bytes / 1e6, (double)s.bytes / (double)s.csr_bytes, s.seconds * 1e3);
+           s.params.unit_edges, s.params.band_slots, s.col_panels, s.row_panels,
+           m ? 100.0 * s.heavy_edges / m : 0, (unsigned long long)s.heavy_blocks,
+           (unsigned long long)s.heavy_units, (unsigned long long)s.light_blocks,
+           (unsigned long long)s.light_items, s.slots / 1e6, s.bands, s.bytes / 1e6,
+           (double)s.bytes / (double)s.csr_bytes, s.seconds * 1e3);
 }
 
 /* One graph: dense vs pull vs cusparse; appends a summary row. */
@@ -316,10 +320,11 @@ static void bench_graph_pagerank(bench_graph *B, int runs, mg__gpu_timer *timer,
  * and unit sizes at the derived width and threshold, on B: build, memory, iteration time. */
 static void sweep(bench_graph *B, int runs, mg__gpu_timer *timer) {
     static const mg__gpu_dense_params configs[] = {
-        {4096, 0, 1024, 0},     {4096, 0, 4096, 0},     {4096, 0, 16384, 0},
-        {8192, 0, 1024, 0},     {8192, 0, 4096, 0},     {8192, 0, 16384, 0},   {8192, 0, 65536, 0},
-        {16384, 0, 1024, 0},    {16384, 0, 4096, 0},    {16384, 0, 16384, 0},  {16384, 0, 65536, 0},
-        {16384, 4096, 4096, 0}, {16384, 8192, 4096, 0}, {16384, 0, 4096, 65536},
+        {4096, 0, 1024, 0, 0},     {4096, 0, 4096, 0, 0},     {4096, 0, 16384, 0, 0},
+        {8192, 0, 1024, 0, 0},     {8192, 0, 4096, 0, 0},     {8192, 0, 16384, 0, 0},
+        {8192, 0, 65536, 0, 0},    {16384, 0, 1024, 0, 0},    {16384, 0, 4096, 0, 0},
+        {16384, 0, 16384, 0, 0},   {16384, 0, 65536, 0, 0},   {16384, 4096, 4096, 0, 0},
+        {16384, 8192, 4096, 0, 0}, {16384, 0, 4096, 65536, 0},
     };
     const double m = (double)B->dev.m;
     printf("\ntuning sweep on %s (float pagerank iteration, median of %d; 0 = derived)\n", B->name, runs);
@@ -341,8 +346,37 @@ static void sweep(bench_graph *B, int runs, mg__gpu_timer *timer) {
     }
 }
 
+/* The band size (slots per band of row panels; derived: one band) at the derived panels, on B:
+ * 1/16 to all of the H100's 50 MB of L2 in 4-byte values, and one band. */
+static void band_sweep(bench_graph *B, int runs, mg__gpu_timer *timer) {
+    const mg__gpu_dense *derived = NULL;
+    DIE_IF(mg__gpu_dense_get(ctx, &B->dev, MG_EDGES_OUT, &derived));
+    mg__gpu_dense_stats ds;
+    mg__gpu_dense_get_stats(derived, &ds);
+    static const uint32_t band_slots[] = {781250, 1562500, 3125000, 6250000, 12500000, UINT32_MAX};
+    const double m = (double)B->dev.m;
+    printf("\nband sweep on %s (float pagerank iteration, median of %d)\n", B->name, runs);
+    printf("%11s %9s %6s %8s %8s %7s\n", "band-slots", "band-MB", "bands", "items", "dense-ms", "GTEPS");
+    for (size_t i = 0; i < sizeof band_slots / sizeof band_slots[0]; i++) {
+        mg__gpu_dense_params prm = ds.params;
+        prm.band_slots = band_slots[i];
+        mg__gpu_dense *d = NULL;
+        DIE_IF(mg__gpu_dense_build(ctx, &B->dev, MG_EDGES_OUT, &prm, &d));
+        mg__gpu_dense_stats s;
+        mg__gpu_dense_get_stats(d, &s);
+        const double t = time_engine(B, d, runs, timer);
+        const double diff = worst_difference(B->d_y, B->d_ref, B->dev.n);
+        if (band_slots[i] == UINT32_MAX) printf("%11s %9s", "one band", "-");
+        else printf("%11u %9.1f", band_slots[i], band_slots[i] * 4.0 / 1e6);
+        printf(" %6u %8llu %8.3f %7.2f%s\n", s.bands, (unsigned long long)s.light_items, t,
+               m / (t * 1e6), diff <= 1e-3 ? "" : "  (WRONG)");
+        mg__gpu_dense_free(&d);
+    }
+}
+
 int main(int argc, char **argv) {
     int scale = 22, runs = 7, iterations = 0;
+    long long band_slots = -1; /* --band-slots: the form of --iterations 1 */
     bool do_sweep = true;
     mg_generator profile_kind = MG_GEN_RMAT;
     for (int i = 1; i < argc; i++) {
@@ -350,18 +384,21 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) iterations = atoi(argv[++i]);
         else if (strcmp(argv[i], "--no-sweep") == 0) do_sweep = false;
+        else if (strcmp(argv[i], "--band-slots") == 0 && i + 1 < argc) band_slots = atoll(argv[++i]);
         else if (strcmp(argv[i], "--graph") == 0 && i + 1 < argc && strcmp(argv[i + 1], "rmat") == 0)
             profile_kind = MG_GEN_RMAT, i++;
         else if (strcmp(argv[i], "--graph") == 0 && i + 1 < argc && strcmp(argv[i + 1], "uniform") == 0)
             profile_kind = MG_GEN_UNIFORM, i++;
         else {
             fprintf(stderr, "usage: bench_dense [--scale S] [--runs R] [--no-sweep] [--iterations 1 "
-                            "[--graph rmat|uniform]]\n");
+                            "[--graph rmat|uniform] [--band-slots B]]\n");
             return 2;
         }
     }
-    if (scale < 8 || scale > 26 || runs < 5 || runs > 63 || (iterations != 0 && iterations != 1)) {
-        fprintf(stderr, "bench_dense: --scale 8..26, --runs 5..63, --iterations 1\n");
+    if (scale < 8 || scale > 26 || runs < 5 || runs > 63 || (iterations != 0 && iterations != 1) ||
+        band_slots < -1 || band_slots > 4294967295LL || (band_slots >= 0 && iterations != 1)) {
+        fprintf(stderr, "bench_dense: --scale 8..26, --runs 5..63, --iterations 1, --band-slots "
+                        "0..4294967295 with --iterations 1\n");
         return 2;
     }
     if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
@@ -381,9 +418,17 @@ int main(int argc, char **argv) {
     if (iterations == 1) {
         graph_build(&B, profile_kind, scale, false);
         const mg__gpu_dense *d = NULL;
-        DIE_IF(mg__gpu_dense_get(ctx, &B.dev, MG_EDGES_OUT, &d));
-        print_form("dense form (derived)", d);
+        mg__gpu_dense *own = NULL;
+        if (band_slots >= 0) {
+            const mg__gpu_dense_params prm = {.band_slots = (uint32_t)band_slots};
+            DIE_IF(mg__gpu_dense_build(ctx, &B.dev, MG_EDGES_OUT, &prm, &own));
+            d = own;
+        } else {
+            DIE_IF(mg__gpu_dense_get(ctx, &B.dev, MG_EDGES_OUT, &d));
+        }
+        print_form(own ? "dense form (--band-slots)" : "dense form (derived)", d);
         printf("one dense iteration: %.3f ms\n", time_engine(&B, d, 0, timer));
+        mg__gpu_dense_free(&own);
         graph_free(&B);
         mg__gpu_timer_free(&timer);
         mg_context_free(&ctx);
@@ -399,6 +444,7 @@ int main(int argc, char **argv) {
             graph_build(&B, kinds[k], scale, renumber);
             bench_graph_pagerank(&B, runs, timer, summary, sizeof summary);
             if (do_sweep && k == 0 && !renumber) sweep(&B, runs, timer);
+            if (do_sweep && !renumber) band_sweep(&B, runs, timer);
             graph_free(&B);
         }
     printf("\npagerank iteration, float, median of %d (ms, GTEPS = stored edges / time); speedup = "

@@ -5,7 +5,9 @@
  * combine and apply, along out- and in-edges, with the full frontier and a partial one, with and
  * without mask and complement, on a skewed directed graph and an undirected one, each under three
  * layouts: small forced panels (several column and row panels, heavy and light blocks, heavy blocks
- * cut into several units), forced all-light blocks, and the parameters derived from the device.
+ * cut into several units, a band per row panel), forced all-light blocks (a few bands, light items
+ * cut inside a band), and the parameters derived from the device. Every case runs on a form whose
+ * slots the previous case left behind (and phase 2 dropped from L2).
  * Then BFS and PageRank loops on an R-MAT graph against mg_bfs and the CPU engine.
  *
  * Exits 77 (ctest: skipped) when no GPU can be used. MG_GPU_TEST_SMALL=1 runs a sample of the
@@ -252,14 +254,16 @@ static void all_configs(pair *P, const mg__gpu_dense *const forms[2], const char
 static void print_stats(const char *name, const mg__gpu_dense *d) {
     mg__gpu_dense_stats s;
     mg__gpu_dense_get_stats(d, &s);
-    printf("  %s: W=%u H=%u threshold=%u unit=%u: %u x %u panels, heavy %llu blocks %llu edges "
-           "(%llu units), light %llu blocks %llu edges (%llu items), %llu slots, %.2fx CSR, %.2f ms\n",
+    printf("  %s: W=%u H=%u threshold=%u unit=%u band=%u: %u x %u panels, heavy %llu blocks %llu "
+           "edges (%llu units), light %llu blocks %llu edges (%llu items), %llu slots in %u bands, "
+           "%.2fx CSR, %.2f ms\n",
            name, s.params.panel_width, s.params.panel_height, s.params.heavy_threshold,
-           s.params.unit_edges, s.col_panels, s.row_panels, (unsigned long long)s.heavy_blocks,
-           (unsigned long long)s.heavy_edges, (unsigned long long)s.heavy_units,
-           (unsigned long long)s.light_blocks, (unsigned long long)s.light_edges,
-           (unsigned long long)s.light_items, (unsigned long long)s.slots,
-           (double)s.bytes / (double)s.csr_bytes, s.seconds * 1e3);
+           s.params.unit_edges, s.params.band_slots, s.col_panels, s.row_panels,
+           (unsigned long long)s.heavy_blocks, (unsigned long long)s.heavy_edges,
+           (unsigned long long)s.heavy_units, (unsigned long long)s.light_blocks,
+           (unsigned long long)s.light_edges, (unsigned long long)s.light_items,
+           (unsigned long long)s.slots, s.bands, (double)s.bytes / (double)s.csr_bytes,
+           s.seconds * 1e3);
 }
 
 /* The layouts one graph is tested under. */
@@ -267,10 +271,10 @@ static void test_graph(pair *P, const char *gname, int *cases, int *failed) {
     const bool undirected = P->dev.in_shares_out;
     char name[96];
     /* 1. small forced panels: 16 column panels, row panels of at most 32 destinations, blocks of
-     * 24 edges and more heavy, heavy blocks cut every 64 edges */
+     * 24 edges and more heavy, heavy blocks cut every 64 edges, a band per row panel */
     {
         const mg__gpu_dense_params prm = {.panel_width = 64, .panel_height = 32,
-                                          .heavy_threshold = 24, .unit_edges = 64};
+                                          .heavy_threshold = 24, .unit_edges = 64, .band_slots = 1};
         mg__gpu_dense *f[2] = {NULL, NULL};
         CHECK_OK(ctx, mg__gpu_dense_build(ctx, &P->dev, MG_EDGES_OUT, &prm, &f[0]));
         if (!undirected) CHECK_OK(ctx, mg__gpu_dense_build(ctx, &P->dev, MG_EDGES_IN, &prm, &f[1]));
@@ -282,6 +286,7 @@ static void test_graph(pair *P, const char *gname, int *cases, int *failed) {
                 CHECK(s.col_panels == (N + 63) / 64 && s.row_panels >= (N + 31) / 32);
                 CHECK(s.heavy_blocks > 0 && s.light_blocks > 0 && s.heavy_units > s.heavy_blocks);
                 CHECK(s.heavy_edges + s.light_edges == P->dev.m);
+                CHECK(s.bands == s.row_panels);
                 print_stats(e ? "in-edges, small panels" : "out-edges, small panels", f[e]);
             }
             const mg__gpu_dense *forms[2] = {f[0], f[1]};
@@ -292,16 +297,19 @@ static void test_graph(pair *P, const char *gname, int *cases, int *failed) {
         if (!undirected) mg__gpu_dense_free(&f[1]);
         CHECK(f[0] == NULL);
     }
-    /* 2. every block light */
+    /* 2. every block light, in bands of at most a third of the slots; the skewed column panel's
+     * light entries in a band (over a thousand) are cut into items of at most 512 */
     if (!small_mode) {
         const mg__gpu_dense_params prm = {.panel_width = 128, .panel_height = 64,
-                                          .heavy_threshold = UINT32_MAX};
+                                          .heavy_threshold = UINT32_MAX,
+                                          .band_slots = (uint32_t)(P->dev.m / 3)};
         mg__gpu_dense *f[2] = {NULL, NULL};
         for (int e = 0; e < 2; e++) {
             CHECK_OK(ctx, mg__gpu_dense_build(ctx, &P->dev, (mg_edges)e, &prm, &f[e]));
             mg__gpu_dense_stats s;
             mg__gpu_dense_get_stats(f[e], &s);
-            CHECK(s.heavy_blocks == 0 && s.light_edges == P->dev.m && s.light_items >= s.col_panels);
+            CHECK(s.heavy_blocks == 0 && s.light_edges == P->dev.m && s.slots == P->dev.m);
+            CHECK(s.bands >= 3 && s.light_items > (uint64_t)s.bands * s.col_panels);
         }
         if (f[0] != NULL && f[1] != NULL) {
             print_stats("out-edges, all light", f[0]);
@@ -325,7 +333,8 @@ static void test_graph(pair *P, const char *gname, int *cases, int *failed) {
             mg__gpu_dense_stats s;
             mg__gpu_dense_get_stats(f[0], &s);
             CHECK(s.params.panel_width % 64 == 0 && s.params.panel_height > 0 &&
-                  s.params.heavy_threshold > 0 && s.params.unit_edges >= s.params.panel_width);
+                  s.params.heavy_threshold > 0 && s.params.unit_edges >= s.params.panel_width &&
+                  s.params.band_slots == UINT32_MAX && s.bands == 1); /* derived: one band */
             print_stats("out-edges, derived", f[0]);
             snprintf(name, sizeof name, "%s, derived", gname);
             all_configs(P, f, name, cases, failed);
@@ -401,7 +410,7 @@ static void rmat_loops(int scale) {
     const mg__gpu_dense *derived = NULL;
     mg__gpu_dense *small = NULL;
     const mg__gpu_dense_params prm = {.panel_width = 1024, .panel_height = 512, .heavy_threshold = 256,
-                                      .unit_edges = 4096};
+                                      .unit_edges = 4096, .band_slots = 1u << 16};
     CHECK_OK(ctx, mg__gpu_dense_get(ctx, &P.dev, MG_EDGES_OUT, &derived));
     CHECK_OK(ctx, mg__gpu_dense_build(ctx, &P.dev, MG_EDGES_OUT, &prm, &small));
     if (derived == NULL || small == NULL) {
