@@ -5,12 +5,13 @@
  *
  *  - sparse (push, MultiGraphS) and pull: the step is run on a sample — every k-th frontier vertex
  *    for push, every k-th destination for pull, k = 1 / ctx->sample_fraction (a push sample keeps
- *    at least kMinPushSample vertices, enough to fill the GPU) — and on a one-vertex
- *    sample, both into scratch copies of y and of the output frontier, timed with CUDA events. The
- *    one-vertex run is the step's fixed part (launches, the frontier's bitmap, passes over all n);
- *    the rest scales to the whole step: by the frontier's edges over the sample's (push) or by k
- *    (pull). The device numbering sorts vertices by in-degree group, so a strided sample of the
- *    destinations spans every group, and a pull's early exit (MG_COMBINE_ANY) is sampled as it is.
+ *    at least kMinPushSample vertices, enough to fill the GPU) — into scratch copies of y and of the
+ *    output frontier, timed with CUDA events. A one-vertex (one-destination) run, timed once per
+ *    graph, program shape and mode and memoised, is the step's fixed part (launches, the frontier's
+ *    bitmap, passes over all n); the rest scales to the whole step: by the frontier's edges over the
+ *    sample's (push) or by k (pull). The device numbering sorts vertices by in-degree group, so a
+ *    strided sample of the destinations spans every group, and a pull's early exit
+ *    (MG_COMBINE_ANY) is sampled as it is.
  *  - dense (MultiGraphD): its cost hardly depends on the frontier (every source's edges are
  *    streamed), so, as in the thesis, it is measured once per graph and program shape, on a sample
  *    of the first frontier that needs a choice, and kept on the graph (mg__gpu_graph.hybrid_memo).
@@ -19,7 +20,8 @@
  *  - No sample where the answer is plain: a frontier whose edges cannot reach m / 32 (checked from
  *    its size times the largest degree, then from the summed degrees) is pushed, as both engines'
  *    rules do; an all-active, unmasked step (topology-driven PageRank) is sampled once and its
- *    choice kept with the dense cost.
+ *    choice kept with the dense cost; a step like the last sampled one (same graph and program,
+ *    frontier vertices and edges within kReuse) reuses its choice.
  * Switching representation costs nothing extra here: every mode takes the frontier as a device list
  * (the dense and pull steps set their active-source bitmap from it, the warp-aggregated flag
  * setting of the thesis) and leaves the output as a list and a bitmap.
@@ -42,6 +44,7 @@ constexpr int kDense = 3;           /* a choice beside MG__GPU_STEP_PUSH and MG_
  * most SMs idle runs slower per edge than the whole step, and scaled up overstates it (7x on
  * R-MAT 22's second BFS level at 1/16 of 162,775 vertices). */
 constexpr uint32_t kMinPushSample = 16384;
+constexpr double kReuse = 1.25;
 constexpr uint32_t kMemoSize = sizeof(((mg__gpu_graph *)nullptr)->hybrid_memo) /
                                sizeof(((mg__gpu_graph *)nullptr)->hybrid_memo[0]);
 
@@ -65,6 +68,14 @@ struct Hybrid {
     uint32_t *out_list;  /* capacity                                               */
     uint64_t *out_bm;    /* bitmap of capacity                                     */
     mg__gpu_timer *timer;
+    /* The last sampled step: a next step of the same graph and program whose frontier differs by
+     * less than kReuse in vertices and edges runs the same choice without sampling (a grid's
+     * thousands of label-propagation steps would otherwise each be sampled). */
+    const mg__gpu_graph *last_graph;
+    uint32_t last_key, last_count;
+    uint64_t last_edges;
+    double last_est[3];
+    int last_choice;
 };
 
 void hybrid_free(void *p) {
@@ -114,11 +125,13 @@ mg_status hybrid_get(mg_context ctx, uint32_t n, Hybrid **out) {
     return MG_SUCCESS;
 }
 
-/* kind 0: the dense cost of a program shape; kind 1: its all-active, unmasked step. */
-uint32_t memo_key(const mg_program *p, mg_type type, uint32_t kind) {
+/* What a memo entry holds for a program shape. */
+enum MemoKind { MEMO_DENSE = 0, MEMO_FULL_STEP, MEMO_PUSH_FIXED, MEMO_PULL_FIXED };
+
+uint32_t memo_key(const mg_program *p, mg_type type, MemoKind kind) {
     const uint32_t t = type == MG_VERTEX ? (uint32_t)MG_INT32 : (uint32_t)type;
-    return 1u + (kind | (uint32_t)p->edges << 1 | t << 2 | (uint32_t)p->contribution << 6 |
-                 (uint32_t)p->combine << 10 | (uint32_t)p->apply << 13);
+    return 1u + ((uint32_t)kind | (uint32_t)p->edges << 2 | t << 3 | (uint32_t)p->contribution << 7 |
+                 (uint32_t)p->combine << 11 | (uint32_t)p->apply << 14);
 }
 
 int memo_find(const mg__gpu_graph *g, uint32_t key) {
@@ -153,14 +166,23 @@ mg_status timed_sample(mg_context ctx, Hybrid *h, const mg__gpu_advance_args *a,
     return mg__gpu_timer_stop(ctx, h->timer, ms);
 }
 
-/* The cost of the whole step pushed or pulled: fixed part + (sample - fixed part) x scale. */
-mg_status estimate(mg_context ctx, Hybrid *h, const mg__gpu_advance_args *a, mg__gpu_step how,
-                   uint32_t stride, uint64_t frontier_edges, double *est) {
+/* The cost of the whole step pushed or pulled: fixed part + (sample - fixed part) x scale. The
+ * fixed part is timed once per graph, program shape and mode, on a one-vertex (push) or
+ * one-destination-per-kernel (pull) sample, and memoised. */
+mg_status estimate(mg_context ctx, Hybrid *h, mg__gpu_graph *g, const mg__gpu_advance_args *a,
+                   mg__gpu_step how, uint32_t stride, uint64_t frontier_edges, double *est) {
     const uint32_t n = a->g->n, count = a->d_in_list ? a->in_count : n;
-    const uint32_t one = how == MG__GPU_STEP_PUSH ? count : n; /* a one-vertex (one-destination) sample */
+    const uint32_t key = memo_key(a->program, a->type, how == MG__GPU_STEP_PUSH ? MEMO_PUSH_FIXED : MEMO_PULL_FIXED);
     double fixed = 0, sampled = 0;
-    mg_advance_info i1, is;
-    TRY(timed_sample(ctx, h, a, how, one, nullptr, &fixed, &i1));
+    mg_advance_info is;
+    const int found = memo_find(g, key);
+    if (found >= 0) {
+        fixed = g->hybrid_memo[found].est_ms[0];
+    } else {
+        mg_advance_info i1;
+        TRY(timed_sample(ctx, h, a, how, how == MG__GPU_STEP_PUSH ? count : n, nullptr, &fixed, &i1));
+        g->hybrid_memo[memo_add(g, key)].est_ms[0] = (float)fixed;
+    }
     TRY(timed_sample(ctx, h, a, how, stride, nullptr, &sampled, &is));
     double scale = stride;
     if (how == MG__GPU_STEP_PUSH && is.frontier_edges > 0) scale = (double)frontier_edges / is.frontier_edges;
@@ -172,7 +194,7 @@ mg_status estimate(mg_context ctx, Hybrid *h, const mg__gpu_advance_args *a, mg_
 mg_status dense_estimate(mg_context ctx, Hybrid *h, mg__gpu_graph *g, const mg__gpu_advance_args *a,
                          double *est) {
     const mg_program *p = a->program;
-    const uint32_t key = memo_key(p, a->type, 0);
+    const uint32_t key = memo_key(p, a->type, MEMO_DENSE);
     const int found = memo_find(g, key);
     if (found >= 0) {
         *est = g->hybrid_memo[found].est_ms[2];
@@ -235,7 +257,7 @@ extern "C" mg_status mg__gpu_hybrid_advance(mg_context ctx, mg__gpu_graph *g, mg
 
     /* an all-active, unmasked step: chosen once per program shape */
     const bool full = a->d_in_list == nullptr && a->d_mask == nullptr;
-    const uint32_t full_key = memo_key(p, a->type, 1);
+    const uint32_t full_key = memo_key(p, a->type, MEMO_FULL_STEP);
     int memo = full ? memo_find(g, full_key) : -1;
     double est[3] = {0, 0, 0};
     int choice;
@@ -248,12 +270,23 @@ extern "C" mg_status mg__gpu_hybrid_advance(mg_context ctx, mg__gpu_graph *g, mg
         if (frontier_edges < g->m / kPushCheap) return run_step(ctx, g, a, info, MG__GPU_STEP_PUSH);
         Hybrid *h = nullptr;
         TRY(hybrid_get(ctx, g->n, &h));
+        const uint32_t step_key = full_key ^ (a->d_mask != nullptr ? 0x80000000u : 0u);
+        const auto alike = [](double x, double y) { return x <= y * kReuse && y <= x * kReuse; };
+        if (h->last_graph == g && h->last_key == step_key && alike(count, h->last_count) &&
+            alike((double)frontier_edges, (double)h->last_edges)) {
+            TRY(run_step(ctx, g, a, info, h->last_choice));
+            info->sampled = true;
+            info->est_sparse_ms = h->last_est[0];
+            info->est_pull_ms = h->last_est[1];
+            info->est_dense_ms = h->last_est[2];
+            return MG_SUCCESS;
+        }
         const double inverse = floor(1.0 / ctx->sample_fraction + 0.5);
         const uint32_t stride = inverse >= UINT32_MAX ? UINT32_MAX : inverse < 1 ? 1 : (uint32_t)inverse;
         const uint32_t push_stride = count / stride >= kMinPushSample ? stride
                                      : count / kMinPushSample > 0 ? count / kMinPushSample : 1;
-        TRY(estimate(ctx, h, a, MG__GPU_STEP_PUSH, push_stride, frontier_edges, &est[0]));
-        TRY(estimate(ctx, h, a, MG__GPU_STEP_PULL, stride, frontier_edges, &est[1]));
+        TRY(estimate(ctx, h, g, a, MG__GPU_STEP_PUSH, push_stride, frontier_edges, &est[0]));
+        TRY(estimate(ctx, h, g, a, MG__GPU_STEP_PULL, stride, frontier_edges, &est[1]));
         TRY(dense_estimate(ctx, h, g, a, &est[2]));
         choice = est[1] < est[0] ? MG__GPU_STEP_PULL : MG__GPU_STEP_PUSH;
         if (est[2] >= 0 && est[2] < est[choice == MG__GPU_STEP_PULL ? 1 : 0]) choice = kDense;
@@ -262,6 +295,12 @@ extern "C" mg_status mg__gpu_hybrid_advance(mg_context ctx, mg__gpu_graph *g, mg
             for (int i = 0; i < 3; i++) g->hybrid_memo[memo].est_ms[i] = (float)est[i];
             g->hybrid_memo[memo].choice = (int8_t)choice;
         }
+        h->last_graph = g;
+        h->last_key = step_key;
+        h->last_count = count;
+        h->last_edges = frontier_edges;
+        for (int i = 0; i < 3; i++) h->last_est[i] = est[i];
+        h->last_choice = choice;
     }
     TRY(run_step(ctx, g, a, info, choice));
     info->sampled = true;
