@@ -150,7 +150,7 @@ mg_status mg_context_set_engine(mg_context ctx, mg_engine engine) {
 mg_status mg_context_set_mode(mg_context ctx, mg_mode mode) {
     mg_status status = mg__check_context(ctx);
     if (status != MG_SUCCESS) return status;
-    if (mode != MG_MODE_AUTO && mode != MG_MODE_PUSH && mode != MG_MODE_PULL && mode != MG_MODE_DENSE &&
+    if (mode != MG_MODE_AUTO && mode != MG_MODE_SPARSE && mode != MG_MODE_PULL && mode != MG_MODE_DENSE &&
         mode != MG_MODE_HYBRID)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_context_set_mode: unknown mode %d",
                          (int)mode);

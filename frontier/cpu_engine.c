@@ -533,7 +533,7 @@ mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info) {
     }
     r.active_count = nf;
     bool pull;
-    if (ctx->mode == MG_MODE_PUSH) pull = false;
+    if (ctx->mode == MG_MODE_SPARSE) pull = false;
     else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE) pull = true; /* the CPU's dense mode */
     else if (call->in == NULL || p->apply == MG_APPLY_AFFINE) pull = true;
     else if (mf < g->m / PUSH_CHEAP) pull = false;

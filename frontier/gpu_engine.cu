@@ -709,7 +709,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
     const uint64_t max_degree = along_out ? g->max_out_degree : g->max_in_degree;
     bool pull;
     if (how != MG__GPU_STEP_RULE) pull = how == MG__GPU_STEP_PULL;
-    else if (baseline || ctx->mode == MG_MODE_PUSH) pull = false; /* the baseline always pushes */
+    else if (baseline || ctx->mode == MG_MODE_SPARSE) pull = false; /* the baseline always pushes */
     else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE) pull = true; /* dense: gpu_dense.cu */
     else if (a->d_in_list == nullptr || p->apply == MG_APPLY_AFFINE) pull = true;
     else if ((uint64_t)P.count * max_degree < g->m / kPushCheap) pull = false;

@@ -239,7 +239,7 @@ mg_status run_step(mg_context ctx, mg__gpu_graph *g, mg__gpu_advance_args *a, mg
 extern "C" mg_status mg__gpu_hybrid_advance(mg_context ctx, mg__gpu_graph *g, mg__gpu_advance_args *a,
                                             mg_advance_info *info) {
     switch (ctx->mode) {
-    case MG_MODE_PUSH: return run_step(ctx, g, a, info, MG__GPU_STEP_PUSH);
+    case MG_MODE_SPARSE: return run_step(ctx, g, a, info, MG__GPU_STEP_PUSH);
     case MG_MODE_PULL: return run_step(ctx, g, a, info, MG__GPU_STEP_PULL);
     case MG_MODE_DENSE: return run_step(ctx, g, a, info, kDense);
     case MG_MODE_AUTO:

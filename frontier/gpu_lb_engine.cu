@@ -26,7 +26,7 @@
  *    warp combines its run of a destination's edges with a segmented shuffle reduction and one
  *    atomic into an accumulator, then one pass applies every destination.
  *    x[s] / outdeg(s) is divided once per source before a pull (two offset reads per edge saved).
- *  - the choice: MG_MODE_PUSH always pushes (BFS without direction optimisation); MG_MODE_PULL and
+ *  - the choice: MG_MODE_SPARSE always pushes (BFS without direction optimisation); MG_MODE_PULL and
  *    MG_MODE_DENSE always pull; MG_MODE_AUTO pulls all-active and affine steps and, for
  *    MG_COMBINE_ANY (BFS), follows Beamer's direction-optimising rule as Gunrock's DOBFS does: from
  *    push to pull when the frontier's edges exceed the unvisited destinations' edges / alpha, back
@@ -833,7 +833,7 @@ template <typename T> mg_status advance_t(mg_context ctx, mg__gpu_advance_args *
     /* Push or pull. */
     const uint64_t max_degree = along_out ? g->max_out_degree : g->max_in_degree;
     bool pull;
-    if (ctx->mode == MG_MODE_PUSH) pull = false;
+    if (ctx->mode == MG_MODE_SPARSE) pull = false;
     else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE) pull = true;
     else if (all_active || p->apply == MG_APPLY_AFFINE) pull = true;
     else if (p->combine != MG_COMBINE_ANY) pull = false;

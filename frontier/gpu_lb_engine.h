@@ -14,7 +14,7 @@
  *    first active source for MG_COMBINE_ANY (and combines all of them for other combines when no
  *    in-degree passes 32), otherwise the same merge-path partitioning over the destinations'
  *    in-edges with per-warp segmented reductions into an accumulator;
- *  - the choice: ctx->mode MG_MODE_PUSH always pushes (BFS without direction optimisation),
+ *  - the choice: ctx->mode MG_MODE_SPARSE always pushes (BFS without direction optimisation),
  *    MG_MODE_PULL / MG_MODE_DENSE always pull; MG_MODE_AUTO pulls every all-active or affine step and
  *    switches MG_COMBINE_ANY programs (BFS) with Beamer's direction-optimising rule, as Gunrock's
  *    DOBFS does; other programs push, as Gunrock's SSSP, BC and CC do.

@@ -140,7 +140,7 @@ static int bfs_run(bench_graph *B, int v, uint32_t source, const int32_t *want, 
     p.contribution = MG_CONTRIB_SRC_PLUS_ONE;
     p.combine = MG_COMBINE_ANY;
     p.apply = MG_APPLY_IF_UNSET;
-    DIE_IF(mg_context_set_mode(ctx, v == 1 || v == 2 ? MG_MODE_PUSH : MG_MODE_AUTO));
+    DIE_IF(mg_context_set_mode(ctx, v == 1 || v == 2 ? MG_MODE_SPARSE : MG_MODE_AUTO));
     const uint32_t seg_count = B->dev.seg_count;
     if (v != 2) B->dev.seg_count = 0; /* the engine then leaves d_seg_ptr alone */
     void *in = B->d_in, *out = B->d_out;
@@ -289,7 +289,7 @@ static void bench_pagerank(bench_graph *B, int runs) {
     const uint32_t seg_count = B->dev.seg_count;
     B->dev.seg_count = 0; /* the default engine: no destination segments */
     for (int v = 0; v < 3; v++) { /* engine (auto: pulls), engine forced to push, baseline */
-        DIE_IF(mg_context_set_mode(ctx, v == 1 ? MG_MODE_PUSH : MG_MODE_AUTO));
+        DIE_IF(mg_context_set_mode(ctx, v == 1 ? MG_MODE_SPARSE : MG_MODE_AUTO));
         double ms[64];
         for (int r = -1; r < runs; r++) { /* r = -1: warm-up */
             mg__gpu_advance_args a = {.g = &B->dev, .program = &p, .type = MG_DOUBLE, .d_x = B->d_x,

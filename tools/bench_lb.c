@@ -59,7 +59,7 @@ static double median(const double *t, int n) {
 
 /* One advance by variant v, in the variant's mode. */
 static mg_status advance(int v, mg__gpu_advance_args *a, mg_advance_info *info) {
-    mg_status st = mg_context_set_mode(ctx, v == 1 ? MG_MODE_PUSH : MG_MODE_AUTO);
+    mg_status st = mg_context_set_mode(ctx, v == 1 ? MG_MODE_SPARSE : MG_MODE_AUTO);
     if (st != MG_SUCCESS) return st;
     if (v <= 1) return mg__gpu_lb_advance(ctx, a, info);
     if (v == 2) return mg__gpu_advance(ctx, a, info);

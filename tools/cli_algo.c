@@ -126,7 +126,7 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
     }
     if (a->value[OPT_MODE]) {
         static const char *const names[] = {"auto", "hybrid", "sparse", "pull", "dense"};
-        static const int values[] = {MG_MODE_AUTO, MG_MODE_HYBRID, MG_MODE_PUSH, MG_MODE_PULL, MG_MODE_DENSE};
+        static const int values[] = {MG_MODE_AUTO, MG_MODE_HYBRID, MG_MODE_SPARSE, MG_MODE_PULL, MG_MODE_DENSE};
         int v = 0;
         if ((rc = parse_choice(a, OPT_MODE, names, values, 5, &v)) != CLI_OK) return rc;
         o->mode = (mg_mode)v;
@@ -218,7 +218,7 @@ static void print_step(const mg_advance_info *info, void *user) {
 }
 
 static const char *mode_name(mg_mode m) {
-    return m == MG_MODE_PUSH ? "sparse" : m == MG_MODE_PULL ? "pull" : m == MG_MODE_DENSE ? "dense"
+    return m == MG_MODE_SPARSE ? "sparse" : m == MG_MODE_PULL ? "pull" : m == MG_MODE_DENSE ? "dense"
            : m == MG_MODE_HYBRID ? "hybrid" : "auto";
 }
 

@@ -61,11 +61,12 @@ typedef enum {
     MG_BACKEND_GPU
 } mg_backend;
 
-/* How an engine chooses between pushing from the frontier and pulling into destinations. */
+/* How an engine runs each step: pushing from the frontier, pulling into destinations, or (GPU) the
+ * dense-frontier engine. */
 typedef enum {
     MG_MODE_AUTO = 0, /* per call, by the engine's cost estimate (direction optimisation) */
-    MG_MODE_PUSH,     /* always scan the frontier's edges (sparse-frontier style)        */
-    MG_MODE_PULL,     /* always scan the eligible destinations' edges (dense style)      */
+    MG_MODE_SPARSE,   /* always push: scan the frontier's edges (MultiGraphS on the GPU) */
+    MG_MODE_PULL,     /* always scan the eligible destinations' edges (bottom-up)        */
     MG_MODE_DENSE,    /* the GPU's dense-frontier engine (MultiGraphD: 2D edge blocks,
                          every source's edges streamed, inactive ones skipped); on the CPU
                          the same as MG_MODE_PULL                                       */

@@ -146,7 +146,7 @@ static int run_case(pair *P, mg_type type, const mg_program *p, bool use_in, boo
     CHECK_OK(ctx, mg_context_set_mode(ctx, MG_MODE_AUTO));
     if (st != MG_SUCCESS) return 1;
     if (baseline) CHECK(!info.pulled); /* the baseline pushes whatever ctx->mode says */
-    else if (mode == MG_MODE_PUSH) CHECK(!info.pulled);
+    else if (mode == MG_MODE_SPARSE) CHECK(!info.pulled);
     else if (mode == MG_MODE_PULL) CHECK(info.pulled);
     if (baseline) baselines++;
     else if (info.pulled) pulls++;
@@ -219,7 +219,7 @@ static void all_configs(pair *P, const char *name, int *cases, int *failed) {
     const mg_type types[] = {MG_INT32, MG_INT64, MG_FLOAT, MG_DOUBLE};
     const mg_apply applies[] = {MG_APPLY_MIN, MG_APPLY_MAX, MG_APPLY_IF_UNSET,
                                 MG_APPLY_ASSIGN, MG_APPLY_ADD, MG_APPLY_AFFINE};
-    const mg_mode modes[] = {MG_MODE_PUSH, MG_MODE_PULL, MG_MODE_AUTO};
+    const mg_mode modes[] = {MG_MODE_SPARSE, MG_MODE_PULL, MG_MODE_AUTO};
     int here = 0, bad_here = 0, combo = 0;
     for (int ti = 0; ti < 4; ti++)
         for (int k = MG_CONTRIB_SRC; k <= MG_CONTRIB_SRC_ID; k++)
@@ -312,7 +312,7 @@ static void rmat_loops(int scale) {
     CHECK_OK(ctx, mg_bfs(ctx, P.host, source, depth, NULL));
     int32_t *want = malloc((size_t)n * 4), *got = malloc((size_t)n * 4), *init = malloc((size_t)n * 4);
     CHECK_OK(ctx, mg_vector_extract(ctx, depth, want));
-    const mg_mode modes[] = {MG_MODE_AUTO, MG_MODE_PUSH, MG_MODE_PULL, MG_MODE_AUTO};
+    const mg_mode modes[] = {MG_MODE_AUTO, MG_MODE_SPARSE, MG_MODE_PULL, MG_MODE_AUTO};
     const char *mode_names[] = {"auto", "push", "pull", "baseline"};
     for (int mi = 0; mi < 4; mi++) {
         for (uint32_t v = 0; v < n; v++) init[v] = -1;

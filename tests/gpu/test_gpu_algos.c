@@ -201,7 +201,7 @@ int main(void) {
     }
     /* forced push and pull on the GPU as well */
     for (int m = 0; m < 2 && !small; m++) {
-        CHECK_OK(gpu, mg_context_set_mode(gpu, m == 0 ? MG_MODE_PUSH : MG_MODE_PULL));
+        CHECK_OK(gpu, mg_context_set_mode(gpu, m == 0 ? MG_MODE_SPARSE : MG_MODE_PULL));
         generated(MG_GEN_KRONECKER, m == 0 ? "kron-push" : "kron-pull", 10, true, MG_WEIGHT_INT32);
     }
     /* every algorithm forced through the dense-frontier engine (MultiGraphD) */
@@ -225,7 +225,7 @@ int main(void) {
         generated(MG_GEN_UNIFORM, "uniform-baseline", s, true, MG_WEIGHT_NONE);
         from_file("MG_SAMPLES", "roadNet-CA-sample.txt");
         from_file("MG_SHARED_DATASETS", "web-Google-sample.txt");
-        CHECK_OK(gpu, mg_context_set_mode(gpu, MG_MODE_PUSH)); /* BFS without direction optimisation */
+        CHECK_OK(gpu, mg_context_set_mode(gpu, MG_MODE_SPARSE)); /* BFS without direction optimisation */
         generated(MG_GEN_KRONECKER, "kron-baseline-push", 10, true, MG_WEIGHT_INT32);
     }
     mg_context_free(&gpu);

@@ -169,7 +169,7 @@ static int run_case(pair *P, mg_type type, const mg_program *p, bool use_in, boo
     CHECK_OK(ctx, st);
     CHECK_OK(ctx, mg_context_set_mode(ctx, MG_MODE_AUTO));
     if (st != MG_SUCCESS) return 1;
-    if (mode == MG_MODE_PUSH) CHECK(!info.pulled);
+    if (mode == MG_MODE_SPARSE) CHECK(!info.pulled);
     else if (mode == MG_MODE_PULL) CHECK(info.pulled);
     if (info.pulled) pulls++;
     else pushes++;
@@ -255,7 +255,7 @@ static void all_configs(pair *P, const char *name, int *cases, int *failed) {
     const mg_type types[] = {MG_INT32, MG_INT64, MG_FLOAT, MG_DOUBLE};
     const mg_apply applies[] = {MG_APPLY_MIN, MG_APPLY_MAX, MG_APPLY_IF_UNSET,
                                 MG_APPLY_ASSIGN, MG_APPLY_ADD, MG_APPLY_AFFINE};
-    const mg_mode modes[] = {MG_MODE_PUSH, MG_MODE_PULL, MG_MODE_AUTO};
+    const mg_mode modes[] = {MG_MODE_SPARSE, MG_MODE_PULL, MG_MODE_AUTO};
     int here = 0, bad_here = 0, combo = 0;
     for (int ti = 0; ti < 4; ti++)
         for (int k = MG_CONTRIB_SRC; k <= MG_CONTRIB_SRC_ID; k++)
@@ -362,14 +362,14 @@ static void bfs_modes(pair *P, const char *name, int expect_pulls) {
     if (want == NULL) return;
     CHECK_OK(ctx, mg_vector_extract(ctx, depth, want));
     mg_vector_free(&depth);
-    const mg_mode modes[] = {MG_MODE_AUTO, MG_MODE_PUSH, MG_MODE_PULL};
+    const mg_mode modes[] = {MG_MODE_AUTO, MG_MODE_SPARSE, MG_MODE_PULL};
     const char *mode_names[] = {"direction-optimised", "push only", "pull only"};
     for (int mi = 0; mi < 3; mi++) {
         int pulled = 0;
         uint32_t wrong = 0;
         const int levels = bfs_loop(P, source, modes[mi], want, &pulled, &wrong);
         CHECK(wrong == 0);
-        if (modes[mi] == MG_MODE_PUSH) CHECK(pulled == 0);
+        if (modes[mi] == MG_MODE_SPARSE) CHECK(pulled == 0);
         if (modes[mi] == MG_MODE_PULL) CHECK(pulled == levels);
         if (modes[mi] == MG_MODE_AUTO && expect_pulls == 1) CHECK(pulled > 0 && pulled < levels);
         if (modes[mi] == MG_MODE_AUTO && expect_pulls == 0) CHECK(pulled == 0);
@@ -393,7 +393,7 @@ static void pagerank_steps(pair *P, const char *name) {
     p.alpha = 0.85;
     p.beta = 0.15 / n;
     for (int mi = 0; mi < 2; mi++) {
-        const mg_mode mode = mi == 0 ? MG_MODE_AUTO : MG_MODE_PUSH;
+        const mg_mode mode = mi == 0 ? MG_MODE_AUTO : MG_MODE_SPARSE;
         for (uint32_t v = 0; v < n; v++) x[v] = (1.0 + v % 7) / n; /* not uniform: ids matter */
         mg_vector vx = NULL, vy = NULL;
         CHECK_OK(ctx, mg_vector_create(ctx, &vx, P->host, MG_DOUBLE));

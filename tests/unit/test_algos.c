@@ -375,7 +375,7 @@ static const char *family_name[] = {"rmat", "kronecker", "uniform", "geometric",
  * hundred vertices would time only OpenMP barriers); otherwise automatic on 2 threads.
  * Int weights carry the whole run; unweighted and float-weighted copies run SSSP and BFS. */
 static void test_generated(int scale, bool all_modes) {
-    const mg_mode modes[] = {MG_MODE_AUTO, MG_MODE_PUSH, MG_MODE_PULL};
+    const mg_mode modes[] = {MG_MODE_AUTO, MG_MODE_SPARSE, MG_MODE_PULL};
     for (int kind = MG_GEN_RMAT; kind <= MG_GEN_GRID; kind++) {
         for (int directed = 0; directed < 2; directed++) {
             for (int wt = 0; wt < 3; wt++) {
@@ -441,7 +441,7 @@ static void test_real(void) {
             mg_graph g = NULL;
             CHECK_OK(ctx, mg_graph_read(ctx, &g, path, &ro));
             if (g == NULL) continue;
-            const mg_mode modes[] = {MG_MODE_AUTO, MG_MODE_PUSH, MG_MODE_PULL};
+            const mg_mode modes[] = {MG_MODE_AUTO, MG_MODE_SPARSE, MG_MODE_PULL};
             for (int mi = 0; mi < 3; mi++) {
                 CHECK_OK(ctx, mg_context_set_mode(ctx, modes[mi]));
                 char what[1100];

@@ -129,7 +129,7 @@ int main(void) {
     const mg_type types[] = {MG_INT32, MG_INT64, MG_FLOAT, MG_DOUBLE};
     const mg_apply applies[] = {MG_APPLY_MIN, MG_APPLY_MAX, MG_APPLY_IF_UNSET,
                                 MG_APPLY_ASSIGN, MG_APPLY_ADD, MG_APPLY_AFFINE};
-    const mg_mode modes[] = {MG_MODE_PUSH, MG_MODE_PULL, MG_MODE_AUTO};
+    const mg_mode modes[] = {MG_MODE_SPARSE, MG_MODE_PULL, MG_MODE_AUTO};
     int cases = 0, failed = 0;
     for (int threads = 1; threads <= 2; threads++) {
         omp_set_num_threads(threads);
