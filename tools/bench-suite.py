@@ -17,8 +17,8 @@ says otherwise. Outputs in --out: results.csv, results.json (one record per run,
 preprocessing as a multiple of one run and device memory as a multiple of plain CSR: Tables 3.7,
 3.8), speedup.md (geometric means of hybrid over each other engine per algorithm and variant, the
 shape of Tables 3.5/3.6), mteps.svg (MTEPS per engine per graph, one panel per algorithm), the
-per-step trace of every run (`--trace`: mode, frontier, edges, time; Table 3.2's shape) in
-trace.csv with BFS's plotted in trace.svg, and oracle.md: hybrid's summed step times against the
+per-step trace of every run (`--trace`, taken in the last timed run: mode, frontier, edges, time;
+Table 3.2's shape) in trace.csv with BFS's plotted in trace.svg, and oracle.md: hybrid's summed step times against the
 per-step minimum of the sparse and dense engines (the thesis' "best possible time") and of sparse,
 pull and dense, where all took the same steps.
 Graphs are generated once into --data (.mgb).
@@ -82,9 +82,10 @@ def pick(arg, known, what):
 
 
 def run_one(mgraph, algo, path, engine, runs):
-    cmd = [mgraph, algo, path, "--validate", "--json", "--runs", str(runs)] + ENGINES[engine]
+    """One validated, timed run; its --trace (the last timed run's steps) comes back in rec["trace"]."""
+    cmd = [mgraph, algo, path, "--validate", "--json", "--trace", "--runs", str(runs)] + ENGINES[engine]
     p = subprocess.run(cmd, capture_output=True, text=True)
-    rec = {"algorithm": algo, "engine": engine, "command": " ".join(cmd)}
+    rec = {"algorithm": algo, "engine": engine, "command": " ".join(cmd), "trace": parse_trace(p.stderr)}
     if p.returncode == 0:
         data = json.loads(p.stdout.strip().splitlines()[-1])
         data["gpu_engine"] = data.pop("engine", None)  # the CLI's name; ours labels the row
@@ -113,14 +114,10 @@ def derived(rec):
     rec["device_over_csr"] = (rec.get("device_bytes", 0) + rec.get("dense_bytes", 0)) / rec["csr_bytes"]
 
 
-def run_trace(mgraph, algo, path, engine):
-    """The algorithm once more with --trace: one row per advance (the last timed run's steps)."""
-    cmd = [mgraph, algo, path, "--trace", "--runs", "1"] + ENGINES[engine]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        return []
+def parse_trace(stderr):
+    """--trace's step lines: one row per advance."""
     rows = []
-    for line in p.stderr.splitlines():
+    for line in stderr.splitlines():
         f = line.split()
         if len(f) == 11 and f[0] == "trace:" and f[1].isdigit():
             rows.append({"step": int(f[1]), "mode": f[2], "frontier_vertices": int(f[3]),
@@ -328,9 +325,10 @@ def main():
                 rec["graph"] = label
                 rec["variant"] = variant
                 derived(rec)
+                trace = rec.pop("trace")
                 records.append(rec)
                 if rec["status"] == "ok":
-                    traces[(label, algo, engine)] = run_trace(args.mgraph, algo, path, engine)
+                    traces[(label, algo, engine)] = trace
                 shown = (f"{rec['run_s']:.6f} s, {rec['mteps']:.1f} MTEPS" if rec["status"] == "ok"
                          else rec.get("error", ""))
                 print(f"{label:18} {algo:5} {engine:9} {rec['status']:8} {shown}", flush=True)
