@@ -68,13 +68,15 @@ typedef struct {
      * (indexed by mg_edges), built on first use by the engine and freed with the graph. Not counted
      * in device_bytes (mg__gpu_dense_get_stats reports its own). */
     struct mg__gpu_dense *dense[2];
-    /* What the hybrid (frontier/gpu_hybrid.cu) learnt of this graph, per program shape (key):
-     * the dense engine's cost of a step, measured once (the thesis' EDP: it hardly depends on the
-     * frontier), and the estimates and choice for an all-active, unmasked step (the same every
-     * time: topology-driven PageRank samples once). Zeroed with the graph. */
+    /* What the hybrid (frontier/gpu_hybrid.cu) learnt of this graph, per program shape and kind
+     * (key): the dense engine's cost of a step, measured once (the thesis' EDP: it hardly depends
+     * on the frontier), the fixed parts of push and pull steps, and the estimates and choice for
+     * an all-active, unmasked step (the same every time: topology-driven PageRank samples once).
+     * Zeroed with the graph. */
     struct {
         uint32_t key;             /* 0: unused                                                  */
-        float est_ms[3];          /* sparse, pull, dense; dense < 0 when the form did not fit    */
+        float est_ms[3];          /* sparse, pull, dense (a fixed part: [0]); dense < 0 when the
+                                     form did not fit                                           */
         int8_t choice;            /* mg__gpu_step, or 3 for the dense engine                    */
     } hybrid_memo[32];
     uint32_t hybrid_memos;
