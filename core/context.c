@@ -114,6 +114,9 @@ mg_status mg_context_set_backend(mg_context ctx, mg_backend backend) {
             return mg__error(ctx, MG_UNAVAILABLE,
                              "mg_context_set_backend: the GPU backend is unavailable: %s", why);
         }
+        /* device 0, the one the GPU backend uses */
+        mg_status kept = mg__gpu_keep_pool(ctx, 0);
+        if (kept != MG_SUCCESS) return kept;
         ctx->backend = MG_BACKEND_GPU;
         return MG_SUCCESS;
     }

@@ -1,7 +1,8 @@
 /*
  * gpu_device.c — what CUDA device there is: the count and the properties the engines size
- * themselves by. Plain C over the CUDA runtime API (no kernels here). In a build without CUDA both
- * calls answer MG_UNAVAILABLE, so contexts can ask without caring how the library was built.
+ * themselves by, and the setting of its stream-ordered memory pool. Plain C over the CUDA runtime
+ * API (no kernels here). In a build without CUDA every call answers MG_UNAVAILABLE, so contexts can
+ * ask without caring how the library was built.
  */
 #include "mg_internal.h"
 
@@ -71,6 +72,23 @@ mg_status mg__gpu_query(mg_context ctx, int device, mg__gpu_info *info) {
     return MG_SUCCESS;
 }
 
+mg_status mg__gpu_keep_pool(mg_context ctx, int device) {
+    cudaMemPool_t pool;
+    cudaError_t e = cudaDeviceGetDefaultMemPool(&pool, device);
+    uint64_t keep = 0;
+    if (e == cudaSuccess) e = cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    if (e == cudaSuccess && keep != UINT64_MAX) {
+        keep = UINT64_MAX;
+        e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_keep_pool: device %d's default memory pool: %s",
+                         device, cudaGetErrorString(e));
+    }
+    return MG_SUCCESS;
+}
+
 #else
 
 mg_status mg__gpu_device_count(mg_context ctx, const char *who, int *count) {
@@ -82,6 +100,11 @@ mg_status mg__gpu_query(mg_context ctx, int device, mg__gpu_info *info) {
     (void)device;
     if (info != NULL) memset(info, 0, sizeof *info);
     return mg__error(ctx, MG_UNAVAILABLE, "mg_gpu_query: this build has no CUDA backend");
+}
+
+mg_status mg__gpu_keep_pool(mg_context ctx, int device) {
+    (void)device;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_keep_pool: this build has no CUDA backend");
 }
 
 #endif

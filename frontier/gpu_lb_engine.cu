@@ -35,8 +35,9 @@
  *
  * Kernels are templates over value type, contribution and combine (the per-edge code has no
  * branches on those). Scratch memory is taken per call from the device's stream-ordered pool
- * (cudaMallocAsync, released with cudaFreeAsync on every path); the pool is told to keep what it
- * holds, so later calls reuse that memory instead of mapping new memory. Every CUDA call is checked
+ * (cudaMallocAsync, released with cudaFreeAsync on every path); the GPU backend tells the pool to
+ * keep what it holds (mg__gpu_keep_pool), so later calls reuse that memory instead of mapping new
+ * memory. Every CUDA call is checked
  * (MG_DEVICE_ERROR naming it, MG_OUT_OF_MEMORY for allocations), except the cudaFreeAsync of the
  * cleanup, which runs in a destructor and has no status to report to.
  */
@@ -519,21 +520,6 @@ template <typename U> mg_status take(mg_context ctx, Scratch &S, U **out, size_t
     return MG_SUCCESS;
 }
 
-/* The default pool returns freed memory to the driver at every synchronisation unless told
- * otherwise, which would make each call's allocations real driver allocations again. Keeping it
- * holds at most this engine's largest scratch (a few bytes per vertex and per frontier vertex). */
-mg_status keep_pool(mg_context ctx, int device) {
-    cudaMemPool_t pool;
-    CU(cudaDeviceGetDefaultMemPool(&pool, device));
-    uint64_t keep = 0;
-    CU(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-    if (keep != UINT64_MAX) {
-        keep = UINT64_MAX;
-        CU(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-    }
-    return MG_SUCCESS;
-}
-
 /* Sub-array offsets within one allocation: 256 bytes, as cudaMalloc and CUB's scratch expect. */
 constexpr size_t aligned(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 
@@ -768,7 +754,6 @@ template <typename T> mg_status advance_t(mg_context ctx, mg__gpu_advance_args *
     int device = 0;
     CU(cudaGetDevice(&device));
     CU(cudaDeviceGetAttribute(&c.sms, cudaDevAttrMultiProcessorCount, device));
-    TRY(keep_pool(ctx, device));
 
     Params<T> &P = c.P;
     memset(&P, 0, sizeof P);

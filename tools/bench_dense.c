@@ -410,6 +410,8 @@ int main(int argc, char **argv) {
         return 0;
     }
     DIE_IF(st);
+    /* as a GPU context does: the memory pool keeps freed memory (the engines' temporaries) */
+    DIE_IF(mg__gpu_keep_pool(ctx, 0));
     printf("device: %s, %d SMs, %.1f GB, shared memory %zu B per block (opt-in), %zu B per SM\n",
            gi.name, gi.sm_count, gi.total_memory / 1e9, gi.shared_per_block_optin, gi.shared_per_sm);
     mg__gpu_timer *timer = NULL;

@@ -338,6 +338,8 @@ int main(int argc, char **argv) {
         return 0;
     }
     DIE_IF(st);
+    /* as a GPU context does: the memory pool keeps freed memory (the engines' temporaries) */
+    DIE_IF(mg__gpu_keep_pool(ctx, 0));
     printf("device: %s, %d SMs, %.1f GB\n", gi.name, gi.sm_count, gi.total_memory / 1e9);
 
     mg_gen_options o;
