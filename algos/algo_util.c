@@ -54,3 +54,14 @@ mg_status mg__algo_check_vector(mg_context ctx, const mg_graph g, const mg_vecto
 
 void *mg__algo_malloc(size_t count, size_t size) { return mg__malloc(mg__mul_size(count, size)); }
 void mg__algo_free(void *p) { mg__free(p); }
+
+const void *mg__algo_reference(const mg_graph g, int slot, const void *key, size_t key_bytes) {
+    return mg__graph_reference(g, slot, key, key_bytes);
+}
+
+mg_status mg__algo_keep_reference(mg_context ctx, const mg_graph g, int slot, const void *key,
+                                  size_t key_bytes, void *values) {
+    if (mg__graph_keep_reference(g, slot, key, key_bytes, values) != MG_SUCCESS)
+        return mg__algo_error(ctx, MG_OUT_OF_MEMORY, "out of memory keeping a serial reference");
+    return MG_SUCCESS;
+}

@@ -36,6 +36,16 @@ mg_status mg__algo_check_graph(mg_context ctx, const mg_graph g, const char *wha
 mg_status mg__algo_check_vector(mg_context ctx, const mg_graph g, const mg_vector v, mg_type type,
                                 const char *what);
 
+/* The verifiers' serial results are kept on the graph, the last one of each verifier, so that
+ * checking several results of one call (a benchmark validating every engine) costs one serial run.
+ * key holds the arguments that decide the result (compared byte for byte). */
+enum { MG__REFERENCE_BFS, MG__REFERENCE_SSSP, MG__REFERENCE_CC, MG__REFERENCE_PAGERANK, MG__REFERENCE_BC };
+/* The kept result for this key, or NULL. */
+const void *mg__algo_reference(const mg_graph g, int slot, const void *key, size_t key_bytes);
+/* Keeps values (from mg__algo_malloc; the graph owns them from here on, even on failure). */
+mg_status mg__algo_keep_reference(mg_context ctx, const mg_graph g, int slot, const void *key,
+                                  size_t key_bytes, void *values);
+
 /* Host memory through the library allocator; NULL on failure. */
 void *mg__algo_malloc(size_t count, size_t size);
 void mg__algo_free(void *p);

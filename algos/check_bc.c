@@ -10,12 +10,16 @@
 #include "algo_util.h"
 
 #include <math.h>
+#include <string.h>
 
 mg_status mg_check_bc(mg_context ctx, const mg_graph g, const uint32_t *sources, uint32_t nsources,
                       const mg_vector bc) {
     mg_status status = MG_SUCCESS;
     long double *sigma = NULL, *delta = NULL;
-    double *want = NULL, *got = NULL;
+    const double *want = NULL;
+    double *got = NULL;
+    uint32_t *key = NULL;
+    double *sum = NULL; /* the reference until the graph keeps it */
     int32_t *depth = NULL;
     uint32_t *order = NULL;
 
@@ -33,53 +37,67 @@ mg_status mg_check_bc(mg_context ctx, const mg_graph g, const uint32_t *sources,
     const void *w;
     TRY(mg_graph_csr(g, &off, &idx, &w));
     TRY(mg_graph_csc(g, &in_off, &in_idx, &w));
-    sigma = mg__algo_malloc(n, sizeof *sigma);
-    delta = mg__algo_malloc(n, sizeof *delta);
-    want = mg__algo_malloc(n, sizeof *want);
     got = mg__algo_malloc(n, sizeof *got);
-    depth = mg__algo_malloc(n, sizeof *depth);
-    order = mg__algo_malloc(n, sizeof *order);
-    if (!sigma || !delta || !want || !got || !depth || !order)
+    /* The key: whether all vertices are sources, then the list. */
+    const size_t key_words = 1 + (sources ? (size_t)nsources : 0);
+    key = mg__algo_malloc(key_words, sizeof *key);
+    if (got == NULL || key == NULL)
         FAIL(ctx, MG_OUT_OF_MEMORY, "mg_check_bc: out of memory for %u vertices", n);
     TRY(mg_vector_extract(ctx, bc, got));
-
-    for (uint32_t v = 0; v < n; v++) want[v] = 0;
-    for (uint32_t i = 0; i < nsources; i++) {
-        const uint32_t s = sources ? sources[i] : i;
-        for (uint32_t v = 0; v < n; v++) {
-            sigma[v] = 0;
-            delta[v] = 0;
-            depth[v] = -1;
-        }
-        uint32_t head = 0, tail = 0;
-        sigma[s] = 1;
-        depth[s] = 0;
-        order[tail++] = s;
-        while (head < tail) {
-            uint32_t u = order[head++];
-            for (uint64_t e = off[u]; e < off[u + 1]; e++) {
-                uint32_t v = idx[e];
-                if (depth[v] < 0) {
-                    depth[v] = depth[u] + 1;
-                    order[tail++] = v;
+    key[0] = sources == NULL;
+    if (sources) memcpy(key + 1, sources, (size_t)nsources * sizeof *sources);
+    want = mg__algo_reference(g, MG__REFERENCE_BC, key, key_words * sizeof *key);
+    if (want == NULL) {
+        sum = mg__algo_malloc(n, sizeof *sum);
+        sigma = mg__algo_malloc(n, sizeof *sigma);
+        delta = mg__algo_malloc(n, sizeof *delta);
+        depth = mg__algo_malloc(n, sizeof *depth);
+        order = mg__algo_malloc(n, sizeof *order);
+        if (!sum || !sigma || !delta || !depth || !order)
+            FAIL(ctx, MG_OUT_OF_MEMORY, "mg_check_bc: out of memory for %u vertices", n);
+        for (uint32_t v = 0; v < n; v++) sum[v] = 0;
+        for (uint32_t i = 0; i < nsources; i++) {
+            const uint32_t s = sources ? sources[i] : i;
+            for (uint32_t v = 0; v < n; v++) {
+                sigma[v] = 0;
+                delta[v] = 0;
+                depth[v] = -1;
+            }
+            uint32_t head = 0, tail = 0;
+            sigma[s] = 1;
+            depth[s] = 0;
+            order[tail++] = s;
+            while (head < tail) {
+                uint32_t u = order[head++];
+                for (uint64_t e = off[u]; e < off[u + 1]; e++) {
+                    uint32_t v = idx[e];
+                    if (depth[v] < 0) {
+                        depth[v] = depth[u] + 1;
+                        order[tail++] = v;
+                    }
+                    if (depth[v] == depth[u] + 1) sigma[v] += sigma[u];
                 }
-                if (depth[v] == depth[u] + 1) sigma[v] += sigma[u];
             }
-        }
-        for (uint32_t k = 0; k < tail; k++)
-            if (!isfinite(sigma[order[k]]))
-                FAIL(ctx, MG_INVALID_ARGUMENT, "mg_check_bc: from source %u the shortest-path count of "
-                     "vertex %u exceeds the reference's long double range", s, order[k]);
-        /* Reverse BFS order: every successor's delta is final before its predecessors read it. */
-        for (uint32_t k = tail; k-- > 1;) {
-            uint32_t v = order[k];
-            for (uint64_t e = in_off[v]; e < in_off[v + 1]; e++) {
-                uint32_t u = in_idx[e];
-                if (depth[u] == depth[v] - 1) delta[u] += sigma[u] / sigma[v] * (1 + delta[v]);
+            for (uint32_t k = 0; k < tail; k++)
+                if (!isfinite(sigma[order[k]]))
+                    FAIL(ctx, MG_INVALID_ARGUMENT,
+                         "mg_check_bc: from source %u the shortest-path count of vertex %u exceeds "
+                         "the reference's long double range", s, order[k]);
+            /* Reverse BFS order: every successor's delta is final before its predecessors read it. */
+            for (uint32_t k = tail; k-- > 1;) {
+                uint32_t v = order[k];
+                for (uint64_t e = in_off[v]; e < in_off[v + 1]; e++) {
+                    uint32_t u = in_idx[e];
+                    if (depth[u] == depth[v] - 1) delta[u] += sigma[u] / sigma[v] * (1 + delta[v]);
+                }
             }
+            for (uint32_t v = 0; v < n; v++)
+                if (v != s) sum[v] += (double)delta[v];
         }
-        for (uint32_t v = 0; v < n; v++)
-            if (v != s) want[v] += (double)delta[v];
+        want = sum;
+        sum = NULL; /* the graph's from here on, even if keeping it fails */
+        TRY(mg__algo_keep_reference(ctx, g, MG__REFERENCE_BC, key, key_words * sizeof *key,
+                                    (double *)want));
     }
     const bool halve = nsources != 1 && !mg_graph_is_directed(g);
     for (uint32_t v = 0; v < n; v++) {
@@ -92,7 +110,8 @@ mg_status mg_check_bc(mg_context ctx, const mg_graph g, const uint32_t *sources,
 cleanup:
     mg__algo_free(sigma);
     mg__algo_free(delta);
-    mg__algo_free(want);
+    mg__algo_free(key);
+    mg__algo_free(sum);
     mg__algo_free(got);
     mg__algo_free(depth);
     mg__algo_free(order);

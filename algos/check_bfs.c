@@ -27,7 +27,8 @@ static void serial_bfs(uint32_t n, const uint64_t *off, const uint32_t *idx, uin
 mg_status mg_check_bfs(mg_context ctx, const mg_graph g, uint32_t source, const mg_vector depth,
                        const mg_vector parent) {
     mg_status status = MG_SUCCESS;
-    int32_t *want = NULL, *got = NULL, *par = NULL;
+    const int32_t *want = NULL;
+    int32_t *got = NULL, *par = NULL;
     uint32_t *queue = NULL;
 
     TRY(mg__algo_check_graph(ctx, g, "mg_check_bfs: g"));
@@ -43,15 +44,24 @@ mg_status mg_check_bfs(mg_context ctx, const mg_graph g, uint32_t source, const 
     TRY(mg_graph_csr(g, &off, &idx, &w));
     TRY(mg_graph_csc(g, &in_off, &in_idx, &w));
 
-    want = mg__algo_malloc(n, sizeof *want);
     got = mg__algo_malloc(n, sizeof *got);
-    queue = mg__algo_malloc(n, sizeof *queue);
     if (parent != NULL) par = mg__algo_malloc(n, sizeof *par);
-    if (want == NULL || got == NULL || queue == NULL || (parent != NULL && par == NULL))
+    if (got == NULL || (parent != NULL && par == NULL))
         FAIL(ctx, MG_OUT_OF_MEMORY, "mg_check_bfs: out of memory for %u vertices", n);
     TRY(mg_vector_extract(ctx, depth, got));
     if (parent != NULL) TRY(mg_vector_extract(ctx, parent, par));
-    serial_bfs(n, off, idx, source, want, queue);
+    want = mg__algo_reference(g, MG__REFERENCE_BFS, &source, sizeof source);
+    if (want == NULL) {
+        int32_t *fresh = mg__algo_malloc(n, sizeof *fresh);
+        queue = mg__algo_malloc(n, sizeof *queue);
+        if (fresh == NULL || queue == NULL) {
+            mg__algo_free(fresh);
+            FAIL(ctx, MG_OUT_OF_MEMORY, "mg_check_bfs: out of memory for %u vertices", n);
+        }
+        serial_bfs(n, off, idx, source, fresh, queue);
+        TRY(mg__algo_keep_reference(ctx, g, MG__REFERENCE_BFS, &source, sizeof source, fresh));
+        want = fresh;
+    }
 
     for (uint32_t v = 0; v < n; v++)
         if (got[v] != want[v])
@@ -85,7 +95,6 @@ mg_status mg_check_bfs(mg_context ctx, const mg_graph g, uint32_t source, const 
     }
 
 cleanup:
-    mg__algo_free(want);
     mg__algo_free(got);
     mg__algo_free(par);
     mg__algo_free(queue);

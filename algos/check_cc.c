@@ -6,27 +6,9 @@
  */
 #include "algo_util.h"
 
-mg_status mg_check_cc(mg_context ctx, const mg_graph g, const mg_vector label) {
-    mg_status status = MG_SUCCESS;
-    int32_t *want = NULL, *got = NULL;
-    uint32_t *queue = NULL;
-
-    TRY(mg__algo_check_graph(ctx, g, "mg_check_cc: g"));
-    TRY(mg__algo_check_vector(ctx, g, label, MG_VERTEX, "mg_check_cc: label"));
-    const uint32_t n = mg_graph_num_vertices(g);
-    const uint64_t *off[2];
-    const uint32_t *idx[2];
-    const void *w;
-    TRY(mg_graph_csr(g, &off[0], &idx[0], &w));
-    TRY(mg_graph_csc(g, &off[1], &idx[1], &w));
-
-    want = mg__algo_malloc(n, sizeof *want);
-    got = mg__algo_malloc(n, sizeof *got);
-    queue = mg__algo_malloc(n, sizeof *queue);
-    if (want == NULL || got == NULL || queue == NULL)
-        FAIL(ctx, MG_OUT_OF_MEMORY, "mg_check_cc: out of memory for %u vertices", n);
-    TRY(mg_vector_extract(ctx, label, got));
-
+/* want[v] = the least vertex id of v's (weakly) connected component. */
+static void serial_components(uint32_t n, const uint64_t *const off[2], const uint32_t *const idx[2],
+                              int32_t *want, uint32_t *queue) {
     for (uint32_t v = 0; v < n; v++) want[v] = -1;
     for (uint32_t root = 0; root < n; root++) {
         if (want[root] >= 0) continue;
@@ -45,6 +27,39 @@ mg_status mg_check_cc(mg_context ctx, const mg_graph g, const mg_vector label) {
                 }
         }
     }
+}
+
+mg_status mg_check_cc(mg_context ctx, const mg_graph g, const mg_vector label) {
+    mg_status status = MG_SUCCESS;
+    const int32_t *want = NULL;
+    int32_t *got = NULL;
+    uint32_t *queue = NULL;
+
+    TRY(mg__algo_check_graph(ctx, g, "mg_check_cc: g"));
+    TRY(mg__algo_check_vector(ctx, g, label, MG_VERTEX, "mg_check_cc: label"));
+    const uint32_t n = mg_graph_num_vertices(g);
+    const uint64_t *off[2];
+    const uint32_t *idx[2];
+    const void *w;
+    TRY(mg_graph_csr(g, &off[0], &idx[0], &w));
+    TRY(mg_graph_csc(g, &off[1], &idx[1], &w));
+
+    got = mg__algo_malloc(n, sizeof *got);
+    if (got == NULL) FAIL(ctx, MG_OUT_OF_MEMORY, "mg_check_cc: out of memory for %u vertices", n);
+    TRY(mg_vector_extract(ctx, label, got));
+    want = mg__algo_reference(g, MG__REFERENCE_CC, NULL, 0);
+    if (want == NULL) {
+        int32_t *fresh = mg__algo_malloc(n, sizeof *fresh);
+        queue = mg__algo_malloc(n, sizeof *queue);
+        if (fresh == NULL || queue == NULL) {
+            mg__algo_free(fresh);
+            FAIL(ctx, MG_OUT_OF_MEMORY, "mg_check_cc: out of memory for %u vertices", n);
+        }
+        serial_components(n, off, idx, fresh, queue);
+        TRY(mg__algo_keep_reference(ctx, g, MG__REFERENCE_CC, NULL, 0, fresh));
+        want = fresh;
+    }
+
     for (uint32_t v = 0; v < n; v++)
         if (got[v] != want[v])
             FAIL(ctx, MG_INVALID_ARGUMENT,
@@ -52,7 +67,6 @@ mg_status mg_check_cc(mg_context ctx, const mg_graph g, const mg_vector label) {
                  v, want[v], got[v]);
 
 cleanup:
-    mg__algo_free(want);
     mg__algo_free(got);
     mg__algo_free(queue);
     return status;

@@ -16,38 +16,12 @@
 #include "algo_util.h"
 
 #include <math.h>
+#include <string.h>
 
-mg_status mg_check_pagerank(mg_context ctx, const mg_graph g, const mg_pagerank_options *opts,
-                            const mg_vector rank) {
-    mg_status status = MG_SUCCESS;
-    double *r = NULL, *next = NULL, *got = NULL;
-    mg_pagerank_options o;
-    mg_pagerank_options_init(&o);
-    if (opts != NULL) o = *opts;
-
-    TRY(mg__algo_check_graph(ctx, g, "mg_check_pagerank: g"));
-    TRY(mg__algo_check_vector(ctx, g, rank, MG_DOUBLE, "mg_check_pagerank: rank"));
-    if (!(o.damping >= 0 && o.damping < 1) || !(o.tolerance >= 0))
-        FAIL(ctx, MG_INVALID_ARGUMENT,
-             "mg_check_pagerank: opts: damping %g must be in [0, 1) and tolerance %g >= 0", o.damping,
-             o.tolerance);
-    /* A fixed-iteration run (tolerance 0) is held to the change its last iteration made, which
-     * plays the tolerance's part in the bound below (it is what the stopping rule guarantees). */
-    const double tol = o.tolerance > 0 ? o.tolerance : o.change;
-    const uint32_t n = mg_graph_num_vertices(g);
-    if (n == 0) goto cleanup;
-    const uint64_t *off;
-    const uint32_t *idx;
-    const void *w;
-    TRY(mg_graph_csr(g, &off, &idx, &w));
-    r = mg__algo_malloc(n, sizeof *r);
-    next = mg__algo_malloc(n, sizeof *next);
-    got = mg__algo_malloc(n, sizeof *got);
-    if (r == NULL || next == NULL || got == NULL)
-        FAIL(ctx, MG_OUT_OF_MEMORY, "mg_check_pagerank: out of memory for %u vertices", n);
-    TRY(mg_vector_extract(ctx, rank, got));
-
-    const double d = o.damping;
+/* Serial PageRank to an L1 change below 1e-12 into result; scratch: n more doubles. */
+static void serial_pagerank(uint32_t n, const uint64_t *off, const uint32_t *idx, double d,
+                            double *result, double *scratch) {
+    double *r = result, *next = scratch;
     for (uint32_t v = 0; v < n; v++) r[v] = 1.0 / n;
     double change = INFINITY;
     for (int it = 0; it < 100000 && change > 1e-12; it++) {
@@ -69,6 +43,49 @@ mg_status mg_check_pagerank(mg_context ctx, const mg_graph g, const mg_pagerank_
         double *t = r;
         r = next;
         next = t;
+    }
+    if (r != result) memcpy(result, r, (size_t)n * sizeof *r);
+}
+
+mg_status mg_check_pagerank(mg_context ctx, const mg_graph g, const mg_pagerank_options *opts,
+                            const mg_vector rank) {
+    mg_status status = MG_SUCCESS;
+    double *next = NULL, *got = NULL;
+    mg_pagerank_options o;
+    mg_pagerank_options_init(&o);
+    if (opts != NULL) o = *opts;
+
+    TRY(mg__algo_check_graph(ctx, g, "mg_check_pagerank: g"));
+    TRY(mg__algo_check_vector(ctx, g, rank, MG_DOUBLE, "mg_check_pagerank: rank"));
+    if (!(o.damping >= 0 && o.damping < 1) || !(o.tolerance >= 0))
+        FAIL(ctx, MG_INVALID_ARGUMENT,
+             "mg_check_pagerank: opts: damping %g must be in [0, 1) and tolerance %g >= 0", o.damping,
+             o.tolerance);
+    /* A fixed-iteration run (tolerance 0) is held to the change its last iteration made, which
+     * plays the tolerance's part in the bound below (it is what the stopping rule guarantees). */
+    const double tol = o.tolerance > 0 ? o.tolerance : o.change;
+    const uint32_t n = mg_graph_num_vertices(g);
+    if (n == 0) goto cleanup;
+    const uint64_t *off;
+    const uint32_t *idx;
+    const void *w;
+    TRY(mg_graph_csr(g, &off, &idx, &w));
+    got = mg__algo_malloc(n, sizeof *got);
+    if (got == NULL) FAIL(ctx, MG_OUT_OF_MEMORY, "mg_check_pagerank: out of memory for %u vertices", n);
+    TRY(mg_vector_extract(ctx, rank, got));
+    const double d = o.damping;
+    /* The reference runs to an L1 change of 1e-12 whatever the tolerance: the damping decides it. */
+    const double *r = mg__algo_reference(g, MG__REFERENCE_PAGERANK, &d, sizeof d);
+    if (r == NULL) {
+        double *cur = mg__algo_malloc(n, sizeof *cur);
+        next = mg__algo_malloc(n, sizeof *next);
+        if (cur == NULL || next == NULL) {
+            mg__algo_free(cur);
+            FAIL(ctx, MG_OUT_OF_MEMORY, "mg_check_pagerank: out of memory for %u vertices", n);
+        }
+        serial_pagerank(n, off, idx, d, cur, next);
+        TRY(mg__algo_keep_reference(ctx, g, MG__REFERENCE_PAGERANK, &d, sizeof d, cur));
+        r = cur;
     }
 
     double dangling = 0, sum = 0, l1 = 0;
@@ -96,7 +113,6 @@ mg_status mg_check_pagerank(mg_context ctx, const mg_graph g, const mg_pagerank_
     }
 
 cleanup:
-    mg__algo_free(r);
     mg__algo_free(next);
     mg__algo_free(got);
     return status;

@@ -429,12 +429,46 @@ mg_status mg_graph_create_from_coo(mg_context ctx, mg_graph *g, uint32_t n, uint
     return mg__graph_from_coo(ctx, g, &coo, opts);
 }
 
+static void free_reference(struct mg__reference *r) {
+    if (r == NULL) return;
+    mg__free(r->key);
+    mg__free(r->values);
+    mg__free(r);
+}
+
+const void *mg__graph_reference(const struct mg_graph_s *g, int slot, const void *key, size_t key_bytes) {
+    const struct mg__reference *r = g->reference[slot];
+    if (r == NULL || r->key_bytes != key_bytes || (key_bytes > 0 && memcmp(r->key, key, key_bytes) != 0))
+        return NULL;
+    return r->values;
+}
+
+mg_status mg__graph_keep_reference(struct mg_graph_s *g, int slot, const void *key, size_t key_bytes,
+                                   void *values) {
+    struct mg__reference *r = mg__malloc(sizeof *r);
+    void *k = mg__malloc(key_bytes);
+    if (r == NULL || k == NULL) {
+        mg__free(r);
+        mg__free(k);
+        mg__free(values);
+        return MG_OUT_OF_MEMORY;
+    }
+    if (key_bytes > 0) memcpy(k, key, key_bytes);
+    r->key = k;
+    r->key_bytes = key_bytes;
+    r->values = values;
+    free_reference(g->reference[slot]);
+    g->reference[slot] = r;
+    return MG_SUCCESS;
+}
+
 mg_status mg_graph_free(mg_graph *g) {
     if (g == NULL || *g == NULL) return MG_SUCCESS;
     mg_graph graph = *g;
     if (graph->magic != MG__MAGIC_GRAPH) return MG_INVALID_OBJECT;
     graph->magic = MG__MAGIC_FREED;
     if (graph->free_gpu != NULL) graph->free_gpu(graph->gpu);
+    for (int i = 0; i < MG__REFERENCE_SLOTS; i++) free_reference(graph->reference[i]);
     if (graph->in.offsets != graph->out.offsets) free_csr(&graph->in);
     free_csr(&graph->out);
     mg__free(graph);

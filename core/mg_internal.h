@@ -50,6 +50,21 @@ typedef struct {
     void *weights;
 } mg__csr;
 
+/* A verifier's serial result and the arguments it was computed for (compared byte for byte). */
+#define MG__REFERENCE_SLOTS 5
+struct mg__reference {
+    void *key;
+    size_t key_bytes;
+    void *values;
+};
+
+/* slot's reference when it was computed for this key, else NULL. */
+const void *mg__graph_reference(const struct mg_graph_s *g, int slot, const void *key, size_t key_bytes);
+/* Keeps values (from mg__malloc; owned by the graph from here on, freed with it even on failure) as
+ * slot's reference for key, replacing the one before. Only MG_OUT_OF_MEMORY can fail. */
+mg_status mg__graph_keep_reference(struct mg_graph_s *g, int slot, const void *key, size_t key_bytes,
+                                   void *values);
+
 struct mg_graph_s {
     uint64_t magic;
     uint32_t n;
@@ -64,6 +79,9 @@ struct mg_graph_s {
     /* The device form (preprocess/), built on demand and owned by the graph. */
     void *gpu;
     void (*free_gpu)(void *gpu);
+    /* The verifiers' serial results (algos/check_*.c), the last one of each, kept so that checking
+     * several engines' results of one call costs one serial run. */
+    struct mg__reference *reference[MG__REFERENCE_SLOTS];
 };
 
 struct mg_vector_s {

@@ -602,6 +602,17 @@ static void test_verifiers_reject(void) {
     CHECK(mg_check_bfs(ctx, g, src, depth, parent) == MG_INVALID_ARGUMENT);
     CHECK_OK(ctx, mg_vector_set(ctx, parent, far, saved));
     CHECK_OK(ctx, mg_check_bfs(ctx, g, src, depth, parent));
+    /* The verifiers keep their serial result for the arguments it answers: a check for another
+     * source computes another, and the kept one still serves its own source. */
+    const uint32_t other = (src + 1) % n;
+    mg_vector depth2 = NULL;
+    CHECK_OK(ctx, mg_vector_create(ctx, &depth2, g, MG_INT32));
+    CHECK_OK(ctx, mg_bfs(ctx, g, other, depth2, NULL));
+    CHECK_OK(ctx, mg_check_bfs(ctx, g, other, depth2, NULL));
+    CHECK(mg_check_bfs(ctx, g, src, depth2, NULL) == MG_INVALID_ARGUMENT);
+    CHECK_OK(ctx, mg_check_bfs(ctx, g, src, depth, parent));
+    CHECK(mg_check_bfs(ctx, g, other, depth, NULL) == MG_INVALID_ARGUMENT);
+    mg_vector_free(&depth2);
 
     CHECK_OK(ctx, mg_sssp(ctx, g, src, 0, dist));
     CHECK_OK(ctx, mg_check_sssp(ctx, g, src, dist));
@@ -633,6 +644,13 @@ static void test_verifiers_reject(void) {
     CHECK_OK(ctx, mg_pagerank(ctx, g, &po, rank));
     CHECK_OK(ctx, mg_check_pagerank(ctx, g, &po, rank));
     po.tolerance = 1e-10;
+    CHECK(mg_check_pagerank(ctx, g, &po, rank) == MG_INVALID_ARGUMENT);
+    /* Another damping is another reference. */
+    po.damping = 0.5;
+    CHECK(mg_check_pagerank(ctx, g, &po, rank) == MG_INVALID_ARGUMENT);
+    CHECK_OK(ctx, mg_pagerank(ctx, g, &po, rank));
+    CHECK_OK(ctx, mg_check_pagerank(ctx, g, &po, rank));
+    po.damping = 0.85;
     CHECK(mg_check_pagerank(ctx, g, &po, rank) == MG_INVALID_ARGUMENT);
 
     CHECK_OK(ctx, mg_bc(ctx, g, &src, 1, bc));
