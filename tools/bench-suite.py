@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """bench-suite.py — algorithms x graphs x engines through the `mgraph` CLI, in one command.
 
-Each run is `mgraph ALGO FILE --validate --runs R --json` plus the engine's flags; the CLI warms up
-once, times R runs (median reported) and checks the result against the serial reference, so every
-row is validated. Engines:
-  cpu       --backend cpu (OpenMP, all cores)
-  hybrid    --backend gpu --mode hybrid: MultiGraph's hybrid, each step in the mode its samples find cheapest
-  auto      --backend gpu: the engines' own rules (the default)
-  sparse    --backend gpu --mode sparse: the sparse-frontier engine (MultiGraphS, push) only
-  pull      --backend gpu --mode pull: pull into the destinations only (bottom-up)
-  dense     --backend gpu --mode dense: the dense-frontier engine (MultiGraphD) only
-  baseline  --backend gpu --engine baseline: the Gunrock-style load-balanced CSR engine
+Each graph (and variant) is one `mgraph bench FILE --json --trace --runs R --algos ... --engines ...`
+process: the graph is loaded once, each case warms up once, times R runs (median reported) and is
+checked against the serial reference (computed once per algorithm), so every row is validated.
+Engines (see `mgraph help bench`):
+  cpu       the CPU engine (OpenMP, all cores)
+  hybrid    GPU, MultiGraph's hybrid: each step in the mode its samples find cheapest
+  auto      GPU, the engines' own rules (mgraph's default)
+  sparse    GPU, the sparse-frontier engine (MultiGraphS, push) only
+  pull      GPU, pull into the destinations only (bottom-up)
+  dense     GPU, the dense-frontier engine (MultiGraphD) only
+  baseline  GPU, the Gunrock-style load-balanced CSR engine
 GPU engines are recorded as skipped where the CLI reports no usable GPU. Each graph also runs
 randomly renumbered (`mgraph convert --renumber random`, the thesis' Table 3.6) unless --variants
 says otherwise. Outputs in --out: results.csv, results.json (one record per run, with the GPU
@@ -38,15 +39,7 @@ import os
 import subprocess
 import sys
 
-ENGINES = {
-    "cpu": ["--backend", "cpu"],
-    "hybrid": ["--backend", "gpu", "--mode", "hybrid"],
-    "auto": ["--backend", "gpu"],
-    "sparse": ["--backend", "gpu", "--mode", "sparse"],
-    "pull": ["--backend", "gpu", "--mode", "pull"],
-    "dense": ["--backend", "gpu", "--mode", "dense"],
-    "baseline": ["--backend", "gpu", "--engine", "baseline"],
-}
+ENGINES = ["cpu", "hybrid", "auto", "sparse", "pull", "dense", "baseline"]
 ALGOS = ["bfs", "sssp", "cc", "pr", "bc"]
 
 
@@ -81,27 +74,32 @@ def pick(arg, known, what):
     return chosen
 
 
-def run_one(mgraph, algo, path, engine, runs):
-    """One validated, timed run; its --trace (the last timed run's steps) comes back in rec["trace"]."""
-    cmd = [mgraph, algo, path, "--validate", "--json", "--trace", "--runs", str(runs)] + ENGINES[engine]
+def run_graph(mgraph, path, algos, engines, runs):
+    """Every algorithm x engine on one graph in one `mgraph bench` process (one load, one serial
+    reference per algorithm); returns its records, each with its trace (the last timed run's steps)."""
+    cmd = [mgraph, "bench", path, "--json", "--trace", "--runs", str(runs), "--algos", ",".join(algos),
+           "--engines", ",".join(engines)]
     p = subprocess.run(cmd, capture_output=True, text=True)
-    rec = {"algorithm": algo, "engine": engine, "command": " ".join(cmd), "trace": parse_trace(p.stderr)}
-    if p.returncode == 0:
-        data = json.loads(p.stdout.strip().splitlines()[-1])
+    traces = parse_traces(p.stderr)
+    records = []
+    for line in p.stdout.splitlines():
+        if not line.startswith("{"):
+            continue
+        data = json.loads(line)
         data["gpu_engine"] = data.pop("engine", None)  # the CLI's name; ours labels the row
-        rec.update(data)
-        rec["engine"] = engine
-        rec["status"] = "ok"
-        return rec
-    err = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
-    if engine != "cpu" and "GPU backend is unavailable" in err:
-        rec["status"] = "skipped"  # no usable GPU here: not a failure of the engine
-    elif "more than double can hold" in err:
-        rec["status"] = "range"  # mg_bc's MG_RANGE_ERROR: path counts beyond double
-    else:
-        rec["status"] = "failed"
-    rec["error"] = err
-    return rec
+        rec = {"command": " ".join(cmd), **data}
+        rec["engine"] = rec.pop("bench_engine")
+        rec["trace"] = traces.get((rec["algorithm"], rec["engine"]), [])
+        err = rec.get("error", "")
+        if rec["status"] == "invalid":
+            rec["status"], rec["error"] = "failed", "validation failed"
+        elif rec["status"] == "failed" and "more than double can hold" in err:
+            rec["status"] = "range"  # mg_bc's MG_RANGE_ERROR: path counts beyond double
+        records.append(rec)
+    if p.returncode not in (0, 1) or not records:
+        err = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
+        die(f"{' '.join(cmd)} failed (exit {p.returncode}): {err}", 1)
+    return records
 
 
 def derived(rec):
@@ -114,17 +112,19 @@ def derived(rec):
     rec["device_over_csr"] = (rec.get("device_bytes", 0) + rec.get("dense_bytes", 0)) / rec["csr_bytes"]
 
 
-def parse_trace(stderr):
-    """--trace's step lines: one row per advance."""
-    rows = []
+def parse_traces(stderr):
+    """--trace's step lines, per case ('trace: case ALGO ENGINE' starts one): one row per advance."""
+    traces, rows = {}, None
     for line in stderr.splitlines():
         f = line.split()
-        if len(f) == 11 and f[0] == "trace:" and f[1].isdigit():
+        if len(f) == 4 and f[:2] == ["trace:", "case"]:
+            rows = traces.setdefault((f[2], f[3]), [])
+        elif len(f) == 11 and f[0] == "trace:" and f[1].isdigit() and rows is not None:
             rows.append({"step": int(f[1]), "mode": f[2], "frontier_vertices": int(f[3]),
                          "frontier_edges": int(f[4]), "edges_scanned": int(f[5]),
                          "vertices_out": int(f[6]), "ms": float(f[7]), "est_sparse_ms": f[8],
                          "est_pull_ms": f[9], "est_dense_ms": f[10]})
-    return rows
+    return traces
 
 
 def write_trace_svg(path, traces):
@@ -319,19 +319,18 @@ def main():
                 if p.returncode != 0:
                     die(f"preparing {name} ({variant}) failed: {p.stderr.strip()}", 1)
         label = name if variant == "original" else name + "-renum"
-        for algo in algos:
-            for engine in engines:
-                rec = run_one(args.mgraph, algo, path, engine, args.runs)
-                rec["graph"] = label
-                rec["variant"] = variant
-                derived(rec)
-                trace = rec.pop("trace")
-                records.append(rec)
-                if rec["status"] == "ok":
-                    traces[(label, algo, engine)] = trace
-                shown = (f"{rec['run_s']:.6f} s, {rec['mteps']:.1f} MTEPS" if rec["status"] == "ok"
-                         else rec.get("error", ""))
-                print(f"{label:18} {algo:5} {engine:9} {rec['status']:8} {shown}", flush=True)
+        for rec in run_graph(args.mgraph, path, algos, engines, args.runs):
+            rec["graph"] = label
+            rec["variant"] = variant
+            derived(rec)
+            trace = rec.pop("trace")
+            records.append(rec)
+            if rec["status"] == "ok":
+                traces[(label, rec["algorithm"], rec["engine"])] = trace
+            shown = (f"{rec['run_s']:.6f} s, {rec['mteps']:.1f} MTEPS" if rec["status"] == "ok"
+                     else rec.get("error", ""))
+            print(f"{label:18} {rec['algorithm']:5} {rec['engine']:9} {rec['status']:8} {shown}",
+                  flush=True)
 
     fields = ["graph", "variant", "algorithm", "engine", "status", "run_s", "run_min_s", "run_max_s",
               "mteps", "traversed_edges", "vertices", "edges", "validated", "preprocess_s",

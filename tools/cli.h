@@ -26,8 +26,9 @@ enum {
     CMD_INFO = 1 << 5,
     CMD_GEN = 1 << 6,
     CMD_CONVERT = 1 << 7,
+    CMD_BENCH = 1 << 8,
     CMD_ALGOS = CMD_BFS | CMD_SSSP | CMD_CC | CMD_PR | CMD_BC,
-    CMD_READERS = CMD_ALGOS | CMD_INFO | CMD_CONVERT,
+    CMD_READERS = CMD_ALGOS | CMD_INFO | CMD_CONVERT | CMD_BENCH,
     CMD_ALL = CMD_READERS | CMD_GEN
 };
 
@@ -37,7 +38,7 @@ typedef enum {
     OPT_SOURCE, OPT_BACKEND, OPT_RUNS, OPT_VALIDATE, OPT_OUTPUT, OPT_JSON, OPT_THREADS, OPT_MODE, OPT_ENGINE, OPT_TRACE, OPT_SAMPLE, OPT_RENUMBER,
     OPT_UNDIRECTED, OPT_DIRECTED, OPT_KEEP_SELF_LOOPS, OPT_KEEP_DUPLICATES, OPT_FORMAT,
     OPT_TOLERANCE, OPT_MAX_ITER, OPT_DAMPING, OPT_DATA_DRIVEN, OPT_SOURCES, OPT_ALL, OPT_DELTA,
-    OPT_SCALE, OPT_EDGE_FACTOR, OPT_SEED, OPT_WEIGHTS, OPT_WIDTH, OPT_HEIGHT, OPT_A, OPT_B, OPT_C,
+    OPT_ALGOS, OPT_ENGINES, OPT_SCALE, OPT_EDGE_FACTOR, OPT_SEED, OPT_WEIGHTS, OPT_WIDTH, OPT_HEIGHT, OPT_A, OPT_B, OPT_C,
     OPT_COUNT
 } cli_opt_id;
 
@@ -105,6 +106,7 @@ void cli_outfile_abort(cli_outfile *o);                     /* close and remove 
 
 /* Subcommands. */
 int cli_algo_main(int argc, char **argv, const char *name, int cmd);
+int cli_bench_main(int argc, char **argv);
 int cli_info_main(int argc, char **argv);
 int cli_gen_main(int argc, char **argv);
 int cli_convert_main(int argc, char **argv);

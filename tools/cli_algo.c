@@ -269,16 +269,307 @@ static int write_output(mg_context ctx, cli_outfile *out, int cmd, const mg_grap
     return cli_outfile_commit(out);
 }
 
+/* One algorithm's measured run on a loaded graph: what `mgraph ALGO` does after the load, and what
+ * `mgraph bench` does per algorithm and engine. */
+typedef struct {
+    const char *file;
+    mg_graph g;
+    double load_s, preprocess_s;
+    const char *bench_engine; /* bench: the engine's name in its list; NULL for `mgraph ALGO`      */
+    cli_outfile *out;         /* --output, or NULL                                              */
+    bool reported;            /* set once the case's result line or object is printed           */
+} run_setup;
+
+/* Runs the warm-up and the timed runs, counts traversed edges, validates, writes --output and
+ * prints the text lines or the JSON object. CLI_OK, CLI_FAIL (a library error or a failed
+ * validation, printed) or CLI_USAGE (a source out of range). */
+static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, algo_opts *o) {
+    const mg_graph g = su->g;
+    mg_vector result = NULL, scratch = NULL;
+    uint32_t *sources = NULL;
+    double *times = NULL;
+    mg_status st = MG_SUCCESS;
+    int rc = CLI_OK;
+
+    /* On the GPU the device form is built here, so its time and size are reported on their own
+     * rather than hidden in the warm-up run. */
+    mg_gpu_graph_info gpu_pre;
+    memset(&gpu_pre, 0, sizeof gpu_pre);
+    bool on_gpu = mg_context_backend(ctx) == MG_BACKEND_GPU;
+    if (on_gpu && (st = mg_graph_gpu_prepare(ctx, g, &gpu_pre)) != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+    uint32_t n = mg_graph_num_vertices(g);
+    uint64_t m = mg_graph_num_edges(g);
+    int base = mg_graph_index_base(g);
+    if (n == 0) {
+        fprintf(stderr, "mgraph: %s: %s has no vertices\n", name, su->file);
+        rc = CLI_FAIL;
+        goto cleanup;
+    }
+    const uint64_t *offsets = NULL;
+    const uint32_t *indices = NULL;
+    const void *weights = NULL;
+    if ((st = mg_graph_csr(g, &offsets, &indices, &weights)) != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+
+    /* Sources, in 0-based ids. */
+    uint32_t source = 0, nsources = 0;
+    bool uses_source = cmd == CMD_BFS || cmd == CMD_SSSP || (cmd == CMD_BC && !o->bc_all && !o->bc_count);
+    if (uses_source) {
+        if (o->has_source) {
+            if ((rc = source_in_range(o, "--source", o->source_arg, n, base, &source)) != CLI_OK)
+                goto cleanup;
+        } else {
+            /* The first vertex with an out-edge: a source with none would measure nothing. */
+            while (source + 1 < n && offsets[source + 1] == offsets[source]) source++;
+            if (offsets[source + 1] == offsets[source]) source = 0;
+        }
+    }
+    if (cmd == CMD_BC) {
+        nsources = o->bc_all ? n : o->bc_count ? o->bc_count : 1;
+        if (!o->bc_all) {
+            sources = malloc((size_t)nsources * sizeof *sources);
+            if (sources == NULL) {
+                fprintf(stderr, "mgraph: out of memory\n");
+                rc = CLI_FAIL;
+                goto cleanup;
+            }
+            if (o->bc_count == 0) sources[0] = source;
+            for (uint32_t i = 0; i < o->bc_count; i++)
+                if ((rc = source_in_range(o, "--sources vertex", o->bc_list[i], n, base,
+                                          &sources[i])) != CLI_OK)
+                    goto cleanup;
+        }
+    }
+
+    mg_type type = MG_DOUBLE;
+    if (cmd == CMD_BFS) type = MG_INT32;
+    if (cmd == CMD_SSSP) type = mg_graph_weight_type(g) == MG_WEIGHT_FLOAT ? MG_DOUBLE : MG_INT64;
+    if (cmd == CMD_CC) type = MG_VERTEX;
+    if ((st = mg_vector_create(ctx, &result, g, type)) != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+    times = malloc(o->runs * sizeof *times);
+    if (times == NULL) {
+        fprintf(stderr, "mgraph: out of memory\n");
+        rc = CLI_FAIL;
+        goto cleanup;
+    }
+
+    /* Warm-up (run -1), then the timed runs; the last run's result is what is checked and written. */
+    bool converged = true;
+    double warmup_s = 0;
+    uint32_t trace_step = 0;
+    mg_pagerank_options pr_used = o->pr;
+    for (int64_t r = -1; r < (int64_t)o->runs; r++) {
+        mg_pagerank_options pr = o->pr;
+        if (o->trace && r + 1 == (int64_t)o->runs) {
+            if (su->bench_engine != NULL)
+                fprintf(stderr, "trace: case %s %s\n", name, su->bench_engine);
+            fprintf(stderr, "trace: step mode frontier-vertices frontier-edges edges-scanned "
+                            "vertices-out ms est-sparse-ms est-pull-ms est-dense-ms (the last timed "
+                            "run; estimates: the GPU hybrid's samples)\n");
+            mg_context_set_trace(ctx, print_step, &trace_step);
+        }
+        double start = cli_now();
+        switch (cmd) {
+        case CMD_BFS: st = mg_bfs(ctx, g, source, result, NULL); break;
+        case CMD_SSSP: st = mg_sssp(ctx, g, source, o->delta, result); break;
+        case CMD_CC: st = mg_cc(ctx, g, result); break;
+        case CMD_PR: st = mg_pagerank(ctx, g, &pr, result); break;
+        default: st = mg_bc(ctx, g, sources, nsources, result); break;
+        }
+        double elapsed = cli_now() - start;
+        if (st == MG_NOT_CONVERGED && cmd == CMD_PR) {
+            /* The ranks are still the best the iteration limit allowed: warn, report, go on. */
+            if (r + 1 == (int64_t)o->runs)
+                fprintf(stderr, "mgraph: warning: %s\n", mg_context_error(ctx));
+            converged = false;
+            st = MG_SUCCESS;
+        } else if (cmd == CMD_PR) {
+            converged = true;
+        }
+        if (st != MG_SUCCESS) {
+            rc = cli_lib_error(ctx, st);
+            goto cleanup;
+        }
+        if (r < 0)
+            warmup_s = elapsed;
+        else
+            times[r] = elapsed;
+        if (cmd == CMD_PR) pr_used = pr;
+    }
+    mg_context_set_trace(ctx, NULL, NULL);
+    qsort(times, o->runs, sizeof *times, cmp_double);
+    double median = o->runs % 2 ? times[o->runs / 2]
+                                : 0.5 * (times[o->runs / 2 - 1] + times[o->runs / 2]);
+    /* The dense engine's blocks are built by the first call that needs them (the warm-up): report
+     * that build with the other preprocessing rather than leave it inside the warm-up time. */
+    if (on_gpu && (st = mg_graph_gpu_prepare(ctx, g, &gpu_pre)) != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+
+    /* Traversed edges (see --help): counted after the timing, with the public frontier calls. */
+    uint64_t traversed = 0;
+    if (cmd == CMD_BFS) {
+        st = reached_edges(ctx, g, result, MG_GE, 0, &traversed);
+    } else if (cmd == CMD_SSSP) {
+        st = reached_edges(ctx, g, result, MG_LT,
+                           type == MG_DOUBLE ? INFINITY : (double)INT64_MAX, &traversed);
+    } else if (cmd == CMD_CC) {
+        traversed = m;
+    } else if (cmd == CMD_PR) {
+        traversed = m * (uint64_t)(pr_used.iterations > 0 ? pr_used.iterations : 0);
+    } else {
+        st = mg_vector_create(ctx, &scratch, g, MG_INT32);
+        for (uint32_t i = 0; i < nsources && st == MG_SUCCESS; i++) {
+            uint64_t e = 0;
+            st = mg_bfs(ctx, g, sources ? sources[i] : i, scratch, NULL);
+            if (st == MG_SUCCESS) st = reached_edges(ctx, g, scratch, MG_GE, 0, &e);
+            traversed += e;
+        }
+    }
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto cleanup;
+    }
+    double mteps = median > 0 ? (double)traversed / median / 1e6 : 0;
+
+    /* Validation of the last run. */
+    int validated = -1; /* -1 skipped, 0 FAIL, 1 PASS */
+    char why[1024] = "";
+    if (o->validate) {
+        switch (cmd) {
+        case CMD_BFS: st = mg_check_bfs(ctx, g, source, result, NULL); break;
+        case CMD_SSSP: st = mg_check_sssp(ctx, g, source, result); break;
+        case CMD_CC: st = mg_check_cc(ctx, g, result); break;
+        case CMD_PR: st = mg_check_pagerank(ctx, g, &pr_used, result); break;
+        default: st = mg_check_bc(ctx, g, sources, nsources, result); break;
+        }
+        if (st == MG_SUCCESS) {
+            validated = 1;
+        } else if (st == MG_INVALID_ARGUMENT) {
+            validated = 0;
+            snprintf(why, sizeof why, "%s", mg_context_error(ctx));
+        } else {
+            rc = cli_lib_error(ctx, st);
+            goto cleanup;
+        }
+    }
+    /* A result that failed validation is not written: --output files hold checked or unchecked
+     * results, never known-wrong ones. */
+    if (su->out != NULL && validated != 0) {
+        if ((rc = write_output(ctx, su->out, cmd, g, result)) != CLI_OK) goto cleanup;
+    }
+
+    const char *backend = on_gpu ? "gpu" : "cpu";
+    int threads = 0;
+    if (o->a.value[OPT_THREADS]) threads = atoi(o->a.value[OPT_THREADS]);
+#ifdef _OPENMP
+    if (threads == 0) threads = omp_get_max_threads();
+#endif
+    if (o->json) {
+        printf("{\"algorithm\": ");
+        cli_json_string(stdout, name);
+        if (su->bench_engine != NULL) printf(", \"bench_engine\": \"%s\", \"status\": \"%s\"",
+                                             su->bench_engine, validated == 0 ? "invalid" : "ok");
+        printf(", \"file\": ");
+        cli_json_string(stdout, su->file);
+        printf(", \"vertices\": %u, \"edges\": %llu, \"directed\": %s, \"weights\": \"%s\", "
+               "\"index_base\": %d",
+               n, (unsigned long long)m, mg_graph_is_directed(g) ? "true" : "false",
+               cli_weight_name(mg_graph_weight_type(g)), base);
+        if (uses_source) printf(", \"source\": %llu", (unsigned long long)source + (unsigned)base);
+        if (cmd == CMD_BC) printf(", \"sources\": %u", nsources);
+        if (cmd == CMD_PR)
+            printf(", \"iterations\": %d, \"converged\": %s, \"damping\": %.9g, \"tolerance\": %.9g, "
+                   "\"data_driven\": %s",
+                   pr_used.iterations, converged ? "true" : "false", pr_used.damping,
+                   pr_used.tolerance, pr_used.data_driven ? "true" : "false");
+        if (on_gpu)
+            printf(", \"gpu_preprocess_s\": %.9f, \"device_bytes\": %zu, \"csr_bytes\": %zu, "
+                   "\"dense_preprocess_s\": %.9f, \"dense_bytes\": %zu",
+                   gpu_pre.seconds, gpu_pre.device_bytes, gpu_pre.csr_bytes, gpu_pre.dense_seconds,
+                   gpu_pre.dense_bytes);
+        printf(", \"load_s\": %.9f, \"preprocess_s\": %.9f, \"warmup_s\": %.9f, \"run_s\": %.9f, "
+               "\"run_min_s\": %.9f, \"run_max_s\": %.9f, \"runs\": %llu, \"traversed_edges\": %llu, "
+               "\"mteps\": %.6f, \"validated\": %s, \"backend\": \"%s\", \"threads\": %d, "
+               "\"mode\": \"%s\", \"engine\": \"%s\"}\n",
+               su->load_s, su->preprocess_s, warmup_s, median, times[0], times[o->runs - 1],
+               (unsigned long long)o->runs, (unsigned long long)traversed, mteps,
+               validated < 0 ? "null" : validated ? "true" : "false", backend, threads,
+               mode_name(o->mode), o->engine == MG_ENGINE_BASELINE ? "baseline" : "multigraph");
+    } else if (su->bench_engine != NULL) {
+        printf("%-5s %-9s %-8s %12.6f %12.6f %12.6f %14.2f\n", name, su->bench_engine,
+               validated == 0 ? "INVALID" : "ok", median, times[0], times[o->runs - 1], mteps);
+    } else {
+        cli_print_graph("graph", su->file, g);
+        if (uses_source) printf("source: %llu\n", (unsigned long long)source + (unsigned)base);
+        if (cmd == CMD_BC && !uses_source) printf("sources: %u\n", nsources);
+        printf("load: %.6f s\n", su->load_s);
+        printf("preprocess: %.6f s\n", su->preprocess_s);
+        if (on_gpu)
+            printf("gpu preprocess: %.6f s, device memory %.1f MiB = %.2f x CSR\n", gpu_pre.seconds,
+                   gpu_pre.device_bytes / 1048576.0,
+                   gpu_pre.csr_bytes ? (double)gpu_pre.device_bytes / (double)gpu_pre.csr_bytes : 0.0);
+        if (on_gpu && gpu_pre.dense_bytes > 0)
+            printf("gpu dense blocks: %.6f s, device memory %.1f MiB = %.2f x CSR\n",
+                   gpu_pre.dense_seconds, gpu_pre.dense_bytes / 1048576.0,
+                   gpu_pre.csr_bytes ? (double)gpu_pre.dense_bytes / (double)gpu_pre.csr_bytes : 0.0);
+        printf("run: %.6f s (median of %llu)\n", median, (unsigned long long)o->runs);
+        printf("MTEPS: %.2f\n", mteps);
+        if (cmd == CMD_PR)
+            printf("iterations: %d%s\n", pr_used.iterations, converged ? "" : " (not converged)");
+        printf("validation: %s\n", validated < 0 ? "skipped" : validated ? "PASS" : "FAIL");
+        printf("backend: %s%s\n", backend,
+               on_gpu && o->engine == MG_ENGINE_BASELINE ? " (baseline engine)" : "");
+    }
+    fflush(stdout);
+    su->reported = true;
+    if (validated == 0) {
+        fprintf(stderr, "mgraph: %s: validation failed: %s\n", name, why);
+        rc = CLI_FAIL;
+    }
+
+cleanup:
+    mg_context_set_trace(ctx, NULL, NULL);
+    mg_vector_free(&scratch);
+    mg_vector_free(&result);
+    free(sources);
+    free(times);
+    return rc;
+}
+
+/* Reads o->file (with weights only if keep_weights): the graph, load and preprocessing seconds. */
+static int load_graph(mg_context ctx, const algo_opts *o, bool keep_weights, mg_graph *g,
+                      double *load_s, double *preprocess_s) {
+    mg_read_options ro;
+    cli_progress progress = {0, o->file, false};
+    int rc = cli_read_options(&o->a, &ro, &progress);
+    if (rc != CLI_OK) return rc;
+    /* Only SSSP uses weights; the others load the structure alone (less memory, faster). */
+    ro.ignore_weights = !keep_weights;
+    double t0 = cli_now();
+    mg_status st = mg_graph_read(ctx, g, o->file, &ro);
+    /* Reading the file is load; building the CSR/CSC from its edges is preprocessing. */
+    *preprocess_s = mg_graph_build_seconds(*g);
+    *load_s = cli_now() - t0 - *preprocess_s;
+    cli_progress_done(&progress);
+    return st == MG_SUCCESS ? CLI_OK : cli_lib_error(ctx, st);
+}
+
 int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
     algo_opts o;
     memset(&o, 0, sizeof o);
     mg_context ctx = NULL;
     mg_graph g = NULL;
-    mg_vector result = NULL, scratch = NULL;
-    uint32_t *sources = NULL;
-    double *times = NULL;
     mg_status st = MG_SUCCESS;
-    cli_progress progress = {0, NULL, false};
     cli_outfile out = {NULL, NULL, NULL};
     int rc = parse_algo_opts(argc, argv, name, cmd, &o);
     if (rc != CLI_OK) goto cleanup;
@@ -298,269 +589,192 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
         goto cleanup;
     }
     if ((rc = cli_apply_threads(&o.a, ctx)) != CLI_OK) goto cleanup;
-
-    mg_read_options ro;
-    progress.path = o.file;
-    if ((rc = cli_read_options(&o.a, &ro, &progress)) != CLI_OK) goto cleanup;
-    /* Only SSSP uses weights; the others load the structure alone (less memory, faster). */
-    ro.ignore_weights = cmd != CMD_SSSP;
-    double t0 = cli_now();
-    st = mg_graph_read(ctx, &g, o.file, &ro);
-    /* Reading the file is load; building the CSR/CSC from its edges is preprocessing. */
-    double preprocess_s = mg_graph_build_seconds(g);
-    double load_s = cli_now() - t0 - preprocess_s;
-    cli_progress_done(&progress);
-    if (st != MG_SUCCESS) {
-        rc = cli_lib_error(ctx, st);
+    run_setup su = {o.file, NULL, 0, 0, NULL, o.output != NULL ? &out : NULL, false};
+    if ((rc = load_graph(ctx, &o, cmd == CMD_SSSP, &g, &su.load_s, &su.preprocess_s)) != CLI_OK)
         goto cleanup;
-    }
-    /* On the GPU the device form is built here, so its time and size are reported on their own
-     * rather than hidden in the warm-up run. */
-    mg_gpu_graph_info gpu_pre;
-    memset(&gpu_pre, 0, sizeof gpu_pre);
-    bool on_gpu = mg_context_backend(ctx) == MG_BACKEND_GPU;
-    if (on_gpu && (st = mg_graph_gpu_prepare(ctx, g, &gpu_pre)) != MG_SUCCESS) {
-        rc = cli_lib_error(ctx, st);
-        goto cleanup;
-    }
-    uint32_t n = mg_graph_num_vertices(g);
-    uint64_t m = mg_graph_num_edges(g);
-    int base = mg_graph_index_base(g);
-    if (n == 0) {
-        fprintf(stderr, "mgraph: %s: %s has no vertices\n", name, o.file);
-        rc = CLI_FAIL;
-        goto cleanup;
-    }
-    const uint64_t *offsets = NULL;
-    const uint32_t *indices = NULL;
-    const void *weights = NULL;
-    if ((st = mg_graph_csr(g, &offsets, &indices, &weights)) != MG_SUCCESS) {
-        rc = cli_lib_error(ctx, st);
-        goto cleanup;
-    }
-
-    /* Sources, in 0-based ids. */
-    uint32_t source = 0, nsources = 0;
-    bool uses_source = cmd == CMD_BFS || cmd == CMD_SSSP || (cmd == CMD_BC && !o.bc_all && !o.bc_count);
-    if (uses_source) {
-        if (o.has_source) {
-            if ((rc = source_in_range(&o, "--source", o.source_arg, n, base, &source)) != CLI_OK)
-                goto cleanup;
-        } else {
-            /* The first vertex with an out-edge: a source with none would measure nothing. */
-            while (source + 1 < n && offsets[source + 1] == offsets[source]) source++;
-            if (offsets[source + 1] == offsets[source]) source = 0;
-        }
-    }
-    if (cmd == CMD_BC) {
-        nsources = o.bc_all ? n : o.bc_count ? o.bc_count : 1;
-        if (!o.bc_all) {
-            sources = malloc((size_t)nsources * sizeof *sources);
-            if (sources == NULL) {
-                fprintf(stderr, "mgraph: out of memory\n");
-                rc = CLI_FAIL;
-                goto cleanup;
-            }
-            if (o.bc_count == 0) sources[0] = source;
-            for (uint32_t i = 0; i < o.bc_count; i++)
-                if ((rc = source_in_range(&o, "--sources vertex", o.bc_list[i], n, base,
-                                          &sources[i])) != CLI_OK)
-                    goto cleanup;
-        }
-    }
-
-    mg_type type = MG_DOUBLE;
-    if (cmd == CMD_BFS) type = MG_INT32;
-    if (cmd == CMD_SSSP) type = mg_graph_weight_type(g) == MG_WEIGHT_FLOAT ? MG_DOUBLE : MG_INT64;
-    if (cmd == CMD_CC) type = MG_VERTEX;
-    if ((st = mg_vector_create(ctx, &result, g, type)) != MG_SUCCESS) {
-        rc = cli_lib_error(ctx, st);
-        goto cleanup;
-    }
-    times = malloc(o.runs * sizeof *times);
-    if (times == NULL) {
-        fprintf(stderr, "mgraph: out of memory\n");
-        rc = CLI_FAIL;
-        goto cleanup;
-    }
-
-    /* Warm-up (run -1), then the timed runs; the last run's result is what is checked and written. */
-    bool converged = true;
-    double warmup_s = 0;
-    uint32_t trace_step = 0;
-    for (int64_t r = -1; r < (int64_t)o.runs; r++) {
-        mg_pagerank_options pr = o.pr;
-        if (o.trace && r + 1 == (int64_t)o.runs) {
-            fprintf(stderr, "trace: step mode frontier-vertices frontier-edges edges-scanned "
-                            "vertices-out ms est-sparse-ms est-pull-ms est-dense-ms (the last timed "
-                            "run; estimates: the GPU hybrid's samples)\n");
-            mg_context_set_trace(ctx, print_step, &trace_step);
-        }
-        double start = cli_now();
-        switch (cmd) {
-        case CMD_BFS: st = mg_bfs(ctx, g, source, result, NULL); break;
-        case CMD_SSSP: st = mg_sssp(ctx, g, source, o.delta, result); break;
-        case CMD_CC: st = mg_cc(ctx, g, result); break;
-        case CMD_PR: st = mg_pagerank(ctx, g, &pr, result); break;
-        default: st = mg_bc(ctx, g, sources, nsources, result); break;
-        }
-        double elapsed = cli_now() - start;
-        if (st == MG_NOT_CONVERGED && cmd == CMD_PR) {
-            /* The ranks are still the best the iteration limit allowed: warn, report, go on. */
-            if (r + 1 == (int64_t)o.runs)
-                fprintf(stderr, "mgraph: warning: %s\n", mg_context_error(ctx));
-            converged = false;
-            st = MG_SUCCESS;
-        } else if (cmd == CMD_PR) {
-            converged = true;
-        }
-        if (st != MG_SUCCESS) {
-            rc = cli_lib_error(ctx, st);
-            goto cleanup;
-        }
-        if (r < 0)
-            warmup_s = elapsed;
-        else
-            times[r] = elapsed;
-        if (cmd == CMD_PR) {
-            o.pr.iterations = pr.iterations;
-            o.pr.change = pr.change;
-        }
-    }
-    qsort(times, o.runs, sizeof *times, cmp_double);
-    double median = o.runs % 2 ? times[o.runs / 2]
-                               : 0.5 * (times[o.runs / 2 - 1] + times[o.runs / 2]);
-    /* The dense engine's blocks are built by the first call that needs them (the warm-up): report
-     * that build with the other preprocessing rather than leave it inside the warm-up time. */
-    if (on_gpu && (st = mg_graph_gpu_prepare(ctx, g, &gpu_pre)) != MG_SUCCESS) {
-        rc = cli_lib_error(ctx, st);
-        goto cleanup;
-    }
-
-    /* Traversed edges (see --help): counted after the timing, with the public frontier calls. */
-    uint64_t traversed = 0;
-    if (cmd == CMD_BFS) {
-        st = reached_edges(ctx, g, result, MG_GE, 0, &traversed);
-    } else if (cmd == CMD_SSSP) {
-        st = reached_edges(ctx, g, result, MG_LT,
-                           type == MG_DOUBLE ? INFINITY : (double)INT64_MAX, &traversed);
-    } else if (cmd == CMD_CC) {
-        traversed = m;
-    } else if (cmd == CMD_PR) {
-        traversed = m * (uint64_t)(o.pr.iterations > 0 ? o.pr.iterations : 0);
-    } else {
-        st = mg_vector_create(ctx, &scratch, g, MG_INT32);
-        for (uint32_t i = 0; i < nsources && st == MG_SUCCESS; i++) {
-            uint64_t e = 0;
-            st = mg_bfs(ctx, g, sources ? sources[i] : i, scratch, NULL);
-            if (st == MG_SUCCESS) st = reached_edges(ctx, g, scratch, MG_GE, 0, &e);
-            traversed += e;
-        }
-    }
-    if (st != MG_SUCCESS) {
-        rc = cli_lib_error(ctx, st);
-        goto cleanup;
-    }
-    double mteps = median > 0 ? (double)traversed / median / 1e6 : 0;
-
-    /* Validation of the last run. */
-    int validated = -1; /* -1 skipped, 0 FAIL, 1 PASS */
-    char why[1024] = "";
-    if (o.validate) {
-        switch (cmd) {
-        case CMD_BFS: st = mg_check_bfs(ctx, g, source, result, NULL); break;
-        case CMD_SSSP: st = mg_check_sssp(ctx, g, source, result); break;
-        case CMD_CC: st = mg_check_cc(ctx, g, result); break;
-        case CMD_PR: st = mg_check_pagerank(ctx, g, &o.pr, result); break;
-        default: st = mg_check_bc(ctx, g, sources, nsources, result); break;
-        }
-        if (st == MG_SUCCESS) {
-            validated = 1;
-        } else if (st == MG_INVALID_ARGUMENT) {
-            validated = 0;
-            snprintf(why, sizeof why, "%s", mg_context_error(ctx));
-        } else {
-            rc = cli_lib_error(ctx, st);
-            goto cleanup;
-        }
-    }
-    /* A result that failed validation is not written: --output files hold checked or unchecked
-     * results, never known-wrong ones. */
-    if (o.output != NULL && validated != 0) {
-        if ((rc = write_output(ctx, &out, cmd, g, result)) != CLI_OK) goto cleanup;
-    }
-
-    const char *backend = mg_context_backend(ctx) == MG_BACKEND_GPU ? "gpu" : "cpu";
-    int threads = 0;
-    if (o.a.value[OPT_THREADS]) threads = atoi(o.a.value[OPT_THREADS]);
-#ifdef _OPENMP
-    if (threads == 0) threads = omp_get_max_threads();
-#endif
-    if (o.json) {
-        printf("{\"algorithm\": ");
-        cli_json_string(stdout, name);
-        printf(", \"file\": ");
-        cli_json_string(stdout, o.file);
-        printf(", \"vertices\": %u, \"edges\": %llu, \"directed\": %s, \"weights\": \"%s\", "
-               "\"index_base\": %d",
-               n, (unsigned long long)m, mg_graph_is_directed(g) ? "true" : "false",
-               cli_weight_name(mg_graph_weight_type(g)), base);
-        if (uses_source) printf(", \"source\": %llu", (unsigned long long)source + (unsigned)base);
-        if (cmd == CMD_BC) printf(", \"sources\": %u", nsources);
-        if (cmd == CMD_PR)
-            printf(", \"iterations\": %d, \"converged\": %s, \"damping\": %.9g, \"tolerance\": %.9g, "
-                   "\"data_driven\": %s",
-                   o.pr.iterations, converged ? "true" : "false", o.pr.damping, o.pr.tolerance,
-                   o.pr.data_driven ? "true" : "false");
-        if (on_gpu)
-            printf(", \"gpu_preprocess_s\": %.9f, \"device_bytes\": %zu, \"csr_bytes\": %zu, "
-                   "\"dense_preprocess_s\": %.9f, \"dense_bytes\": %zu",
-                   gpu_pre.seconds, gpu_pre.device_bytes, gpu_pre.csr_bytes, gpu_pre.dense_seconds,
-                   gpu_pre.dense_bytes);
-        printf(", \"load_s\": %.9f, \"preprocess_s\": %.9f, \"warmup_s\": %.9f, \"run_s\": %.9f, "
-               "\"run_min_s\": %.9f, \"run_max_s\": %.9f, \"runs\": %llu, \"traversed_edges\": %llu, "
-               "\"mteps\": %.6f, \"validated\": %s, \"backend\": \"%s\", \"threads\": %d, "
-               "\"mode\": \"%s\", \"engine\": \"%s\"}\n",
-               load_s, preprocess_s, warmup_s, median, times[0], times[o.runs - 1],
-               (unsigned long long)o.runs, (unsigned long long)traversed, mteps,
-               validated < 0 ? "null" : validated ? "true" : "false", backend, threads,
-               mode_name(o.mode), o.engine == MG_ENGINE_BASELINE ? "baseline" : "multigraph");
-    } else {
-        cli_print_graph("graph", o.file, g);
-        if (uses_source) printf("source: %llu\n", (unsigned long long)source + (unsigned)base);
-        if (cmd == CMD_BC && !uses_source) printf("sources: %u\n", nsources);
-        printf("load: %.6f s\n", load_s);
-        printf("preprocess: %.6f s\n", preprocess_s);
-        if (on_gpu)
-            printf("gpu preprocess: %.6f s, device memory %.1f MiB = %.2f x CSR\n", gpu_pre.seconds,
-                   gpu_pre.device_bytes / 1048576.0,
-                   gpu_pre.csr_bytes ? (double)gpu_pre.device_bytes / (double)gpu_pre.csr_bytes : 0.0);
-        if (on_gpu && gpu_pre.dense_bytes > 0)
-            printf("gpu dense blocks: %.6f s, device memory %.1f MiB = %.2f x CSR\n",
-                   gpu_pre.dense_seconds, gpu_pre.dense_bytes / 1048576.0,
-                   gpu_pre.csr_bytes ? (double)gpu_pre.dense_bytes / (double)gpu_pre.csr_bytes : 0.0);
-        printf("run: %.6f s (median of %llu)\n", median, (unsigned long long)o.runs);
-        printf("MTEPS: %.2f\n", mteps);
-        if (cmd == CMD_PR)
-            printf("iterations: %d%s\n", o.pr.iterations, converged ? "" : " (not converged)");
-        printf("validation: %s\n", validated < 0 ? "skipped" : validated ? "PASS" : "FAIL");
-        printf("backend: %s%s\n", backend,
-               on_gpu && o.engine == MG_ENGINE_BASELINE ? " (baseline engine)" : "");
-    }
-    fflush(stdout);
-    if (validated == 0) {
-        fprintf(stderr, "mgraph: %s: validation failed: %s\n", name, why);
-        rc = CLI_FAIL;
-    }
+    su.g = g;
+    rc = run_case(ctx, &su, cmd, name, &o);
 
 cleanup:
     cli_outfile_abort(&out); /* a no-op once committed */
-    mg_vector_free(&scratch);
-    mg_vector_free(&result);
     mg_graph_free(&g);
     mg_context_free(&ctx);
-    free(sources);
-    free(times);
+    free(o.bc_list);
+    return rc;
+}
+
+/* ---- mgraph bench: every algorithm x engine on one load ----------------------------------------- */
+
+static const struct {
+    const char *name;
+    mg_backend backend;
+    mg_mode mode;
+    mg_engine engine;
+} BENCH_ENGINES[] = {
+    {"cpu", MG_BACKEND_CPU, MG_MODE_AUTO, MG_ENGINE_MULTIGRAPH},
+    {"auto", MG_BACKEND_GPU, MG_MODE_AUTO, MG_ENGINE_MULTIGRAPH},
+    {"hybrid", MG_BACKEND_GPU, MG_MODE_HYBRID, MG_ENGINE_MULTIGRAPH},
+    {"sparse", MG_BACKEND_GPU, MG_MODE_SPARSE, MG_ENGINE_MULTIGRAPH},
+    {"pull", MG_BACKEND_GPU, MG_MODE_PULL, MG_ENGINE_MULTIGRAPH},
+    {"dense", MG_BACKEND_GPU, MG_MODE_DENSE, MG_ENGINE_MULTIGRAPH},
+    {"baseline", MG_BACKEND_GPU, MG_MODE_AUTO, MG_ENGINE_BASELINE},
+};
+#define BENCH_ENGINE_COUNT (int)(sizeof BENCH_ENGINES / sizeof BENCH_ENGINES[0])
+
+static const struct {
+    const char *name;
+    int cmd;
+} BENCH_ALGOS[] = {{"bfs", CMD_BFS}, {"sssp", CMD_SSSP}, {"cc", CMD_CC}, {"pr", CMD_PR}, {"bc", CMD_BC}};
+#define BENCH_ALGO_COUNT (int)(sizeof BENCH_ALGOS / sizeof BENCH_ALGOS[0])
+
+/* "a,b,c" -> indices into a table of names, in the order given (repeats dropped). */
+static int parse_name_list(const cli_args *a, cli_opt_id id, const char *const *names, int count,
+                           int *picked, int *npicked) {
+    const char *s = a->value[id];
+    *npicked = 0;
+    for (const char *p = s;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int found = -1;
+        for (int i = 0; i < count && found < 0; i++)
+            if (strlen(names[i]) == len && strncmp(names[i], p, len) == 0) found = i;
+        if (found < 0) {
+            char expected[160] = "";
+            for (int i = 0; i < count; i++) {
+                strcat(expected, names[i]);
+                if (i + 1 < count) strcat(expected, ", ");
+            }
+            return cli_usage_error(a->name, "bench: invalid value '%s' for %s: '%.*s' is not one of %s",
+                                   s, cli_opt_name(id), (int)len, p, expected);
+        }
+        bool seen = false;
+        for (int i = 0; i < *npicked; i++) seen = seen || picked[i] == found;
+        if (!seen) picked[(*npicked)++] = found;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return CLI_OK;
+}
+
+/* A case that has no measurement: skipped (no usable GPU) or failed before it printed one. */
+static void bench_report_missing(const algo_opts *o, const char *algo, const char *engine,
+                                 const char *status, const char *why) {
+    if (o->json) {
+        printf("{\"algorithm\": \"%s\", \"bench_engine\": \"%s\", \"status\": \"%s\", \"file\": ", algo,
+               engine, status);
+        cli_json_string(stdout, o->file);
+        printf(", \"error\": ");
+        cli_json_string(stdout, why);
+        printf("}\n");
+    } else {
+        printf("%-5s %-9s %-8s %s\n", algo, engine, status, why);
+    }
+    fflush(stdout);
+}
+
+int cli_bench_main(int argc, char **argv) {
+    algo_opts o;
+    memset(&o, 0, sizeof o);
+    mg_context ctx = NULL;
+    mg_graph graphs[2] = {NULL, NULL}; /* [1]: with weights, for SSSP */
+    double load_s[2] = {0, 0}, preprocess_s[2] = {0, 0};
+    mg_status st = MG_SUCCESS;
+    int algos[BENCH_ALGO_COUNT], engines[BENCH_ENGINE_COUNT], nalgos = 0, nengines = 0, failed = 0;
+    int rc = parse_algo_opts(argc, argv, "bench", CMD_BENCH, &o);
+    if (rc != CLI_OK) goto cleanup;
+    o.validate = true; /* every case is checked against the serial reference */
+    const char *algo_names[BENCH_ALGO_COUNT], *engine_names[BENCH_ENGINE_COUNT];
+    for (int i = 0; i < BENCH_ALGO_COUNT; i++) algo_names[i] = BENCH_ALGOS[i].name;
+    for (int i = 0; i < BENCH_ENGINE_COUNT; i++) engine_names[i] = BENCH_ENGINES[i].name;
+    if (o.a.value[OPT_ALGOS] != NULL) {
+        if ((rc = parse_name_list(&o.a, OPT_ALGOS, algo_names, BENCH_ALGO_COUNT, algos, &nalgos)) != CLI_OK)
+            goto cleanup;
+    } else {
+        for (int i = 0; i < BENCH_ALGO_COUNT; i++) algos[nalgos++] = i;
+    }
+    if ((st = mg_context_create(&ctx)) != MG_SUCCESS) {
+        rc = cli_lib_error(NULL, st);
+        goto cleanup;
+    }
+    if ((rc = cli_apply_threads(&o.a, ctx)) != CLI_OK) goto cleanup;
+    if (o.a.value[OPT_ENGINES] != NULL) {
+        if ((rc = parse_name_list(&o.a, OPT_ENGINES, engine_names, BENCH_ENGINE_COUNT, engines,
+                                  &nengines)) != CLI_OK)
+            goto cleanup;
+    } else {
+        /* By default the CPU engine, and every GPU engine where a GPU can be used. */
+        bool gpu = mg_context_set_backend(ctx, MG_BACKEND_GPU) == MG_SUCCESS;
+        for (int i = 0; i < BENCH_ENGINE_COUNT; i++)
+            if (gpu || BENCH_ENGINES[i].backend == MG_BACKEND_CPU) engines[nengines++] = i;
+    }
+    /* SSSP's graph (with weights) first: if the file has none it serves the others too. */
+    bool header = false;
+    for (int pass = 0; pass < 2; pass++)
+        for (int ai = 0; ai < nalgos; ai++) {
+            const int which = BENCH_ALGOS[algos[ai]].cmd == CMD_SSSP;
+            if (which != (pass == 0) || graphs[which] != NULL) continue;
+            if (which == 0 && graphs[1] != NULL && mg_graph_weight_type(graphs[1]) == MG_WEIGHT_NONE) {
+                graphs[0] = graphs[1];
+                load_s[0] = load_s[1];
+                preprocess_s[0] = preprocess_s[1];
+                continue;
+            }
+            if ((rc = load_graph(ctx, &o, which, &graphs[which], &load_s[which],
+                                 &preprocess_s[which])) != CLI_OK)
+                goto cleanup;
+            if (!o.json) {
+                cli_print_graph(which ? "graph (with weights, for sssp)" : "graph", o.file,
+                                graphs[which]);
+                printf("load: %.6f s, preprocess: %.6f s\n", load_s[which], preprocess_s[which]);
+            }
+        }
+    for (int ai = 0; ai < nalgos; ai++) {
+        const int cmd = BENCH_ALGOS[algos[ai]].cmd;
+        const char *algo = BENCH_ALGOS[algos[ai]].name;
+        const int which = cmd == CMD_SSSP;
+        if (!o.json && !header) {
+            printf("%-5s %-9s %-8s %12s %12s %12s %14s\n", "algo", "engine", "status", "median s",
+                   "min s", "max s", "MTEPS");
+            header = true;
+        }
+        for (int ei = 0; ei < nengines; ei++) {
+            const int e = engines[ei];
+            st = mg_context_set_backend(ctx, BENCH_ENGINES[e].backend);
+            if (st == MG_UNAVAILABLE) {
+                bench_report_missing(&o, algo, BENCH_ENGINES[e].name, "skipped", mg_context_error(ctx));
+                continue;
+            }
+            if (st != MG_SUCCESS || (st = mg_context_set_mode(ctx, BENCH_ENGINES[e].mode)) != MG_SUCCESS ||
+                (st = mg_context_set_engine(ctx, BENCH_ENGINES[e].engine)) != MG_SUCCESS ||
+                (st = mg_context_set_sample_fraction(ctx, o.sample_fraction)) != MG_SUCCESS) {
+                rc = cli_lib_error(ctx, st);
+                goto cleanup;
+            }
+            o.backend = BENCH_ENGINES[e].backend;
+            o.mode = BENCH_ENGINES[e].mode;
+            o.engine = BENCH_ENGINES[e].engine;
+            run_setup su = {o.file, graphs[which], load_s[which], preprocess_s[which],
+                            BENCH_ENGINES[e].name, NULL, false};
+            int case_rc = run_case(ctx, &su, cmd, algo, &o);
+            if (case_rc == CLI_USAGE) { /* a source out of range: the same for every engine */
+                rc = CLI_USAGE;
+                goto cleanup;
+            }
+            if (case_rc != CLI_OK) {
+                failed++;
+                if (!su.reported) bench_report_missing(&o, algo, BENCH_ENGINES[e].name, "failed",
+                                                       mg_context_error(ctx));
+            }
+        }
+    }
+    rc = failed ? CLI_FAIL : CLI_OK;
+    if (failed) fprintf(stderr, "mgraph: bench: %d case%s failed\n", failed, failed == 1 ? "" : "s");
+
+cleanup:
+    if (graphs[0] == graphs[1]) graphs[0] = NULL;
+    mg_graph_free(&graphs[0]);
+    mg_graph_free(&graphs[1]);
+    mg_context_free(&ctx);
     free(o.bc_list);
     return rc;
 }

@@ -35,6 +35,8 @@ static const char HELP_MAIN[] =
     "  info FILE      size, directedness, weights, degree statistics, in-degree groups\n"
     "  gen KIND       generate a graph (rmat, kronecker, uniform, geometric, grid) into a file\n"
     "  convert IN OUT convert between formats (by extension: .mtx, .mgb)\n"
+    "  bench FILE     every algorithm on every engine (CPU, GPU modes, baseline) from one load,\n"
+    "                 each run validated\n"
     "  help [COMMAND] this text, or a command's options\n"
     "\n"
     "  mgraph --version    the version and what of the CUDA backend is compiled in\n"
@@ -178,12 +180,36 @@ static const char HELP_CONVERT[] =
     "  --seed S           the permutation's seed (1)\n"
     "  --threads N        CPU threads (0: OpenMP's default)\n";
 
+static const char HELP_BENCH[] =
+    "Usage: mgraph bench FILE [--algos LIST] [--engines LIST] [--runs N] [OPTIONS]\n"
+    "\n"
+    "Loads FILE once (and once more with its weights, for sssp) and runs each algorithm on each\n"
+    "engine: one untimed warm-up, N timed runs, the median; every case is validated against the\n"
+    "serial reference, which is computed once per algorithm and reused for every engine.\n"
+    "  --algos LIST       comma-separated, of bfs, sssp, cc, pr, bc (all five)\n"
+    "  --engines LIST     comma-separated, of cpu (the CPU engine, OpenMP), auto (GPU, the\n"
+    "                     engines' own rules: mgraph's default), hybrid (GPU, sampled per step),\n"
+    "                     sparse, pull, dense (GPU, one mode forced), baseline (GPU, the\n"
+    "                     Gunrock-style CSR engine) (default: cpu, and every GPU engine where a\n"
+    "                     GPU is usable; one named without a usable GPU is reported 'skipped')\n"
+    "  --runs N           timed runs per case after a warm-up (1)\n"
+    "  --json             one JSON object per case on stdout: the keys of 'mgraph bfs --json' and\n"
+    "                     bench_engine and status (ok, invalid, failed, skipped; error says why)\n"
+    "  --trace            each case's steps on stderr as for the algorithms, after a line\n"
+    "                     'trace: case ALGO ENGINE'\n"
+    "  --source N, --delta D, --damping D, --tolerance T, --max-iter N, --data-driven,\n"
+    "  --sources LIST, --all, --sample F, --threads N, and the reading options of 'mgraph help bfs'\n"
+    "                     as for the algorithms\n"
+    "Text output: one line per case: algo, engine, status, median, min and max seconds, MTEPS.\n"
+    "Exit status 1 if any case failed or did not validate (skipped cases do not count).\n";
+
 static const struct {
     const char *name;
     const char *help;
 } COMMANDS[] = {
     {"bfs", HELP_BFS},   {"sssp", HELP_SSSP}, {"cc", HELP_CC},           {"pr", HELP_PR},
     {"bc", HELP_BC},     {"info", HELP_INFO}, {"gen", HELP_GEN},         {"convert", HELP_CONVERT},
+    {"bench", HELP_BENCH},
 };
 
 bool cli_print_help(FILE *f, const char *name) {
@@ -206,29 +232,31 @@ static const struct {
     int commands;
 } OPTIONS[OPT_COUNT] = {
     [OPT_HELP] = {"--help", false, CMD_ALL},
-    [OPT_SOURCE] = {"--source", true, CMD_BFS | CMD_SSSP | CMD_BC},
+    [OPT_SOURCE] = {"--source", true, CMD_BFS | CMD_SSSP | CMD_BC | CMD_BENCH},
     [OPT_BACKEND] = {"--backend", true, CMD_ALGOS},
-    [OPT_RUNS] = {"--runs", true, CMD_ALGOS},
+    [OPT_RUNS] = {"--runs", true, CMD_ALGOS | CMD_BENCH},
     [OPT_VALIDATE] = {"--validate", false, CMD_ALGOS},
     [OPT_OUTPUT] = {"--output", true, CMD_ALGOS | CMD_GEN},
-    [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_INFO},
+    [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_INFO | CMD_BENCH},
     [OPT_THREADS] = {"--threads", true, CMD_ALL},
     [OPT_MODE] = {"--mode", true, CMD_ALGOS},
     [OPT_ENGINE] = {"--engine", true, CMD_ALGOS},
-    [OPT_TRACE] = {"--trace", false, CMD_ALGOS},
-    [OPT_SAMPLE] = {"--sample", true, CMD_ALGOS},
+    [OPT_TRACE] = {"--trace", false, CMD_ALGOS | CMD_BENCH},
+    [OPT_SAMPLE] = {"--sample", true, CMD_ALGOS | CMD_BENCH},
     [OPT_UNDIRECTED] = {"--undirected", false, CMD_READERS},
     [OPT_DIRECTED] = {"--directed", false, CMD_READERS | CMD_GEN},
     [OPT_KEEP_SELF_LOOPS] = {"--keep-self-loops", false, CMD_READERS},
     [OPT_KEEP_DUPLICATES] = {"--keep-duplicates", false, CMD_READERS},
     [OPT_FORMAT] = {"--format", true, CMD_READERS},
-    [OPT_TOLERANCE] = {"--tolerance", true, CMD_PR},
-    [OPT_MAX_ITER] = {"--max-iter", true, CMD_PR},
-    [OPT_DAMPING] = {"--damping", true, CMD_PR},
-    [OPT_DATA_DRIVEN] = {"--data-driven", false, CMD_PR},
-    [OPT_SOURCES] = {"--sources", true, CMD_BC},
-    [OPT_ALL] = {"--all", false, CMD_BC},
-    [OPT_DELTA] = {"--delta", true, CMD_SSSP},
+    [OPT_TOLERANCE] = {"--tolerance", true, CMD_PR | CMD_BENCH},
+    [OPT_MAX_ITER] = {"--max-iter", true, CMD_PR | CMD_BENCH},
+    [OPT_DAMPING] = {"--damping", true, CMD_PR | CMD_BENCH},
+    [OPT_DATA_DRIVEN] = {"--data-driven", false, CMD_PR | CMD_BENCH},
+    [OPT_SOURCES] = {"--sources", true, CMD_BC | CMD_BENCH},
+    [OPT_ALL] = {"--all", false, CMD_BC | CMD_BENCH},
+    [OPT_DELTA] = {"--delta", true, CMD_SSSP | CMD_BENCH},
+    [OPT_ALGOS] = {"--algos", true, CMD_BENCH},
+    [OPT_ENGINES] = {"--engines", true, CMD_BENCH},
     [OPT_SCALE] = {"--scale", true, CMD_GEN},
     [OPT_EDGE_FACTOR] = {"--edge-factor", true, CMD_GEN},
     [OPT_SEED] = {"--seed", true, CMD_GEN | CMD_CONVERT},
@@ -547,6 +575,7 @@ static int run_command(int argc, char **argv, const char *name) {
     if (strcmp(name, "info") == 0) return cli_info_main(argc, argv);
     if (strcmp(name, "gen") == 0) return cli_gen_main(argc, argv);
     if (strcmp(name, "convert") == 0) return cli_convert_main(argc, argv);
+    if (strcmp(name, "bench") == 0) return cli_bench_main(argc, argv);
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }
 

@@ -18,7 +18,7 @@ expect_rc 0 help
 expect_out_line '^Usage: mgraph COMMAND'
 expect_rc 0 --version
 expect_out_line '^mgraph [0-9]+\.[0-9]+\.[0-9]+'
-for cmd in bfs sssp cc pr bc info gen convert; do
+for cmd in bfs sssp cc pr bc info gen convert bench; do
     expect_rc 0 help "$cmd"
     expect_out_line "^Usage: mgraph $cmd "
     cp "$TMP/out" "$TMP/help1"
