@@ -83,11 +83,17 @@ __global__ void union_list(uint64_t *bitmap, uint32_t *list, uint32_t base, cons
     }
 }
 
-__global__ void degree_sum(const uint64_t *off, const uint32_t *list, uint32_t count,
-                           unsigned long long *sum) {
+__global__ void __launch_bounds__(kThreads) degree_sum(const uint64_t *off, const uint32_t *list,
+                                                       uint32_t count, unsigned long long *sum) {
     unsigned long long s = 0;
-    GRID_STRIDE(i, count) s += off[list[i] + 1] - off[list[i]];
-    if (s) atomicAdd(sum, s);
+    GRID_STRIDE(i, count) {
+        const uint32_t v = list ? list[i] : (uint32_t)i;
+        s += off[v + 1] - off[v];
+    }
+    using Reduce = cub::BlockReduce<unsigned long long, kThreads>;
+    __shared__ typename Reduce::TempStorage tmp;
+    s = Reduce(tmp).Sum(s);
+    if (threadIdx.x == 0 && s) atomicAdd(sum, s);
 }
 
 __device__ inline bool compare(double x, int cmp, double t) {
@@ -384,11 +390,9 @@ extern "C" mg_status mg__gpu_frontier_out_edges(mg_context ctx, const mg_frontie
     TRY(mg__gpu_frontier_need_dlist(ctx, f));
     TRY(alloc_counter(ctx, f));
     CU(cudaMemset(f->d_counter, 0, sizeof(unsigned long long)));
-    if (f->count > 0) {
-        degree_sum<<<blocks_for(f->count), kThreads>>>(graph_of(f)->d_out_offsets, f->d_list,
-                                                       f->count, f->d_counter);
+    if (f->count > 0 && !mg__gpu_degree_sum_async(graph_of(f)->d_out_offsets, f->d_list, f->count,
+                                                  f->d_counter))
         LAUNCHED("degree_sum");
-    }
     unsigned long long sum = 0;
     CU(cudaMemcpy(&sum, f->d_counter, sizeof sum, cudaMemcpyDeviceToHost));
     *edges = sum;
@@ -466,4 +470,12 @@ extern "C" mg_status mg__gpu_frontier_select(mg_context ctx, mg_frontier out, co
     CU(cudaMemcpy(&total, out->d_counter, sizeof total, cudaMemcpyDeviceToHost));
     out->count = (uint32_t)total;
     return MG_SUCCESS;
+}
+
+extern "C" bool mg__gpu_degree_sum_async(const uint64_t *off, const uint32_t *list, uint32_t count,
+                                         unsigned long long *sum) {
+    /* a few thousand blocks at most: each adds once */
+    const unsigned blocks = blocks_for(count) < 4096u ? blocks_for(count) : 4096u;
+    degree_sum<<<blocks, kThreads>>>(off, list, count, sum);
+    return cudaPeekAtLastError() == cudaSuccess;
 }

@@ -72,6 +72,12 @@ mg_status mg__gpu_frontier_contains(mg_context ctx, const mg_frontier f, uint32_
 mg_status mg__gpu_frontier_copy(mg_context ctx, mg_frontier dst, const mg_frontier src);
 mg_status mg__gpu_frontier_union(mg_context ctx, mg_frontier dst, const mg_frontier src);
 mg_status mg__gpu_frontier_out_edges(mg_context ctx, const mg_frontier f, uint64_t *edges);
+/* Launches (on the default stream, no wait) *sum += the sum of off[v + 1] - off[v] over v in
+ * list[0..count), or over 0..count when list is NULL: the edges of a frontier. One atomic per thread
+ * block, so a frontier of millions does not serialise on one address. false: the launch failed
+ * (cudaGetLastError says why). */
+bool mg__gpu_degree_sum_async(const uint64_t *off, const uint32_t *list, uint32_t count,
+                              unsigned long long *sum);
 mg_status mg__gpu_frontier_select(mg_context ctx, mg_frontier out, const mg_frontier in,
                                   const mg_vector values, mg_compare cmp, double threshold);
 

@@ -30,6 +30,7 @@
 
 #include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
 #include "frontier/gpu_engine.h"
+#include "core/gpu_resident.h"
 
 namespace {
 
@@ -425,21 +426,6 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
 
 /* ---- small kernels for the decision and the frontier's bitmap --------------------------------- */
 
-/* Sum of degrees over the list (or all vertices): the frontier's edges. */
-__global__ void degree_sum_kernel(const uint64_t *off, const uint32_t *list, uint32_t count, ull *sum) {
-    ull mine = 0;
-    const uint32_t stride = gridDim.x * blockDim.x;
-    const uint32_t rounds = (count + stride - 1) / stride;
-    for (uint32_t r = 0; r < rounds; r++) {
-        const uint32_t i = r * stride + blockIdx.x * blockDim.x + threadIdx.x;
-        if (i < count) {
-            const uint32_t v = list ? list[i] : i;
-            mine += off[v + 1] - off[v];
-        }
-    }
-    add_scanned(sum, mine);
-}
-
 /* Sum of degrees over the eligible vertices of a mask. */
 __global__ void eligible_sum_kernel(const uint64_t *off, uint32_t n, const uint64_t *mask, bool complement,
                                     ull *sum) {
@@ -697,9 +683,8 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
     /* The frontier's edges: summed on the device, read with the other counters at the end unless
      * the decision needs them now. Every vertex active: all m edges. */
     if (P.list != nullptr && P.count > 0) {
-        degree_sum_kernel<<<grid_for(P.count), kBlock>>>(P.push_off, P.list, P.count,
-                                                         counters + CNT_FRONTIER_EDGES);
-        LAUNCHED("degree_sum_kernel");
+        mg__gpu_degree_sum_async(P.push_off, P.list, P.count, counters + CNT_FRONTIER_EDGES);
+        LAUNCHED("degree_sum");
     }
     ull mf = P.list != nullptr ? 0 : g->m;
     bool mf_known = P.list == nullptr || P.count == 0;
@@ -898,8 +883,8 @@ extern "C" mg_status mg__gpu_frontier_edges(mg_context ctx, const mg__gpu_graph 
     TRY(workspace_get(ctx, g->n, &w));
     const uint64_t *off = edges == MG_EDGES_OUT ? g->d_out_offsets : g->d_in_offsets;
     CU(cudaMemsetAsync(w->counters + CNT_FRONTIER_EDGES, 0, sizeof(ull)));
-    degree_sum_kernel<<<grid_for(count), kBlock>>>(off, d_list, count, w->counters + CNT_FRONTIER_EDGES);
-    LAUNCHED("degree_sum_kernel");
+    mg__gpu_degree_sum_async(off, d_list, count, w->counters + CNT_FRONTIER_EDGES);
+    LAUNCHED("degree_sum");
     CU(cudaMemcpy(w->host_counters + CNT_FRONTIER_EDGES, w->counters + CNT_FRONTIER_EDGES, sizeof(ull),
                   cudaMemcpyDeviceToHost));
     *edges_out = w->host_counters[CNT_FRONTIER_EDGES];
