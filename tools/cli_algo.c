@@ -278,6 +278,7 @@ typedef struct {
     const char *bench_engine; /* bench: the engine's name in its list; NULL for `mgraph ALGO`      */
     cli_outfile *out;         /* --output, or NULL                                              */
     bool reported;            /* set once the case's result line or object is printed           */
+    char why[512];            /* the library's message when the case failed before that         */
 } run_setup;
 
 /* Runs the warm-up and the timed runs, counts traversed edges, validates, writes --output and
@@ -538,6 +539,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
     }
 
 cleanup:
+    if (rc != CLI_OK && !su->reported) snprintf(su->why, sizeof su->why, "%s", mg_context_error(ctx));
     mg_context_set_trace(ctx, NULL, NULL);
     mg_vector_free(&scratch);
     mg_vector_free(&result);
@@ -589,7 +591,7 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
         goto cleanup;
     }
     if ((rc = cli_apply_threads(&o.a, ctx)) != CLI_OK) goto cleanup;
-    run_setup su = {o.file, NULL, 0, 0, NULL, o.output != NULL ? &out : NULL, false};
+    run_setup su = {o.file, NULL, 0, 0, NULL, o.output != NULL ? &out : NULL, false, ""};
     if ((rc = load_graph(ctx, &o, cmd == CMD_SSSP, &g, &su.load_s, &su.preprocess_s)) != CLI_OK)
         goto cleanup;
     su.g = g;
@@ -754,7 +756,7 @@ int cli_bench_main(int argc, char **argv) {
             o.mode = BENCH_ENGINES[e].mode;
             o.engine = BENCH_ENGINES[e].engine;
             run_setup su = {o.file, graphs[which], load_s[which], preprocess_s[which],
-                            BENCH_ENGINES[e].name, NULL, false};
+                            BENCH_ENGINES[e].name, NULL, false, ""};
             int case_rc = run_case(ctx, &su, cmd, algo, &o);
             if (case_rc == CLI_USAGE) { /* a source out of range: the same for every engine */
                 rc = CLI_USAGE;
@@ -762,8 +764,7 @@ int cli_bench_main(int argc, char **argv) {
             }
             if (case_rc != CLI_OK) {
                 failed++;
-                if (!su.reported) bench_report_missing(&o, algo, BENCH_ENGINES[e].name, "failed",
-                                                       mg_context_error(ctx));
+                if (!su.reported) bench_report_missing(&o, algo, BENCH_ENGINES[e].name, "failed", su.why);
             }
         }
     }

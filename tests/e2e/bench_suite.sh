@@ -42,15 +42,17 @@ table = open(f"{out}/speedup.md").read()
 assert "original vertex order" in table and "renumbered vertex order" in table, table
 assert all(f"| {a} |" in table for a in ("bfs", "sssp", "bc")), table
 xml.dom.minidom.parse(f"{out}/mteps.svg")
-# BFS traces: one row per advance; from vertex 0, a corner of the 32 x 32 grid, 62 levels are
-# found and one last advance finds nothing
+# BFS traces: one row per advance; from the suite's source for the 32 x 32 grid, its centre 528
+# (row 16, column 16), 32 levels reach the far corner and one last advance finds nothing
 trace = list(csv.DictReader(open(f"{out}/trace.csv")))
 for g in ("rmat10", "grid32x32", "rmat10-renum", "grid32x32-renum"):
     steps = [int(r["step"]) for r in trace
              if r["graph"] == g and r["engine"] == "cpu" and r["algorithm"] == "bfs"]
     assert steps == list(range(1, len(steps) + 1)) and steps, (g, steps)
 grid = [r for r in trace if r["graph"] == "grid32x32" and r["engine"] == "cpu" and r["algorithm"] == "bfs"]
-assert len(grid) == 63 and grid[-1]["vertices_out"] == "0", len(grid)
+assert len(grid) == 33 and grid[-1]["vertices_out"] == "0", len(grid)
+assert all(r["source"] == 528 for r in recs if r["graph"] == "grid32x32" and r["algorithm"] in ("bfs", "sssp", "bc")
+           and r["status"] == "ok"), recs
 assert all(r["mode"] in ("sparse", "pull") for r in trace), trace[:3]
 # the CPU does not sample: no estimates
 assert all(r[k] == "-" for r in trace for k in ("est_sparse_ms", "est_pull_ms", "est_dense_ms")), trace[:3]
