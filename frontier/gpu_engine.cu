@@ -11,8 +11,8 @@
  *    (min/min, max/max, any/if-unset, sum/add) update y directly, the others combine into a scratch
  *    accumulator and a second kernel applies once per touched destination (every eligible one for
  *    MG_APPLY_AFFINE). Output lists are appended with warp-aggregated atomics (coalesced groups).
- *    A hub's stage-3 edges (kHubEdges and more) go instead to hub_kernel, which spreads each
- *    hub over the whole grid.
+ *    A hub's stage-3 edges (kHubEdges and more) go instead to hub_kernel, in chunks of
+ *    kHubChunk edges that the whole grid shares out (one block per chunk).
  *  - pull: one thread per eligible destination, one warp for the destinations of in-degree >= 128
  *    and one block for those of 2048 and more (degree groups 2-5 and 1, contiguous ranges of new
  *    ids at the front); no atomics on y, MG_COMBINE_ANY stops at the first active source.
@@ -41,8 +41,10 @@ constexpr uint64_t kPullFactor = 2;
 
 constexpr int kBlock = 256;          /* threads per block, all kernels                    */
 constexpr int kGroup = 64;           /* frontier vertices per push block (MultiGraphS)    */
-constexpr uint64_t kHubEdges = 8192; /* stage-3 edges from which a vertex goes to hub_kernel */
+constexpr uint64_t kHubEdges = 2048; /* stage-3 edges from which a vertex goes to hub_kernel */
+constexpr uint64_t kHubChunk = 2048; /* edges of one hub_kernel work item                    */
 constexpr unsigned kHubBlocks = 1024;
+constexpr int kHubShift = 40;        /* hub_count: (hubs << kHubShift) | chunks              */
 
 /* ---- push ------------------------------------------------------------------------------------- */
 
@@ -97,11 +99,15 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
             s_deg[tid] = deg;
             s_xs[tid] = xs;
             /* vertices of 256 edges and more keep some for stage 3: list them (warp-aggregated);
-             * a hub's stage-3 edges go to hub_kernel instead, spread over the whole grid (one block
-             * would take them in sequence: 1.5 ms for R-MAT 22's largest vertex) */
+             * a hub's stage-3 edges go to hub_kernel instead, in chunks the whole grid shares (one
+             * block would take them in sequence: 1.5 ms for R-MAT 22's largest vertex; a loop of
+             * the grid over each hub in turn, 5.9 ms for the 1,000-odd hubs of one SSSP step).
+             * One atomic numbers the hub and its first chunk, so both grow together. */
             const uint64_t r3 = deg - deg % 32 - (deg - deg % 32) % 256;
             if (r3 >= kHubEdges && P.hubs != nullptr) {
-                P.hubs[atomicAdd(P.hub_count, 1ull)] = s;
+                const ull chunks = (r3 + kHubChunk - 1) / kHubChunk;
+                const ull at = atomicAdd(P.hub_count, (1ull << kHubShift) | chunks);
+                P.hubs[at >> kHubShift] = (at & ((1ull << kHubShift) - 1)) << 32 | s;
             } else if (r3 > 0) {
                 cg::coalesced_group g = cg::coalesced_threads();
                 uint32_t base = 0;
@@ -140,18 +146,28 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
     }
 }
 
-/* Stage 3 of the hubs push_kernel listed: every block takes a slice of each hub's edges. */
+/* Stage 3 of the hubs push_kernel listed, a chunk of kHubChunk edges per block at a time: chunk c
+ * belongs to the last hub whose first chunk is <= c (the list is in that order). */
 template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) hub_kernel(Params<T> P) {
-    const ull hubs = *P.hub_count;
-    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    for (ull h = 0; h < hubs; h++) {
-        const uint32_t s = P.hubs[h];
+    const ull counted = *P.hub_count;
+    const uint32_t hubs = (uint32_t)(counted >> kHubShift);
+    const ull chunks = counted & ((1ull << kHubShift) - 1);
+    for (ull c = blockIdx.x; c < chunks; c += gridDim.x) {
+        uint32_t a = 0, z = hubs; /* the hub: every thread searches alike (broadcast loads) */
+        while (z - a > 1) {
+            const uint32_t mid = a + (z - a) / 2;
+            if ((P.hubs[mid] >> 32) <= c) a = mid;
+            else z = mid;
+        }
+        const ull h = P.hubs[a];
+        const uint32_t s = (uint32_t)h;
         uint64_t lo = P.push_off[s];
         if (P.seg_ptr) lo += P.seg_ptr[(uint64_t)s * (P.nseg + 1) + P.nseg];
         const uint64_t deg = P.push_off[s + 1] - lo, rest = deg - deg % 32, r3 = rest - rest % 256;
+        const uint64_t from = (c - (h >> 32)) * kHubChunk;
+        const uint64_t to = from + kHubChunk < r3 ? from + kHubChunk : r3;
         const T xs = source_value<T, K>(P, s);
-        for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < r3; j += stride)
-            push_edge<T, K, C>(P, xs, lo + j);
+        for (uint64_t j = from + threadIdx.x; j < to; j += kBlock) push_edge<T, K, C>(P, xs, lo + j);
     }
 }
 
@@ -494,7 +510,7 @@ struct Workspace {
     uint64_t *out_bm, *active_bm, *touched;
     uint32_t *tlist;
     uint32_t *sample;     /* a push sample's frontier (mg__gpu_advance_forced with stride > 1) */
-    uint32_t *hubs;       /* the push's vertices with kHubEdges stage-3 edges and more       */
+    ull *hubs;            /* the push's vertices with kHubEdges stage-3 edges and more       */
     void *acc;            /* capacity values of up to 8 bytes */
 };
 
@@ -786,7 +802,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
             }
             /* hubs only where the graph has them (a road graph's thousands of levels pay nothing) */
             if ((along_out ? g->max_out_degree : g->max_in_degree) >= kHubEdges) {
-                TRY(workspace_array(ctx, &w->hubs, (size_t)w->capacity * sizeof(uint32_t), "the hub list"));
+                TRY(workspace_array(ctx, &w->hubs, (size_t)w->capacity * sizeof(ull), "the hub list"));
                 P.hubs = w->hubs;
                 P.hub_count = counters + CNT_HUBS;
             }

@@ -56,8 +56,9 @@ template <typename T> struct Params {
     int op;
     const uint32_t *seg_ptr;         /* push with segments: the graph's d_seg_ptr (NULL: none)  */
     uint32_t nseg, seg_size, seg_end;/* seg_count, seg_size, group_start[4]                     */
-    uint32_t *hubs;                  /* push: vertices whose stage 3 hub_kernel runs (NULL: none) */
-    ull *hub_count;
+    ull *hubs;                       /* push: (first chunk << 32) | vertex, of the vertices whose
+                                        stage 3 hub_kernel runs (NULL: none)                    */
+    ull *hub_count;                  /* (hubs << 40) | chunks                                   */
     T unset;
     double alpha, beta, eps;
 };
