@@ -153,11 +153,11 @@ mg_status reserve_dlist(mg_context ctx, mg_frontier f, uint32_t capacity, bool k
         cudaError_t e = cudaMemcpy(p, f->d_list, (size_t)f->count * sizeof(uint32_t),
                                    cudaMemcpyDeviceToDevice);
         if (e != cudaSuccess) {
-            cudaFree(p);
+            dfree(p);
             return cu_fail(ctx, e, __func__, "cudaMemcpy(list, d_list, DeviceToDevice)");
         }
     }
-    if (f->d_list) cudaFree(f->d_list);
+    if (f->d_list) dfree(f->d_list);
     f->d_list = (uint32_t *)p;
     f->d_list_capacity = capacity;
     return MG_SUCCESS;
@@ -277,10 +277,10 @@ extern "C" mg_status mg__gpu_frontier_to_host(mg_context ctx, const mg_frontier 
 }
 
 extern "C" void mg__gpu_frontier_release(mg_frontier f) {
-    if (f->d_list) cudaFree(f->d_list);
-    if (f->d_bitmap) cudaFree(f->d_bitmap);
-    if (f->d_counter) cudaFree(f->d_counter);
-    if (f->d_spare) cudaFree(f->d_spare);
+    if (f->d_list) dfree(f->d_list);
+    if (f->d_bitmap) dfree(f->d_bitmap);
+    if (f->d_counter) dfree(f->d_counter);
+    if (f->d_spare) dfree(f->d_spare);
     f->d_spare = nullptr;
     f->d_spare_capacity = 0;
     f->d_list = nullptr;
@@ -425,7 +425,7 @@ extern "C" mg_status mg__gpu_frontier_select(mg_context ctx, mg_frontier out, co
          * in place writes to its spare list, swapped in afterwards */
         const uint32_t need = in->count ? in->count : 1;
         if (out == in && out->d_spare_capacity < need) {
-            if (out->d_spare) cudaFree(out->d_spare);
+            if (out->d_spare) dfree(out->d_spare);
             out->d_spare = nullptr;
             out->d_spare_capacity = 0;
             void *q = nullptr;
@@ -446,7 +446,7 @@ extern "C" mg_status mg__gpu_frontier_select(mg_context ctx, mg_frontier out, co
             });
             cudaError_t e = cudaGetLastError();
             if (e != cudaSuccess) {
-                if (out != in && !reuse) cudaFree(p);
+                if (out != in && !reuse) dfree(p);
                 return cu_fail(ctx, e, __func__, "select_list<<<>>>");
             }
         }
@@ -458,7 +458,7 @@ extern "C" mg_status mg__gpu_frontier_select(mg_context ctx, mg_frontier out, co
             out->d_spare = old;
             out->d_spare_capacity = old_capacity;
         } else if (!reuse) {
-            if (out->d_list) cudaFree(out->d_list);
+            if (out->d_list) dfree(out->d_list);
             out->d_list = (uint32_t *)p;
             out->d_list_capacity = need;
         }

@@ -202,7 +202,7 @@ extern "C" mg_status mg__gpu_vector_to_host(mg_context ctx, mg_vector v) {
 }
 
 extern "C" void mg__gpu_vector_release(mg_vector v) {
-    if (v->d_data) cudaFree(v->d_data);
+    if (v->d_data) dfree(v->d_data);
     v->d_data = nullptr;
     v->on_device = false;
 }
