@@ -479,3 +479,9 @@ extern "C" bool mg__gpu_degree_sum_async(const uint64_t *off, const uint32_t *li
     degree_sum<<<blocks, kThreads>>>(off, list, count, sum);
     return cudaPeekAtLastError() == cudaSuccess;
 }
+
+extern "C" bool mg__gpu_list_to_bitmap_async(const uint32_t *list, uint32_t count, uint64_t *bitmap) {
+    if (count == 0) return true;
+    list_to_bitmap<<<blocks_for(count), kThreads>>>(list, count, bitmap);
+    return cudaPeekAtLastError() == cudaSuccess;
+}

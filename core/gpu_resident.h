@@ -78,6 +78,9 @@ mg_status mg__gpu_frontier_out_edges(mg_context ctx, const mg_frontier f, uint64
  * (cudaGetLastError says why). */
 bool mg__gpu_degree_sum_async(const uint64_t *off, const uint32_t *list, uint32_t count,
                               unsigned long long *sum);
+/* Launches (default stream, no wait) the setting of list[0..count)'s bits in bitmap (whose words
+ * the caller has zeroed or wants kept). false: the launch failed. */
+bool mg__gpu_list_to_bitmap_async(const uint32_t *list, uint32_t count, uint64_t *bitmap);
 mg_status mg__gpu_frontier_select(mg_context ctx, mg_frontier out, const mg_frontier in,
                                   const mg_vector values, mg_compare cmp, double threshold);
 

@@ -461,11 +461,6 @@ __global__ void sample_list_kernel(const uint32_t *list, uint32_t count, uint32_
         sample[i] = list ? list[(uint64_t)i * step] : i * step;
 }
 
-__global__ void list_to_bitmap_kernel(const uint32_t *list, uint32_t count, uint64_t *bm) {
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
-        atomicOr(reinterpret_cast<ull *>(&bm[list[i] >> 6]), 1ull << (list[i] & 63));
-}
-
 /* ---- host side -------------------------------------------------------------------------------- */
 
 unsigned grid_for(uint64_t threads) {
@@ -736,10 +731,8 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
         if (a->d_in_list != nullptr) {
             TRY(workspace_array(ctx, &w->active_bm, cap_words * sizeof(uint64_t), "the active-source bitmap"));
             CU(cudaMemsetAsync(w->active_bm, 0, words * sizeof(uint64_t)));
-            if (a->in_count > 0) {
-                list_to_bitmap_kernel<<<grid_for(a->in_count), kBlock>>>(a->d_in_list, a->in_count, w->active_bm);
-                LAUNCHED("list_to_bitmap_kernel");
-            }
+            mg__gpu_list_to_bitmap_async(a->d_in_list, a->in_count, w->active_bm);
+            LAUNCHED("list_to_bitmap");
             P.active_bm = w->active_bm;
         }
         /* along MG_EDGES_OUT the pull scans in-edges: degree group 1 (in-degree >= 2048) gets a

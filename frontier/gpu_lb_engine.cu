@@ -51,6 +51,7 @@
 
 #include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
 #include "frontier/gpu_lb_engine.h"
+#include "core/gpu_resident.h"
 
 namespace {
 
@@ -410,11 +411,6 @@ template <typename T> __global__ void fill_kernel(T *a, uint32_t n, T v) {
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) a[i] = v;
 }
 
-__global__ void list_to_bitmap_kernel(const uint32_t *list, uint32_t count, uint64_t *bm) {
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
-        atomicOr(reinterpret_cast<ull *>(&bm[list[i] >> 6]), 1ull << (list[i] & 63));
-}
-
 /* x[s] / outdeg(s) once per source, with source_value's arithmetic (the same bits). */
 template <typename T> __global__ void scale_kernel(Params<T> P, T *scaled) {
     for (uint32_t s = blockIdx.x * blockDim.x + threadIdx.x; s < P.n; s += gridDim.x * blockDim.x)
@@ -660,10 +656,8 @@ template <typename T> mg_status pull_step(Call<T> &c) {
         uint64_t *active = nullptr;
         TRY(take(ctx, c.S, &active, c.words * sizeof(uint64_t), "the active-source bitmap"));
         CU(cudaMemsetAsync(active, 0, c.words * sizeof(uint64_t)));
-        if (c.a->in_count > 0) {
-            list_to_bitmap_kernel<<<grid_for(c.a->in_count), kBlock>>>(c.a->d_in_list, c.a->in_count, active);
-            LAUNCHED("list_to_bitmap_kernel");
-        }
+        mg__gpu_list_to_bitmap_async(c.a->d_in_list, c.a->in_count, active);
+        LAUNCHED("list_to_bitmap");
         P.active_bm = active;
     }
     int K = (int)p->contribution;
