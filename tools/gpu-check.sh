@@ -8,7 +8,9 @@
 #        MG_GPU_CHECK_KEEP_BUILD=1 to reuse the build folder (default: rebuilt from scratch),
 #        MG_GPU_CHECK_SANITIZE="test_gpu_x ..." to run compute-sanitizer on those tests only,
 #        MG_GPU_CHECK_SKIP_CTEST=1, MG_GPU_CHECK_SKIP_CLI=1, MG_GPU_CHECK_SKIP_BENCH=1 to skip those
-#        sections (one call of the device tool is limited to 10 minutes: split the run there),
+#        sections (one call of the device tool is limited to 10 minutes: split the run there; BENCH
+#        is bench_gpu, bench_dense, mgraph bench and ncu), MG_GPU_CHECK_BENCH_ENGINES: the engines
+#        of the mgraph bench section (all seven),
 #        OUT (if set, the logs go there as one archive, gpu-check-logs.tar.gz, with the bench logs
 #        beside it: the device tool brings back a few files only).
 set -u
@@ -228,6 +230,27 @@ else
     record "bench_dense" FAIL "not built"
 fi
 
+# ---- 8b. the engines side by side: mgraph bench (every algorithm x engine, one load, validated) ---
+# R-MAT 22 and the 4M grid (from its centre: see section 6), median of 5 after a warm-up.
+section "mgraph bench: engines side by side"
+if [ "${MG_GPU_CHECK_SKIP_BENCH:-0}" = 1 ]; then
+    record "mgraph bench" SKIP "MG_GPU_CHECK_SKIP_BENCH=1"
+else
+    for spec in "rmat22:" "grid4M:--source $((1024 * 2048 + 1024))"; do
+        name=${spec%%:*}
+        t=$(date +%s)
+        # shellcheck disable=SC2086
+        if timeout 400 "$BUILD/mgraph" bench "$GEN_DIR/$name.mgb" ${spec#*:} --runs 5 \
+               --engines ${MG_GPU_CHECK_BENCH_ENGINES:-cpu,auto,hybrid,sparse,pull,dense,baseline} \
+               >"$LOGDIR/engines-$name.log" 2>"$LOGDIR/engines-$name.err"; then
+            record "mgraph bench $name" PASS "$(elapsed "$t"), every case validated"
+        else
+            tail -5 "$LOGDIR/engines-$name.err"
+            record "mgraph bench $name" FAIL "see $LOGDIR/engines-$name.log"
+        fi
+    done
+fi
+
 # ---- 9. DRAM bytes per edge of the dense engine's PageRank iteration (issue 4), with ncu --------
 # One dense iteration per graph under Nsight Compute with the clocks left alone; the phase kernels'
 # DRAM reads + writes over the stored edges.
@@ -278,6 +301,12 @@ echo
 echo "ncu (dense PageRank iteration, float, scale 22: DRAM read + write of the phase kernels / edges):"
 printf '%s\n' "${NCU_ROWS[@]}"
 echo
+for name in rmat22 grid4M; do
+    [ -s "$LOGDIR/engines-$name.log" ] || continue
+    echo "mgraph bench $name (seconds, median of 5; every case validated):"
+    cat "$LOGDIR/engines-$name.log"
+    echo
+done
 echo "bench_dense (full table in $LOGDIR/bench_dense.log):"
 grep -v '^ *$' "$LOGDIR/bench_dense.log" 2>/dev/null | tail -12 || true
 echo
