@@ -17,10 +17,12 @@
  *    its band's items; one band by default). A light item stages the same values and writes each
  *    active entry's contribution straight to its slot (no atomics, no combining; the slot follows
  *    from the entry's index and its light block). A row panel's thread block combines its
- *    contiguous slots into shared accumulators by destination with shared-memory atomics (8
- *    neighbouring slots per thread, runs of one destination combined in registers and across the
- *    warp first), drops the slots' lines from L2 without a write-back, then applies the program's
- *    rule to every eligible destination of the panel and produces the output list and bitmap.
+ *    contiguous slots into shared accumulators by destination with shared-memory atomics (a
+ *    window of 256 slots per warp, 8 neighbouring ones per thread, their one-byte destination
+ *    codes decoded with a warp scan; runs of one destination combined in registers and across the
+ *    warp first),
+ *    drops the slots' lines from L2 without a write-back, then applies the program's rule to every
+ *    eligible destination of the panel and produces the output list and bitmap.
  * Masking: inactive sources contribute nothing, so any frontier runs, at the cost of all edges.
  * A destination is "found" when an active source reached it: every destination with edges for the
  * full frontier, and from per-slot flags otherwise.
@@ -34,6 +36,8 @@
 #include "frontier/gpu_engine.h"
 #include "preprocess/gpu_dense_layout.h"
 
+#include <cub/warp/warp_scan.cuh>
+
 namespace {
 
 constexpr int kHeavy = MG__DENSE_HEAVY_THREADS;
@@ -44,6 +48,8 @@ constexpr uint32_t kLightBatch = 8; /* light entries loaded at once per thread  
 constexpr uint32_t kStageBatch = 4; /* 16-byte source-value loads at once per thread      */
 constexpr uint32_t kSourceBits = MG__DENSE_MARKER - 1; /* a light entry's source          */
 constexpr uint32_t kSlotChunk = MG__DENSE_SLOT_CHUNK; /* phase-2 slots per thread and round  */
+constexpr uint32_t kSlotWindow = MG__DENSE_SLOT_WINDOW; /* phase-2 slots per warp and round  */
+static_assert(kSlotWindow == 32 * kSlotChunk, "a window is a warp's chunks");
 
 /* The form's arrays, as the kernels see them. */
 struct Layout {
@@ -60,7 +66,9 @@ struct Layout {
     const uint32_t *band_row, *band_item;
     uint32_t *sync;      /* [0] ticket counter, [1 + b] band b's finished light items (zeroed) */
     const uint32_t *row_start, *row_slot;
-    const uint16_t *slot_dst;
+    const uint8_t *slot_code;
+    const uint16_t *escape_dst;
+    const uint32_t *window_escape;
     const uint64_t *has_edges;
     void *values;
     uint8_t *found;
@@ -343,6 +351,23 @@ __device__ __forceinline__ void light_item(const Params<T> &P, const Layout &D, 
     }
 }
 
+/* 0x80 in each byte of x that is the escape code 0xff (its low seven bits plus one carry into bit
+ * 7, which is set; no byte carries into the next). */
+static_assert(MG__DENSE_ESCAPE == 0xffu, "escape_bytes looks for 0xff");
+__device__ __forceinline__ uint32_t escape_bytes(uint32_t x) {
+    return ((x & 0x7f7f7f7fu) + 0x01010101u) & x & 0x80808080u;
+}
+
+/* acc plus the bytes of x that `bytes` selects (0x01 in each byte to add). */
+__device__ __forceinline__ uint32_t add_bytes(uint32_t x, uint32_t bytes, uint32_t acc) {
+    return __dp4a(x, bytes, acc);
+}
+
+/* The bits of x above its highest set bit (all of them for x = 0). */
+__device__ __forceinline__ uint32_t bits_above(uint32_t x) {
+    return x ? 0xfffffffeu << (31 - __clz(x)) : 0xffffffffu;
+}
+
 /* Phase 2 of row panel r: its contiguous slots are combined into shared accumulators by destination
  * (max_rows of them, then (partial) found bits) with shared-memory atomics, then the program's rule
  * is applied to every eligible destination of the panel. The slots were written by this kernel's
@@ -361,42 +386,135 @@ __device__ __forceinline__ void phase2_panel(const Params<T> &P, const Layout &D
     if (PARTIAL)
         for (uint32_t i = threadIdx.x; i < (rows + 31) / 32; i += blockDim.x) sfound[i] = 0;
     __syncthreads();
-    /* each thread takes 8 neighbouring slots with vector loads (the slot arrays are padded to whole
-     * chunks) and combines runs of one destination in a register; a thread's last run is merged
-     * with its neighbours' (warp_runs), so a hub's long run of light slots costs one atomic per warp */
+    /* a warp takes a window of slots, each thread 8 neighbouring ones with vector loads (the slot
+     * arrays are padded to whole chunks). A window's destinations decode on their own. With its
+     * codes a thread loads one of the window's first 32 escaped destinations (the side table is
+     * padded by 32), so that the decoding waits on no further load: one warp sum of (escapes << 16
+     * | steps) per thread, where steps are the codes after the thread's last escape (all of its
+     * codes without one), gives each thread its escapes before it (E) and, counted from the last
+     * thread that has one, the steps since the last of them; shuffles bring the escaped
+     * destinations E - 1, E and E + 1; a chunk with no escape past its first slot (most) adds up
+     * its codes with a dp4a per slot. A window with more than 32 escapes or a chunk with more than
+     * two (tiny blocks) takes them from memory. (A window holds at most 256 escapes and 256 * 254
+     * steps: the halves never carry.) The threads before the panel's first slot only count
+     * escapes. A thread combines runs of one destination in a register; its last run is merged
+     * with its neighbours' (warp_runs), so a hub's long run of light slots costs one atomic per
+     * warp */
+    using CodeSum = cub::WarpScan<uint32_t>;
+    __shared__ typename CodeSum::TempStorage s_scan[kThreads / 32];
     T *values = static_cast<T *>(D.values);
-    for (uint32_t base = s0 & ~(kSlotChunk - 1); base < s1; base += blockDim.x * kSlotChunk) {
-        const uint32_t c0 = base + threadIdx.x * kSlotChunk;
+    const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const uint32_t w_end = s1 > s0 ? (s1 - 1) / kSlotWindow + 1 : 0, w_step = blockDim.x / 32;
+    /* the next window's first escape is loaded a round ahead: the side-table load then waits on
+     * nothing but it, beside the codes' load */
+    const uint32_t w_first = s0 / kSlotWindow + warp;
+    uint32_t first_escape = w_first < w_end ? D.window_escape[w_first] : 0u;
+    for (uint32_t w = w_first; w < w_end; w += w_step) {
+        const uint32_t c0 = w * kSlotWindow + lane * kSlotChunk;
+        const bool mine = c0 < s1 && c0 + kSlotChunk > s0; /* the chunk holds slots of the panel */
+        uint2 code = make_uint2(0u, 0u);
+        if (c0 < s1) code = *reinterpret_cast<const uint2 *>(D.slot_code + c0);
+        const uint32_t lane_escape = D.escape_dst[first_escape + lane];
+        const uint32_t next_first = w + w_step < w_end ? D.window_escape[w + w_step] : 0u;
+        T val[kSlotChunk];
+        uint8_t fl[kSlotChunk];
+        /* 4-byte values are loaded with the codes; 8-byte ones after the decoding (held through
+         * it, they would spill: 32 registers a thread at two blocks of 1024 threads per SM) */
+        constexpr bool kValuesFirst = sizeof(T) == 4;
+        if (kValuesFirst && mine) {
+            load_chunk<true>(values + c0, val);
+            if (PARTIAL) load_chunk<true>(D.found + c0, fl);
+        }
+        const uint32_t esc_lo = escape_bytes(code.x), esc_hi = escape_bytes(code.y);
+        const uint32_t count = __popc(esc_lo) + __popc(esc_hi);
+        /* the code bytes above the last escape byte (bit 8k + 7 of esc_lo / esc_hi for byte k) */
+        const uint32_t keep_hi = bits_above(esc_hi), keep_lo = esc_hi ? 0u : bits_above(esc_lo);
+        const uint32_t own = count << 16 | add_bytes(code.y & keep_hi, 0x01010101u,
+                                                     add_bytes(code.x & keep_lo, 0x01010101u, 0u));
+        uint32_t before;
+        CodeSum(s_scan[warp]).ExclusiveSum(own, before);
+        const unsigned escaping = __ballot_sync(0xffffffffu, count != 0) & ((1u << lane) - 1);
+        const uint32_t from = __shfl_sync(0xffffffffu, before, (31 - __clz(escaping)) & 31);
+        const uint32_t E = before >> 16, steps = (before - from) & 0xffffu;
+        const uint32_t prev = __shfl_sync(0xffffffffu, lane_escape, (E - 1) & 31);
+        uint32_t esc1 = __shfl_sync(0xffffffffu, lane_escape, E & 31);
+        const uint32_t esc2 = __shfl_sync(0xffffffffu, lane_escape, (E + 1) & 31);
+        /* lane 0 has no escape before it, but its chunk starts with one */
+        uint32_t dst = prev + steps;
+        uint16_t dsts[kSlotChunk]; /* a row panel has at most 32768 rows */
+        if (!__any_sync(0xffffffffu, mine && (count > 2 || E + count > 32))) {
+            if (((esc_lo & ~0xffu) | esc_hi) == 0) {
+                /* no escape past the chunk's first slot (most chunks): slot k's destination is
+                 * the start plus the codes up to k, the first one zeroed when it escapes, a dp4a
+                 * each */
+                const bool first_escaped = esc_lo != 0;
+                const uint32_t start = first_escaped ? esc1 : dst;
+                const uint32_t lo = first_escaped ? code.x & ~0xffu : code.x;
+#pragma unroll
+                for (uint32_t k = 0; k < 4; k++)
+                    dsts[k] = (uint16_t)add_bytes(lo, 0x01010101u >> (24 - 8 * k), start);
+                const uint32_t mid = add_bytes(lo, 0x01010101u, start);
+#pragma unroll
+                for (uint32_t k = 0; k < 4; k++)
+                    dsts[4 + k] = (uint16_t)add_bytes(code.y, 0x01010101u >> (24 - 8 * k), mid);
+            } else {
+                const uint64_t codes = (uint64_t)code.y << 32 | code.x;
+#pragma unroll
+                for (uint32_t k = 0; k < kSlotChunk; k++) {
+                    const uint32_t c = (uint32_t)(codes >> (8 * k)) & 0xffu;
+                    const bool escaped = c == MG__DENSE_ESCAPE;
+                    dst = escaped ? esc1 : dst + c;
+                    if (escaped) esc1 = esc2;
+                    dsts[k] = (uint16_t)dst;
+                }
+            }
+        } else {
+            const uint64_t codes = (uint64_t)code.y << 32 | code.x;
+            uint32_t next = first_escape + E;
+            if (E > 0) dst = (uint32_t)D.escape_dst[next - 1] + steps;
+#pragma unroll
+            for (uint32_t k = 0; k < kSlotChunk; k++) {
+                const uint32_t c = (uint32_t)(codes >> (8 * k)) & 0xffu;
+                dst = c == MG__DENSE_ESCAPE ? (uint32_t)D.escape_dst[next++] : dst + c;
+                dsts[k] = (uint16_t)dst;
+            }
+        }
+        if (!kValuesFirst && mine) {
+            load_chunk<true>(values + c0, val);
+            if (PARTIAL) load_chunk<true>(D.found + c0, fl);
+        }
         uint32_t cur = UINT32_MAX;
         T acc = identity<T, C>();
         bool found = false;
-        if (c0 < s1) {
-            uint16_t dst[kSlotChunk];
-            T val[kSlotChunk];
-            uint8_t fl[kSlotChunk];
-            load_chunk<false>(D.slot_dst + c0, dst);
-            load_chunk<true>(values + c0, val);
-            if (PARTIAL) load_chunk<true>(D.found + c0, fl);
-#pragma unroll
-            for (uint32_t k = 0; k < kSlotChunk; k++) {
-                if (c0 + k < s0 || c0 + k >= s1 || (PARTIAL && !fl[k])) continue;
-                if (dst[k] != cur) {
-                    if (found) {
-                        smem_combine<T, C>(sacc + cur, acc);
-                        if (PARTIAL) atomicOr(sfound + (cur >> 5), 1u << (cur & 31));
-                    }
-                    cur = dst[k];
-                    acc = val[k];
-                    found = true;
-                } else {
-                    acc = combine<T, C>(acc, val[k]);
+        const auto take = [&](uint32_t k) {
+            if (PARTIAL && !fl[k]) return;
+            if (dsts[k] != cur) {
+                if (found) {
+                    smem_combine<T, C>(sacc + cur, acc);
+                    if (PARTIAL) atomicOr(sfound + (cur >> 5), 1u << (cur & 31));
                 }
+                cur = dsts[k];
+                acc = val[k];
+                found = true;
+            } else {
+                acc = combine<T, C>(acc, val[k]);
             }
+        };
+        /* a chunk inside the panel needs no bounds (8-byte values keep one loop: two would
+         * spill) */
+        if (kValuesFirst && mine && c0 >= s0 && c0 + kSlotChunk <= s1) {
+#pragma unroll
+            for (uint32_t k = 0; k < kSlotChunk; k++) take(k);
+        } else if (mine) {
+#pragma unroll
+            for (uint32_t k = 0; k < kSlotChunk; k++)
+                if (c0 + k >= s0 && c0 + k < s1) take(k);
         }
         if (warp_runs<T, C>(cur, acc, found) && found) {
             smem_combine<T, C>(sacc + cur, acc);
             if (PARTIAL) atomicOr(sfound + (cur >> 5), 1u << (cur & 31));
         }
+        first_escape = next_first;
     }
     __syncthreads();
     /* every slot of the panel is read: its lines are dead until the next advance rewrites them (no
@@ -407,7 +525,6 @@ __device__ __forceinline__ void phase2_panel(const Params<T> &P, const Layout &D
         const uint64_t lo = ((uint64_t)s0 * sizeof(T) + 127) / 128, hi = (uint64_t)s1 * sizeof(T) / 128;
         for (uint64_t line = lo + threadIdx.x; line < hi; line += blockDim.x) discard_line(bytes + line * 128);
     }
-    const uint32_t lane = threadIdx.x & 31;
     for (uint32_t base = 0; base < rows; base += blockDim.x) { /* the same rounds for all threads */
         const uint32_t l = base + threadIdx.x, d = d0 + l;
         bool joins = false;
@@ -708,7 +825,9 @@ mg_status advance_t(mg_context ctx, const mg__gpu_dense *d, mg__gpu_advance_args
     D.light_w = d->d_light_weights;
     D.row_start = d->d_row_start;
     D.row_slot = d->d_row_slot;
-    D.slot_dst = d->d_slot_dst;
+    D.slot_code = d->d_slot_code;
+    D.escape_dst = d->d_escape_dst;
+    D.window_escape = d->d_window_escape;
     D.has_edges = d->d_has_edges;
     D.values = ws->values;
     D.found = ws->found;

@@ -17,8 +17,11 @@
  *     on small arrays, uploaded back;
  *  6. the units' sizes (a kernel per unit) and entry offsets (a scan);
  *  7. the placement: a warp per run writes its marker and sources into its unit's frontier matrix,
- *     or its entries into the light stream (the block's first entry marked); a thread per column
- *     writes each column's top marker (a binary search over the unit's runs).
+ *     or its entries into the light stream (the block's first entry marked), and its slots'
+ *     destinations (16-bit, temporary); a thread per column writes each column's top marker (a
+ *     binary search over the unit's runs);
+ *  8. the slot codes: a warp per window of slots writes the one-byte codes and counts the window's
+ *     escapes; a scan places each window's escapes in the side table, which a second pass fills.
  * Temporary arrays (about 40 bytes per run) are freed at the end. Every CUDA and CUB call is checked;
  * all device memory of a build is tracked and freed in one place on failure.
  */
@@ -280,6 +283,61 @@ __global__ void place_runs_kernel(const uint32_t *key, const uint32_t *order, co
     }
 }
 
+/* Bit s of first: slot s is the first of a row panel (of one with slots). */
+__global__ void panel_first_kernel(const uint32_t *row_slot, uint32_t row_panels, uint32_t *first) {
+    GRID_STRIDE(r, row_panels) {
+        const uint32_t s = row_slot[r];
+        if (s < row_slot[r + 1]) atomicOr(&first[s >> 5], 1u << (s & 31));
+    }
+}
+
+/* Whether slot i's destination is stored whole (gpu_dense_layout.h): the first slot of a window or
+ * of a row panel, or one whose destination is below the previous slot's or 255 and more above. */
+__device__ __forceinline__ bool escaped(const uint16_t *dst, const uint32_t *first, uint32_t i) {
+    if (i % MG__DENSE_SLOT_WINDOW == 0 || ((first[i >> 5] >> (i & 31)) & 1u)) return true;
+    return dst[i] < dst[i - 1] || dst[i] - dst[i - 1] >= (int)MG__DENSE_ESCAPE;
+}
+
+/* A warp per window of slots: the slots' codes, and the window's escapes in count[w]. */
+__global__ void slot_codes_kernel(const uint16_t *dst, const uint32_t *first, uint64_t slots,
+                                  uint8_t *code, uint32_t *count) {
+    const int lane = threadIdx.x & 31;
+    const uint64_t warps = (uint64_t)gridDim.x * (blockDim.x / 32);
+    const uint64_t windows = MG__DENSE_SLOT_WINDOWS(slots);
+    const uint64_t first_warp = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    for (uint64_t w = first_warp; w < windows; w += warps) {
+        uint32_t escapes = 0;
+        for (uint32_t k = 0; k < MG__DENSE_SLOT_WINDOW; k += 32) {
+            const uint64_t i = w * MG__DENSE_SLOT_WINDOW + k + lane;
+            const bool esc = i < slots && escaped(dst, first, (uint32_t)i);
+            if (i < slots)
+                code[i] = esc ? (uint8_t)MG__DENSE_ESCAPE : (uint8_t)(dst[i] - dst[i - 1]);
+            escapes += __popc(__ballot_sync(0xffffffffu, esc));
+        }
+        if (lane == 0) count[w] = escapes;
+    }
+}
+
+/* A warp per window: its escaped slots' destinations, in slot order from escape_dst[before[w]]. */
+__global__ void escape_values_kernel(const uint16_t *dst, const uint32_t *first, uint64_t slots,
+                                     const uint32_t *before, uint16_t *escape_dst) {
+    const int lane = threadIdx.x & 31;
+    const unsigned below = (1u << lane) - 1;
+    const uint64_t warps = (uint64_t)gridDim.x * (blockDim.x / 32);
+    const uint64_t windows = MG__DENSE_SLOT_WINDOWS(slots);
+    const uint64_t first_warp = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    for (uint64_t w = first_warp; w < windows; w += warps) {
+        uint32_t at = before[w];
+        for (uint32_t k = 0; k < MG__DENSE_SLOT_WINDOW; k += 32) {
+            const uint64_t i = w * MG__DENSE_SLOT_WINDOW + k + lane;
+            const bool esc = i < slots && escaped(dst, first, (uint32_t)i);
+            const unsigned mask = __ballot_sync(0xffffffffu, esc);
+            if (esc) escape_dst[at + __popc(mask & below)] = dst[i];
+            at += __popc(mask);
+        }
+    }
+}
+
 /* A block per unit, a thread per column: row 0 repeats the marker of the run that the column's first
  * stream element belongs to (the last run whose marker position is at or before it). */
 __global__ void column_tops_kernel(const uint32_t *in_off, const uint32_t *unit_first,
@@ -420,8 +478,8 @@ void dense_release(mg__gpu_dense *d) {
     if (d == nullptr) return;
     void *const arrays[] = {d->d_row_start, d->d_row_slot, d->d_units, d->d_heavy_entries,
                             d->d_heavy_weights, d->d_light_items, d->d_light_src, d->d_light_delta,
-                            d->d_light_weights, d->d_band_row, d->d_band_item, d->d_slot_dst,
-                            d->d_has_edges};
+                            d->d_light_weights, d->d_band_row, d->d_band_item, d->d_slot_code,
+                            d->d_escape_dst, d->d_window_escape, d->d_has_edges};
     for (void *p : arrays)
         if (p != nullptr) cudaFree(p);
     if (d->ws != nullptr) {
@@ -584,9 +642,11 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
             S.light_blocks++;
             S.light_edges += I.edges;
         }
-        if (slots > UINT32_MAX || units > UINT32_MAX)
-            return mg__error(b->ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_build: more than 2^32 "
-                             "slots or units; use larger panels or a lower heavy threshold");
+        if (slots > UINT32_MAX - MG__DENSE_SLOT_WINDOW || units > UINT32_MAX)
+            return mg__error(b->ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_build: more than %llu "
+                             "slots or %llu units; use larger panels or a lower heavy threshold",
+                             (unsigned long long)(UINT32_MAX - MG__DENSE_SLOT_WINDOW),
+                             (unsigned long long)UINT32_MAX);
     }
     h_row_slot[RP] = (uint32_t)slots;
 
@@ -718,8 +778,7 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
     if (weighted) DALLOC(heavy_w, entries, "frontier matrix weights");
     DALLOC(light_src, light, "light sources");
     if (weighted) DALLOC(light_w, light, "light weights");
-    DALLOC(slot_dst, MG__DENSE_SLOT_ALLOC(slots), "slot destinations");
-    CU(cudaMemsetAsync(slot_dst, 0, MG__DENSE_SLOT_ALLOC(slots) * 2, b->stream)); /* the padding */
+    DALLOC(slot_dst, slots, "slot destinations (16-bit, temporary)");
     if (entries > 0) {
         /* padding is never read; zeroed so the structure's bytes are the same from run to run */
         CU(cudaMemsetAsync(heavy, 0, entries * 2, b->stream));
@@ -733,6 +792,33 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
                              b->stream>>>(in_off, unit_first, unit, (uint32_t)units, heavy);
         CU_NAMED(cudaGetLastError(), "launch of column_tops_kernel");
     }
+
+    /* 8. the slot codes and the escapes' side table */
+    const uint64_t windows = MG__DENSE_SLOT_WINDOWS(slots);
+    uint8_t *slot_code = nullptr;
+    uint16_t *escape_dst = nullptr;
+    uint32_t *panel_first = nullptr, *window_escape = nullptr;
+    DALLOC(slot_code, MG__DENSE_SLOT_ALLOC(slots), "slot codes");
+    CU(cudaMemsetAsync(slot_code, 0, MG__DENSE_SLOT_ALLOC(slots), b->stream)); /* padding: no escape */
+    DALLOC(window_escape, windows + 1, "escapes per window");
+    CU(cudaMemsetAsync(window_escape, 0, (windows + 1) * 4, b->stream));
+    uint32_t escapes = 0;
+    if (slots > 0) {
+        DALLOC(panel_first, (slots + 31) / 32, "row panels' first slots");
+        CU(cudaMemsetAsync(panel_first, 0, (slots + 31) / 32 * 4, b->stream));
+        LAUNCH_N(panel_first_kernel, RP, row_slot, RP, panel_first);
+        LAUNCH_N(slot_codes_kernel, windows * 32, slot_dst, panel_first, slots, slot_code, window_escape);
+        CUB_RUN(cub::DeviceScan::ExclusiveSum, window_escape, window_escape, (int64_t)windows + 1,
+                b->stream);
+        TRY(download(b, &escapes, window_escape + windows, 1));
+        /* padded: a warp of phase 2 reads a window's first 32 escapes at once */
+        DALLOC(escape_dst, (uint64_t)escapes + MG__DENSE_ESCAPE_PAD, "escaped slot destinations");
+        CU(cudaMemsetAsync(escape_dst, 0, ((size_t)escapes + MG__DENSE_ESCAPE_PAD) * 2, b->stream));
+        LAUNCH_N(escape_values_kernel, windows * 32, slot_dst, panel_first, slots, window_escape,
+                 escape_dst);
+    }
+    dfree(b, panel_first);
+    dfree(b, slot_dst);
 
     /* the workspace: a 4-byte value per slot (grown for 8-byte types on first use), bitmaps */
     mg__dense_workspace *ws = d->ws;
@@ -771,12 +857,16 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
     d->d_band_row = band_row;
     d->d_band_item = band_item;
     d->slots = slots;
-    d->d_slot_dst = slot_dst;
+    d->d_slot_code = slot_code;
+    d->escapes = escapes;
+    d->d_escape_dst = escape_dst;
+    d->d_window_escape = window_escape;
     d->d_has_edges = has_edges;
     d->max_rows_per_panel = max_rows;
     d->max_ranks = h_max_ranks;
     void *const kept[] = {starts, row_slot, unit, heavy, heavy_w, light_items, light_src, light_delta,
-                          light_w, band_row, band_item, slot_dst, has_edges};
+                          light_w, band_row, band_item, slot_code, escape_dst, window_escape,
+                          has_edges};
     size_t total = 0;
     for (void *p : kept) total += dkeep(b, p);
     d->bytes = total;
@@ -795,6 +885,7 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
     S.col_panels = CP;
     S.row_panels = RP;
     S.slots = slots;
+    S.escapes = escapes;
     S.heavy_units = units;
     S.light_items = items;
     S.bands = bands;

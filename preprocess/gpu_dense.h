@@ -9,7 +9,8 @@
  * a column when a run wraps) with a parallel weight matrix. Light blocks of one column panel: one
  * stream whose entries fill consecutive slots of the row panel's stream buffer (a block's slots
  * follow from its first entry). The slots of one row panel are contiguous, so phase 2 reduces a row
- * panel's slots with one thread block. Consecutive row panels may form bands (params.band_slots):
+ * panel's slots with one thread block; their destinations are coded in a byte each (the step from
+ * the previous slot's, with a side table for the few that cannot be). Consecutive row panels may form bands (params.band_slots):
  * a band's light entries are written and reduced before the next band's, to keep its slots in L2
  * (one band by default: smaller ones measured slower, gpu_dense.cu's derive_params).
  *
@@ -42,6 +43,8 @@ typedef struct {
     mg__gpu_dense_params params; /* the values used (derived ones filled in)               */
     uint32_t col_panels, row_panels;
     uint64_t heavy_blocks, heavy_edges, light_blocks, light_edges, slots;
+    uint64_t escapes;            /* slots whose destination is stored whole, not as a step
+                                    from the previous slot's (gpu_dense_layout.h)          */
     uint64_t heavy_units;        /* thread blocks of the heavy kernel                      */
     uint64_t light_items;        /* light thread blocks of the light/phase-2 kernel        */
     uint32_t bands;              /* bands of row panels                                    */

@@ -1,6 +1,7 @@
 /*
  * gpu_dense_layout.h — the layout of a dense-frontier form (struct mg__gpu_dense), private to its
- * builder (preprocess/gpu_dense.cu) and its kernels (frontier/gpu_dense.cu). Read gpu_dense.h first.
+ * builder (preprocess/gpu_dense.cu), its kernels (frontier/gpu_dense.cu) and its test (which checks
+ * the slot codes). Read gpu_dense.h first.
  *
  * Terms. Along the form's direction every edge goes from a source s to a destination d (both in the
  * device numbering). The edge matrix has a row per destination and a column per source.
@@ -15,9 +16,19 @@
  *  - Block (r, c): the edges of row panel r from column panel c. Heavy when it has at least
  *    params.heavy_threshold edges, light otherwise.
  *  - Slots: each row panel owns a contiguous range of slots [row_slot[r], row_slot[r + 1]) of the
- *    stream buffer; slot_dst[i] is the destination of slot i relative to its row panel's first row.
- *    Within a row panel, blocks follow in column order; a heavy block has one slot per destination it
- *    holds (its contributions are combined first), a light block one per edge.
+ *    stream buffer. Within a row panel, blocks follow in column order; a heavy block has one slot per
+ *    destination it holds (its contributions are combined first), a light block one per edge.
+ *  - Slot destinations (relative to the row panel's first row) are coded in one byte per slot,
+ *    slot_code[i]: the destination minus that of slot i - 1 (0 to 254: a block's slots, a light
+ *    block's by destination then source and a heavy block's by rank, never go down), or
+ *    MG__DENSE_ESCAPE when the destination is stored whole in escape_dst (uint16, the escaped slots in
+ *    slot order): for the first slot of each row panel and of each window (MG__DENSE_SLOT_WINDOW
+ *    aligned slots, one warp's share in phase 2), and where the destination goes down (a block's
+ *    first slot, mostly) or up by 255 or more. window_escape[w] counts the escapes before window w,
+ *    so a warp decodes its window alone: a warp sum of each thread's escapes and of its codes after
+ *    the last one, and the window's escaped destinations by shuffles (frontier/gpu_dense.cu's
+ *    phase2_panel). About 1.03 bytes per slot instead of 2 (uniform random scale 22: 0.63% of the
+ *    slots escaped, a block of ~400 slots over 4096 rows starting with one, and a window with one).
  *
  * Heavy blocks are cut into units of about params.unit_edges edges at destination boundaries (a
  * thread block each in phase 1). A unit is a "frontier matrix" (Figure 3.3) of `rows` x kHeavyThreads
@@ -66,10 +77,18 @@ extern "C" {
 #define MG__DENSE_HEAVY_THREADS 1024
 /* Threads of the light/phase-2 kernel (a light item or a row panel per thread block). */
 #define MG__DENSE_THREADS 1024
-/* Phase 2 reads slots in aligned chunks of this many; the slot arrays are padded to whole chunks
+/* Phase 2 reads slots in aligned chunks of this many per thread, a warp's 32 chunks (a window of
+ * slots, whose destinations decode on their own) at once; the slot arrays are padded to whole chunks
  * plus one. */
 #define MG__DENSE_SLOT_CHUNK 8u
+#define MG__DENSE_SLOT_WINDOW (32u * MG__DENSE_SLOT_CHUNK)
 #define MG__DENSE_SLOT_ALLOC(slots) (((uint64_t)(slots) / MG__DENSE_SLOT_CHUNK + 1) * MG__DENSE_SLOT_CHUNK)
+#define MG__DENSE_SLOT_WINDOWS(slots) (((uint64_t)(slots) + MG__DENSE_SLOT_WINDOW - 1) / MG__DENSE_SLOT_WINDOW)
+/* The slot code whose destination is the next entry of escape_dst; other codes are the step up from
+ * the previous slot's destination. escape_dst has this many more entries (zero) than escapes: a warp
+ * of phase 2 reads its window's first 32 at once. */
+#define MG__DENSE_ESCAPE 255u
+#define MG__DENSE_ESCAPE_PAD 32u
 /* The marker bit of a frontier-matrix entry (and of a light block's first light entry), and the
  * largest panel side the 15 other bits allow. */
 #define MG__DENSE_MARKER 0x8000u
@@ -137,8 +156,12 @@ struct mg__gpu_dense {
     uint32_t bands;
     uint32_t *d_band_row;     /* bands + 1 row panels                                             */
     uint32_t *d_band_item;    /* bands + 1 light items                                            */
-    uint64_t slots;
-    uint16_t *d_slot_dst;     /* MG__DENSE_SLOT_ALLOC(slots) entries, the padding zero          */
+    uint64_t slots;           /* at most UINT32_MAX - MG__DENSE_SLOT_WINDOW (32-bit slot arithmetic) */
+    uint8_t *d_slot_code;     /* MG__DENSE_SLOT_ALLOC(slots) codes, the padding zero (no escape)    */
+    uint64_t escapes;
+    uint16_t *d_escape_dst;   /* escapes + MG__DENSE_ESCAPE_PAD: the escaped slots' destinations, in
+                                 slot order, then zeros                                           */
+    uint32_t *d_window_escape; /* MG__DENSE_SLOT_WINDOWS(slots) + 1: escapes before each window     */
     uint64_t *d_has_edges;    /* destinations with at least one edge along this direction          */
     uint32_t max_rows_per_panel; /* the tallest row panel (phase 2's shared memory)                */
     uint32_t max_ranks;       /* the most destinations of one unit (the heavy kernel's accumulators) */

@@ -273,13 +273,14 @@ static void print_form(const char *label, const mg__gpu_dense *d) {
     mg__gpu_dense_get_stats(d, &s);
     const double m = (double)(s.heavy_edges + s.light_edges);
     printf("%s: W=%u H=%u threshold=%u unit=%u band=%u slots; %u x %u panels; heavy %.1f%% of edges "
-           "in %llu blocks (%llu units), light %llu blocks (%llu items); %.1fM slots in %u bands; "
-           "%.1f MB = %.2fx CSR; build %.1f ms\n",
+           "in %llu blocks (%llu units), light %llu blocks (%llu items); %.1fM slots in %u bands, "
+           "%.2f%% of them escaped; %.1f MB = %.2fx CSR; build %.1f ms\n",
            label, s.params.panel_width, s.params.panel_height, s.params.heavy_threshold,
            s.params.unit_edges, s.params.band_slots, s.col_panels, s.row_panels,
            m ? 100.0 * s.heavy_edges / m : 0, (unsigned long long)s.heavy_blocks,
            (unsigned long long)s.heavy_units, (unsigned long long)s.light_blocks,
-           (unsigned long long)s.light_items, s.slots / 1e6, s.bands, s.bytes / 1e6,
+           (unsigned long long)s.light_items, s.slots / 1e6, s.bands,
+           s.slots ? 100.0 * s.escapes / s.slots : 0, s.bytes / 1e6,
            (double)s.bytes / (double)s.csr_bytes, s.seconds * 1e3);
 }
 

@@ -7,7 +7,10 @@
  * layouts: small forced panels (several column and row panels, heavy and light blocks, heavy blocks
  * cut into several units, a band per row panel), forced all-light blocks (a few bands, light items
  * cut inside a band), and the parameters derived from the device. Every case runs on a form whose
- * slots the previous case left behind (and phase 2 dropped from L2).
+ * slots the previous case left behind (and phase 2 dropped from L2). Then the same on two graphs
+ * whose destinations sit in clusters far apart, in one row panel (slot codes escaped inside blocks,
+ * up to every slot of a window; the escapes counted on the host from the layout's definition), every
+ * block light and every block heavy.
  * Then BFS and PageRank loops on an R-MAT graph against mg_bfs and the CPU engine.
  *
  * Exits 77 (ctest: skipped) when no GPU can be used. MG_GPU_TEST_SMALL=1 runs a sample of the
@@ -16,6 +19,7 @@
 #include "mg_internal.h"
 #include "../../preprocess/gpu_preprocess.h"
 #include "../../preprocess/gpu_dense.h"
+#include "../../preprocess/gpu_dense_layout.h" /* the slot codes' escapes, checked here */
 #include "../../frontier/gpu_engine.h"
 #include "check.h"
 #include "program_reference.h"
@@ -251,19 +255,22 @@ static void all_configs(pair *P, const mg__gpu_dense *const forms[2], const char
     printf("dense advance %s: %d configurations, %d with mismatches\n", name, here, bad_here);
 }
 
+/* Prints a form's figures and checks what holds for every form: each window of slots starts with
+ * an escaped slot, and there are no more escapes than slots. */
 static void print_stats(const char *name, const mg__gpu_dense *d) {
     mg__gpu_dense_stats s;
     mg__gpu_dense_get_stats(d, &s);
+    CHECK(s.escapes >= MG__DENSE_SLOT_WINDOWS(s.slots) && s.escapes <= s.slots);
     printf("  %s: W=%u H=%u threshold=%u unit=%u band=%u: %u x %u panels, heavy %llu blocks %llu "
            "edges (%llu units), light %llu blocks %llu edges (%llu items), %llu slots in %u bands, "
-           "%.2fx CSR, %.2f ms\n",
+           "%llu escaped, %.2fx CSR, %.2f ms\n",
            name, s.params.panel_width, s.params.panel_height, s.params.heavy_threshold,
            s.params.unit_edges, s.params.band_slots, s.col_panels, s.row_panels,
            (unsigned long long)s.heavy_blocks, (unsigned long long)s.heavy_edges,
            (unsigned long long)s.heavy_units, (unsigned long long)s.light_blocks,
            (unsigned long long)s.light_edges, (unsigned long long)s.light_items,
-           (unsigned long long)s.slots, s.bands, (double)s.bytes / (double)s.csr_bytes,
-           s.seconds * 1e3);
+           (unsigned long long)s.slots, s.bands, (unsigned long long)s.escapes,
+           (double)s.bytes / (double)s.csr_bytes, s.seconds * 1e3);
 }
 
 /* The layouts one graph is tested under. */
@@ -340,6 +347,109 @@ static void test_graph(pair *P, const char *gname, int *cases, int *failed) {
             all_configs(P, f, name, cases, failed);
         }
     }
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The slots and escapes of P's form along dir with one row panel (every destination), column panels
+ * of W sources and every block light or every block heavy, from gpu_dense_layout.h's definitions:
+ * the blocks' slots in column panel order, a light block's one per edge by destination, a heavy
+ * block's one per destination; a slot is escaped at the start of a window, and where its destination
+ * is below the previous slot's or 255 and more above it (*long_steps counts the escapes for that
+ * last reason alone). */
+static uint64_t expected_escapes(const pair *P, mg_edges dir, uint32_t W, bool heavy, uint64_t *slots,
+                                 uint64_t *long_steps) {
+    const uint64_t *off;
+    const uint32_t *idx;
+    mg_graph_csr(P->host, &off, &idx, NULL);
+    const uint64_t m = P->host->m;
+    uint64_t *key = malloc((size_t)m * 8 + 8);
+    *slots = *long_steps = 0;
+    if (key == NULL) return 0;
+    for (uint32_t s = 0; s < P->host->n; s++)
+        for (uint64_t e = off[s]; e < off[s + 1]; e++) {
+            const uint32_t ns = P->new_of_old[s], nd = P->new_of_old[idx[e]];
+            const uint32_t row = dir == MG_EDGES_OUT ? nd : ns, col = dir == MG_EDGES_OUT ? ns : nd;
+            key[e] = (uint64_t)(col / W) << 32 | row;
+        }
+    qsort(key, (size_t)m, sizeof *key, cmp_u64);
+    uint64_t escapes = 0;
+    uint32_t prev = 0;
+    for (uint64_t e = 0; e < m; e++) {
+        if (heavy && e > 0 && key[e] == key[e - 1]) continue; /* the same destination, block */
+        const uint32_t d = (uint32_t)key[e];
+        const bool window_start = *slots % MG__DENSE_SLOT_WINDOW == 0;
+        const bool long_step = d >= prev && d - prev >= MG__DENSE_ESCAPE;
+        escapes += window_start || d < prev || long_step;
+        *long_steps += !window_start && long_step;
+        prev = d;
+        (*slots)++;
+    }
+    free(key);
+    return escapes;
+}
+
+/* A directed graph of `edges` random sources and destinations drawn from clusters of `width`
+ * vertices starting at starts[] (far apart, each of in-degree below 128, so the device numbering
+ * keeps them in place): in one row panel a block's destinations step up by 255 and more from one
+ * cluster to the next, so slots are escaped inside blocks, not only where blocks and windows start
+ * (with single-vertex clusters, a heavy block's every slot: a window of more than 32 escapes and
+ * chunks of 8 slots with more than two, phase 2's path through memory). Every block light, then
+ * every block heavy; the escapes against the host's count. */
+static void test_clustered(const char *gname, const uint32_t *starts, uint32_t clusters, uint32_t width,
+                           uint32_t edges, int *cases, int *failed) {
+    const uint32_t W = 64;
+    char name[96];
+    mg__coo coo;
+    CHECK_OK(ctx, mg__coo_init(ctx, &coo, edges, true, MG_WEIGHT_INT32));
+    coo.n = N;
+    coo.m = edges;
+    for (uint32_t e = 0; e < edges; e++) {
+        coo.src[e] = next_rand() % N;
+        coo.dst[e] = starts[next_rand() % clusters] + next_rand() % width;
+        ((int32_t *)coo.weights)[e] = 1 + (int32_t)(next_rand() % 50);
+    }
+    mg_graph_options opts;
+    mg_graph_options_init(&opts);
+    opts.directed = true;
+    pair P;
+    if (pair_build(&P, &coo, &opts)) {
+        printf("dense advance graph %s: n=%u m=%llu\n", gname, N, (unsigned long long)P.dev.m);
+        for (int heavy = 0; heavy < 2 && !(small_mode && heavy); heavy++) {
+            const mg__gpu_dense_params prm = {.panel_width = W, .panel_height = 1024,
+                                              .heavy_threshold = heavy ? 1 : UINT32_MAX};
+            mg__gpu_dense *f[2] = {NULL, NULL};
+            for (int e = 0; e < 2; e++) {
+                CHECK_OK(ctx, mg__gpu_dense_build(ctx, &P.dev, (mg_edges)e, &prm, &f[e]));
+                if (f[e] == NULL) continue;
+                mg__gpu_dense_stats s;
+                mg__gpu_dense_get_stats(f[e], &s);
+                uint64_t slots, long_steps;
+                const uint64_t want = expected_escapes(&P, (mg_edges)e, W, heavy, &slots, &long_steps);
+                CHECK(s.row_panels == 1 && (heavy ? s.light_blocks == 0 : s.heavy_blocks == 0));
+                CHECK(s.slots == slots && s.escapes == want);
+                if (e == MG_EDGES_OUT) CHECK(long_steps > 0);
+                printf("  %s, %s: %llu slots, %llu escaped; on the host %llu slots, %llu escaped "
+                       "(%llu for a step of 255 or more)\n", e ? "in-edges" : "out-edges",
+                       heavy ? "all heavy" : "all light", (unsigned long long)s.slots,
+                       (unsigned long long)s.escapes, (unsigned long long)slots,
+                       (unsigned long long)want, (unsigned long long)long_steps);
+                print_stats(e ? "in-edges" : "out-edges", f[e]);
+            }
+            if (f[0] != NULL && f[1] != NULL) {
+                const mg__gpu_dense *forms[2] = {f[0], f[1]};
+                snprintf(name, sizeof name, "%s, %s", gname, heavy ? "all heavy" : "all light");
+                all_configs(&P, forms, name, cases, failed);
+            }
+            mg__gpu_dense_free(&f[0]);
+            mg__gpu_dense_free(&f[1]);
+        }
+    }
+    pair_free(&P);
+    mg__coo_free(&coo);
 }
 
 /* Arguments the engine must refuse, with a message. */
@@ -567,6 +677,9 @@ int main(void) {
         pair_free(&P);
     }
     mg__coo_free(&coo);
+    const uint32_t clustered[] = {0, 500, 990}, spread[] = {0, 300, 600, 900};
+    test_clustered("clustered", clustered, 3, 10, 1500, &cases, &failed);
+    test_clustered("spread", spread, 4, 1, 400, &cases, &failed);
     printf("dense advance: %d configurations, %d with mismatches\n", cases, failed);
 
     rmat_loops(small_mode ? 10 : 16);
