@@ -35,6 +35,7 @@
 #include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
 #include "frontier/gpu_engine.h"
 #include "preprocess/gpu_dense_layout.h"
+#include "core/gpu_resident.h"
 
 #include <cub/warp/warp_scan.cuh>
 
@@ -607,19 +608,6 @@ __global__ void __launch_bounds__(kThreads, 2) light_phase2_kernel(Params<T> P, 
     }
 }
 
-__global__ void list_to_bitmap_kernel(const uint32_t *list, uint32_t count, uint64_t *bm) {
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
-        atomicOr(reinterpret_cast<ull *>(&bm[list[i] >> 6]), 1ull << (list[i] & 63));
-}
-
-/* The frontier's edges along the program's direction (info->frontier_edges). */
-__global__ void degree_sum_kernel(const uint64_t *off, const uint32_t *list, uint32_t count, ull *sum) {
-    ull mine = 0;
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
-        mine += off[list[i] + 1] - off[list[i]];
-    if (mine) atomicAdd(sum, mine);
-}
-
 /* ---- host side -------------------------------------------------------------------------------- */
 
 unsigned grid_for(uint64_t threads) {
@@ -793,12 +781,12 @@ mg_status advance_t(mg_context ctx, const mg__gpu_dense *d, mg__gpu_advance_args
         P.active_bm = ws->active;
         if (words > 0) CU(cudaMemsetAsync(ws->active, 0, words * sizeof(uint64_t)));
         if (a->in_count > 0) {
-            list_to_bitmap_kernel<<<grid_for(a->in_count), kSmall>>>(a->d_in_list, a->in_count, ws->active);
-            LAUNCHED("list_to_bitmap_kernel");
+            mg__gpu_list_to_bitmap_async(a->d_in_list, a->in_count, ws->active);
+            LAUNCHED("list_to_bitmap");
+            /* the frontier's edges along the program's direction (info->frontier_edges) */
             const uint64_t *off = p->edges == MG_EDGES_OUT ? g->d_out_offsets : g->d_in_offsets;
-            degree_sum_kernel<<<grid_for(a->in_count), kSmall>>>(off, a->d_in_list, a->in_count,
-                                                                 ws->counters + 1);
-            LAUNCHED("degree_sum_kernel");
+            mg__gpu_degree_sum_async(off, a->d_in_list, a->in_count, ws->counters + 1);
+            LAUNCHED("degree_sum");
         }
     }
 
