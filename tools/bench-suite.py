@@ -275,6 +275,37 @@ def write_svg(path, records, engines, algos):
         f.write("\n".join(out) + "\n")
 
 
+def write_outputs(out, records, traces, engines, algos):
+    """Every output file from the records so far (rewritten after each graph, so a run cut short
+    keeps what it measured)."""
+    fields = ["graph", "variant", "algorithm", "engine", "status", "run_s", "run_min_s", "run_max_s",
+              "mteps", "traversed_edges", "vertices", "edges", "validated", "preprocess_s",
+              "gpu_preprocess_s", "dense_preprocess_s", "preprocess_over_run", "device_bytes",
+              "dense_bytes", "csr_bytes", "device_over_csr", "error", "command"]
+    with open(os.path.join(out, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(records)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(records, f, indent=1)
+    write_speedups(os.path.join(out, "speedup.md"), records, engines, algos)
+    write_svg(os.path.join(out, "mteps.svg"), records, engines, algos)
+    if traces:
+        with open(os.path.join(out, "trace.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["graph", "algorithm", "engine", "step", "mode", "frontier_vertices",
+                        "frontier_edges", "edges_scanned", "vertices_out", "ms", "est_sparse_ms",
+                        "est_pull_ms", "est_dense_ms"])
+            for (g, a, e), rows in sorted(traces.items()):
+                for r in rows:
+                    w.writerow([g, a, e, r["step"], r["mode"], r["frontier_vertices"], r["frontier_edges"],
+                                r["edges_scanned"], r["vertices_out"], r["ms"], r["est_sparse_ms"],
+                                r["est_pull_ms"], r["est_dense_ms"]])
+        write_trace_svg(os.path.join(out, "trace.svg"),
+                        {k: v for k, v in traces.items() if k[1] == "bfs"})
+        write_oracle(os.path.join(out, "oracle.md"), traces)
+
+
 def main():
     ap = argparse.ArgumentParser(description="Run algorithms x graphs x engines through mgraph.")
     ap.add_argument("--mgraph", default="build/mgraph", help="the mgraph executable (build/mgraph)")
@@ -337,33 +368,9 @@ def main():
                      else rec.get("error", ""))
             print(f"{label:18} {rec['algorithm']:5} {rec['engine']:9} {rec['status']:8} {shown}",
                   flush=True)
+        write_outputs(args.out, records, traces, engines, algos)
 
-    fields = ["graph", "variant", "algorithm", "engine", "status", "run_s", "run_min_s", "run_max_s",
-              "mteps", "traversed_edges", "vertices", "edges", "validated", "preprocess_s",
-              "gpu_preprocess_s", "dense_preprocess_s", "preprocess_over_run", "device_bytes",
-              "dense_bytes", "csr_bytes", "device_over_csr", "error", "command"]
-    with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(records)
-    with open(os.path.join(args.out, "results.json"), "w") as f:
-        json.dump(records, f, indent=1)
-    write_speedups(os.path.join(args.out, "speedup.md"), records, engines, algos)
-    write_svg(os.path.join(args.out, "mteps.svg"), records, engines, algos)
-    if traces:
-        with open(os.path.join(args.out, "trace.csv"), "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["graph", "algorithm", "engine", "step", "mode", "frontier_vertices",
-                        "frontier_edges", "edges_scanned", "vertices_out", "ms", "est_sparse_ms",
-                        "est_pull_ms", "est_dense_ms"])
-            for (g, a, e), rows in sorted(traces.items()):
-                for r in rows:
-                    w.writerow([g, a, e, r["step"], r["mode"], r["frontier_vertices"], r["frontier_edges"],
-                                r["edges_scanned"], r["vertices_out"], r["ms"], r["est_sparse_ms"],
-                                r["est_pull_ms"], r["est_dense_ms"]])
-        write_trace_svg(os.path.join(args.out, "trace.svg"),
-                        {k: v for k, v in traces.items() if k[1] == "bfs"})
-        write_oracle(os.path.join(args.out, "oracle.md"), traces)
+    write_outputs(args.out, records, traces, engines, algos)
     failed = [r for r in records if r["status"] == "failed"]
     print(f"bench-suite: {len(records)} runs, {len(failed)} failed; results in {args.out}")
     return 1 if failed else 0
