@@ -27,6 +27,10 @@ Graphs are generated once into --data (.mgb).
   python3 tools/bench-suite.py [--mgraph PATH] [--out DIR] [--data DIR] [--suite full|quick]
                                [--graphs a,b] [--algos bfs,sssp,cc,pr,bc] [--engines ...] [--runs R]
                                [--variants original,renumbered] [--datasets DIR]
+                               [--max-seconds S]
+--max-seconds stops measuring at S seconds (a device call's limit): the bench running then is
+stopped, keeping the cases it finished; those left are recorded 'not-run'. Every output file is
+rewritten after each graph, so a run cut short keeps what it measured.
 The full suite is issue 5's: R-MAT 22 and 24, Kronecker 22, uniform 22, geometric 2^22, a 2048^2
 grid, and the real graphs (*.txt) in --datasets (default ../shared/datasets beside the clone, where
 present); quick is the generated families at scale 10 (for machines without a GPU, and the tests).
@@ -38,6 +42,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 
 ENGINES = ["cpu", "hybrid", "auto", "sparse", "pull", "dense", "baseline"]
 ALGOS = ["bfs", "sssp", "cc", "pr", "bc"]
@@ -80,15 +85,29 @@ def pick(arg, known, what):
     return chosen
 
 
-def run_graph(mgraph, path, algos, engines, runs, extra):
+def text_of(out):
+    return out.decode(errors="replace") if isinstance(out, bytes) else (out or "")
+
+
+def not_run(algos, engines, why):
+    return [{"algorithm": a, "engine": e, "status": "not-run", "error": why, "trace": []}
+            for a in algos for e in engines]
+
+
+def run_graph(mgraph, path, algos, engines, runs, extra, timeout):
     """Every algorithm x engine on one graph in one `mgraph bench` process (one load, one serial
-    reference per algorithm); returns its records, each with its trace (the last timed run's steps)."""
+    reference per algorithm); returns its records, each with its trace (the last timed run's steps).
+    A process stopped at `timeout` seconds keeps the cases it finished; the rest are 'not-run'."""
     cmd = [mgraph, "bench", path, "--json", "--trace", "--runs", str(runs), "--algos", ",".join(algos),
            "--engines", ",".join(engines)] + extra
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    traces = parse_traces(p.stderr)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        stdout, stderr, returncode = p.stdout, p.stderr, p.returncode
+    except subprocess.TimeoutExpired as e:
+        stdout, stderr, returncode = text_of(e.stdout), text_of(e.stderr), None
+    traces = parse_traces(stderr)
     records = []
-    for line in p.stdout.splitlines():
+    for line in stdout.splitlines():
         if not line.startswith("{"):
             continue
         data = json.loads(line)
@@ -102,9 +121,13 @@ def run_graph(mgraph, path, algos, engines, runs, extra):
         elif rec["status"] == "failed" and "more than double can hold" in err:
             rec["status"] = "range"  # mg_bc's MG_RANGE_ERROR: path counts beyond double
         records.append(rec)
-    if p.returncode not in (0, 1) or not records:
-        err = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
-        die(f"{' '.join(cmd)} failed (exit {p.returncode}): {err}", 1)
+    if returncode is None:
+        done = {(r["algorithm"], r["engine"]) for r in records}
+        records += [r for r in not_run(algos, engines, f"stopped by --max-seconds after {timeout:.0f} s")
+                    if (r["algorithm"], r["engine"]) not in done]
+    elif returncode not in (0, 1) or not records:
+        err = (stderr.strip().splitlines() or ["(no message)"])[-1]
+        die(f"{' '.join(cmd)} failed (exit {returncode}): {err}", 1)
     return records
 
 
@@ -306,6 +329,28 @@ def write_outputs(out, records, traces, engines, algos):
         write_oracle(os.path.join(out, "oracle.md"), traces)
 
 
+def measure_graph(args, graphs, name, variant, algos, engines, deadline):
+    """Generates (or renumbers) the graph if its file is missing, then runs `mgraph bench` on it."""
+    if isinstance(graphs[name], str):  # a real graph: read as it is
+        base, make = graphs[name], []
+    else:
+        base = os.path.join(args.data, name + ".mgb")
+        make = [[args.mgraph, "gen"] + graphs[name] + ["--output", base]]
+    path = base
+    if variant == "renumbered":
+        path = os.path.join(args.data, name + "-renum.mgb")
+        make.append([args.mgraph, "convert", base, path, "--renumber", "random", "--seed", "1"])
+    for cmd in make:
+        if not os.path.exists(cmd[-1] if cmd[1] == "gen" else path):
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            if p.returncode != 0:
+                die(f"preparing {name} ({variant}) failed: {p.stderr.strip()}", 1)
+    timeout = None if deadline is None else deadline - time.monotonic()
+    if timeout is not None and timeout <= 0:
+        return not_run(algos, engines, "--max-seconds reached while preparing this graph")
+    return run_graph(args.mgraph, path, algos, engines, args.runs, SOURCES.get(name, []), timeout)
+
+
 def main():
     ap = argparse.ArgumentParser(description="Run algorithms x graphs x engines through mgraph.")
     ap.add_argument("--mgraph", default="build/mgraph", help="the mgraph executable (build/mgraph)")
@@ -321,9 +366,15 @@ def main():
                     help="real graphs (*.txt, SNAP) added to the full suite (../shared/datasets)")
     ap.add_argument("--variants", default="original,renumbered",
                     help="vertex orders to run: original, renumbered (both)")
+    ap.add_argument("--max-seconds", type=float,
+                    help="stop measuring after this many seconds (a device call's limit): the case "
+                         "running then and every later one are recorded 'not-run' (no limit)")
     args = ap.parse_args()
     if not 1 <= args.runs <= 1000:
         die(f"--runs {args.runs} is out of range (1 to 1000)")
+    if args.max_seconds is not None and not args.max_seconds > 0:
+        die(f"--max-seconds {args.max_seconds} must be > 0")
+    deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
     if not (os.path.isfile(args.mgraph) and os.access(args.mgraph, os.X_OK)):
         die(f"--mgraph {args.mgraph}: not an executable file (build first: cmake --build build)")
     graphs = suite(args.suite)
@@ -341,22 +392,12 @@ def main():
     records = []
     traces = {}
     for name, variant in [(n, v) for n in names for v in variants]:
-        if isinstance(graphs[name], str):  # a real graph: read as it is
-            base, make = graphs[name], []
-        else:
-            base = os.path.join(args.data, name + ".mgb")
-            make = [[args.mgraph, "gen"] + graphs[name] + ["--output", base]]
-        path = base
-        if variant == "renumbered":
-            path = os.path.join(args.data, name + "-renum.mgb")
-            make.append([args.mgraph, "convert", base, path, "--renumber", "random", "--seed", "1"])
-        for cmd in make:
-            if not os.path.exists(cmd[-1] if cmd[1] == "gen" else path):
-                p = subprocess.run(cmd, capture_output=True, text=True)
-                if p.returncode != 0:
-                    die(f"preparing {name} ({variant}) failed: {p.stderr.strip()}", 1)
         label = name if variant == "original" else name + "-renum"
-        for rec in run_graph(args.mgraph, path, algos, engines, args.runs, SOURCES.get(name, [])):
+        if deadline is not None and time.monotonic() >= deadline:
+            recs = not_run(algos, engines, "--max-seconds reached before this graph")
+        else:
+            recs = measure_graph(args, graphs, name, variant, algos, engines, deadline)
+        for rec in recs:
             rec["graph"] = label
             rec["variant"] = variant
             derived(rec)
@@ -370,7 +411,6 @@ def main():
                   flush=True)
         write_outputs(args.out, records, traces, engines, algos)
 
-    write_outputs(args.out, records, traces, engines, algos)
     failed = [r for r in records if r["status"] == "failed"]
     print(f"bench-suite: {len(records)} runs, {len(failed)} failed; results in {args.out}")
     return 1 if failed else 0

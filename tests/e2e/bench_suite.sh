@@ -73,6 +73,39 @@ assert sorted((r["graph"], r["algorithm"]) for r in rows) == [
 assert all(r["status"] == "ok" and r["validated"] == "True" and r["vertices"] == "5" for r in rows), rows
 PYEOF
 
+# --max-seconds: the cases the limit stops are recorded 'not-run' (the files still written, exit 0);
+# a 0.001-s limit passes before the first graph, so every row of both graphs is 'not-run'
+suite --suite full --datasets "$TMP/ds" --graphs tiny --algos bfs,cc --engines cpu --runs 1 \
+    --out "$TMP/cut" --data "$TMP/graphs" --max-seconds 0.001
+[ "$RC" = 0 ] || fail "bench-suite --max-seconds: exit $RC: $(cat "$TMP/suite.log")"
+python3 - "$TMP/cut/results.csv" <<'PYEOF' || fail "--max-seconds rows are wrong"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 4 and all(r["status"] == "not-run" and "--max-seconds" in r["error"] for r in rows), rows
+PYEOF
+# a bench stopped mid-graph keeps the cases it printed (a stand-in mgraph that prints one case
+# and hangs)
+cat >"$TMP/hanging-mgraph" <<'SHEOF'
+#!/bin/sh
+echo '{"algorithm": "bfs", "bench_engine": "cpu", "status": "ok", "run_s": 0.5, "mteps": 1.0, "validated": true}'
+exec sleep 60
+SHEOF
+chmod +x "$TMP/hanging-mgraph"
+set +e
+python3 "$SUITE" --mgraph "$TMP/hanging-mgraph" --suite full --datasets "$TMP/ds" --graphs tiny \
+    --variants original --algos bfs,cc --engines cpu --runs 1 --out "$TMP/cut2" --data "$TMP/graphs" \
+    --max-seconds 2 >"$TMP/suite.log" 2>&1
+RC=$?
+set -e
+[ "$RC" = 0 ] || fail "bench-suite with a hanging bench: exit $RC: $(cat "$TMP/suite.log")"
+python3 - "$TMP/cut2/results.csv" <<'PYEOF' || fail "a stopped bench's rows are wrong"
+import csv, sys
+rows = {(r["algorithm"], r["status"]) for r in csv.DictReader(open(sys.argv[1]))}
+assert rows == {("bfs", "ok"), ("cc", "not-run")}, rows
+PYEOF
+suite --suite quick --graphs rmat10 --max-seconds 0 --out "$TMP/bad"
+[ "$RC" = 2 ] && grep -q -- "--max-seconds 0.0 must be > 0" "$TMP/suite.log" || fail "--max-seconds 0: exit $RC: $(cat "$TMP/suite.log")"
+
 # the oracle table (hybrid against the per-step best of the forced modes) from known traces: it
 # needs the GPU engines, so its arithmetic is checked here on made-up steps
 python3 - "$SUITE" "$TMP/oracle.md" <<'PYEOF' || fail "bench-suite's oracle table is wrong"
