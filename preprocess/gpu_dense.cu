@@ -476,6 +476,7 @@ void derive_params(const Limits &L, mg__gpu_dense_params *P) {
 /* Frees everything a form holds (device and host). */
 void dense_release(mg__gpu_dense *d) {
     if (d == nullptr) return;
+    (void)cudaDeviceSynchronize(); /* cudaFree does not wait for pool memory (gpu_build.cuh) */
     void *const arrays[] = {d->d_row_start, d->d_row_slot, d->d_units, d->d_heavy_entries,
                             d->d_heavy_weights, d->d_light_items, d->d_light_src, d->d_light_delta,
                             d->d_light_weights, d->d_band_row, d->d_band_item, d->d_slot_code,
@@ -892,18 +893,6 @@ mg_status build(Build *b, const mg__gpu_graph *g, mg_edges edges, mg__gpu_dense 
     S.csr_bytes = g->csr_bytes;
     S.seconds = ms / 1e3;
     return MG_SUCCESS;
-}
-
-/* The one cleanup path: whatever is still tracked (all of it after a failure, the temporaries after
- * a success) is freed, with the stream drained first. */
-void release(Build *b) {
-    if (b->stream != nullptr) (void)cudaStreamSynchronize(b->stream);
-    for (int i = 0; i < kBuildMaxAllocs; i++)
-        if (b->ptr[i] != nullptr) cudaFree(b->ptr[i]);
-    if (b->start != nullptr) cudaEventDestroy(b->start);
-    if (b->stop != nullptr) cudaEventDestroy(b->stop);
-    if (b->stream != nullptr) cudaStreamDestroy(b->stream);
-    (void)cudaGetLastError();
 }
 
 } // namespace

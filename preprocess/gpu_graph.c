@@ -46,6 +46,9 @@ static void free_device_form(void *p) {
 }
 
 
+_Static_assert(sizeof(((mg_gpu_graph_info *)0)->phase_seconds) == MG__GPU_BUILD_PHASES * sizeof(double),
+               "mg_gpu_graph_info.phase_seconds holds the build's phases");
+
 mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph cg, mg_gpu_graph_info *info) {
     mg_status status = mg__check_context(ctx);
     if (status != MG_SUCCESS) return status;
@@ -71,6 +74,8 @@ mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph cg, mg_gpu_graph_i
     if (info != NULL) {
         memset(info, 0, sizeof *info);
         info->seconds = gg->seconds;
+        info->upload_seconds = gg->upload_seconds;
+        for (int k = 0; k < MG__GPU_BUILD_PHASES; k++) info->phase_seconds[k] = gg->phase_seconds[k];
         info->device_bytes = gg->device_bytes;
         info->csr_bytes = gg->csr_bytes;
         for (int k = 0; k < MG__GPU_GROUPS; k++)

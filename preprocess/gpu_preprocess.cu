@@ -194,33 +194,35 @@ mg_status build(Build *b, const mg__coo *coo, const mg_graph_options *opts, mg__
     CU(cudaGetDevice(&out->device));
     CU(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
     CU(cudaEventCreate(&b->start));
-    CU(cudaEventCreate(&b->stop));
     CU(cudaEventRecord(b->start, b->stream));
 
-    /* 1. upload and expand to one key per stored direction, then keep the flagged ones */
+    /* 0. upload (timed apart: the preprocessing proper starts from the edge list on the device) */
     uint32_t *d_src = nullptr, *d_dst = nullptr, *d_w = nullptr;
+    DALLOC(d_src, m0, "the edge sources");
+    DALLOC(d_dst, m0, "the edge destinations");
+    if (weighted) DALLOC(d_w, m0, "the edge weights");
+    if (m0 > 0) {
+        CU(cudaMemcpyAsync(d_src, coo->src, m0 * 4, cudaMemcpyHostToDevice, b->stream));
+        CU(cudaMemcpyAsync(d_dst, coo->dst, m0 * 4, cudaMemcpyHostToDevice, b->stream));
+        if (weighted)
+            CU(cudaMemcpyAsync(d_w, coo->weights, m0 * 4, cudaMemcpyHostToDevice, b->stream));
+    }
+    TRY(mark(b));
+
+    /* 1. expand to one key per stored direction, then keep the flagged ones */
     uint64_t *k0 = nullptr, *k1 = nullptr;
     uint32_t *w0 = nullptr, *w1 = nullptr;
     uint8_t *flags = nullptr;
     int64_t *d_count = nullptr;
     unsigned long long *d_bad = nullptr;
-    DALLOC(d_src, m0, "the edge sources");
-    DALLOC(d_dst, m0, "the edge destinations");
     DALLOC(k0, m1, "edge keys");
     DALLOC(k1, m1, "edge keys (sort buffer)");
     DALLOC(flags, m1, "edge flags");
     DALLOC(d_count, 1, "a selection count");
     DALLOC(d_bad, 1, "the bad-edge marker");
     if (weighted) {
-        DALLOC(d_w, m0, "the edge weights");
         DALLOC(w0, m1, "weight keys");
         DALLOC(w1, m1, "weight keys (sort buffer)");
-    }
-    if (m0 > 0) {
-        CU(cudaMemcpyAsync(d_src, coo->src, m0 * 4, cudaMemcpyHostToDevice, b->stream));
-        CU(cudaMemcpyAsync(d_dst, coo->dst, m0 * 4, cudaMemcpyHostToDevice, b->stream));
-        if (weighted)
-            CU(cudaMemcpyAsync(d_w, coo->weights, m0 * 4, cudaMemcpyHostToDevice, b->stream));
     }
     CU(cudaMemsetAsync(d_bad, 0xff, sizeof *d_bad, b->stream));
     LAUNCH(expand_kernel, m0, d_src, d_dst, d_w, m0, n, nb, symmetrize, !opts->keep_self_loops,
@@ -251,15 +253,18 @@ mg_status build(Build *b, const mg__coo *coo, const mg_graph_options *opts, mg__
     W.selector ^= 1;
     TRY(copy_count(b, &m, d_count));
     dfree(b, flags);
+    TRY(mark(b));
 
-    /* 2. sort by (dst, src), parallel edges by ascending weight; keep the first of each run */
-    if (weighted) {
-        CUB_RUN(cub::DeviceRadixSort::SortPairs, W, K, (int64_t)m, 0, 32, b->stream);
-        CUB_RUN(cub::DeviceRadixSort::SortPairs, K, W, (int64_t)m, 0, 2 * nb, b->stream);
-    } else {
-        CUB_RUN(cub::DeviceRadixSort::SortKeys, K, (int64_t)m, 0, 2 * nb, b->stream);
-    }
+    /* 2. parallel edges in ascending weight (the stable sorts after keep that order); without
+     * duplicates, sort by (dst, src) and keep the first of each run. Kept duplicates need no sort
+     * in the old numbering: the degrees and groups below take the edges in any order, and the CSC
+     * sorts them in the new one (mg_graph_gpu_prepare's path: its edges come from a built graph). */
+    if (weighted) CUB_RUN(cub::DeviceRadixSort::SortPairs, W, K, (int64_t)m, 0, 32, b->stream);
     if (!opts->keep_duplicates) {
+        if (weighted)
+            CUB_RUN(cub::DeviceRadixSort::SortPairs, K, W, (int64_t)m, 0, 2 * nb, b->stream);
+        else
+            CUB_RUN(cub::DeviceRadixSort::SortKeys, K, (int64_t)m, 0, 2 * nb, b->stream);
         if (weighted)
             CUB_RUN(cub::DeviceSelect::UniqueByKey, K.Current(), W.Current(), K.Alternate(),
                     W.Alternate(), d_count, (int64_t)m, b->stream);
@@ -270,6 +275,8 @@ mg_status build(Build *b, const mg__coo *coo, const mg_graph_options *opts, mg__
         W.selector ^= 1;
         TRY(copy_count(b, &m, d_count));
     }
+
+    TRY(mark(b));
 
     /* 3. degrees, groups, and the new numbering (stable by old id within a group) */
     uint32_t *in_deg = nullptr, *out_deg = nullptr, *ids0 = nullptr, *ids1 = nullptr;
@@ -318,6 +325,8 @@ mg_status build(Build *b, const mg__coo *coo, const mg_graph_options *opts, mg__
     dfree(b, g1);
     dfree(b, ends);
 
+    TRY(mark(b));
+
     /* 4. the CSC in the new numbering: relabel the (dst, src) keys, sort, scan the degrees */
     uint64_t *in_offsets = nullptr, *out_offsets = nullptr;
     uint32_t *in_indices = nullptr, *out_indices = nullptr, *in_w = nullptr, *out_w = nullptr;
@@ -330,6 +339,7 @@ mg_status build(Build *b, const mg__coo *coo, const mg_graph_options *opts, mg__
     K.selector ^= 1;
     TRY(build_rows(b, K, W, weighted, w_int, m, n, nb, in_offsets, in_indices, in_w));
     dfree(b, in_deg);
+    TRY(mark(b));
 
     /* 5. the CSR: the sorted CSC keys with major and minor swapped, sorted again (stably, so
      * parallel edges keep their ascending weights) */
@@ -349,10 +359,10 @@ mg_status build(Build *b, const mg__coo *coo, const mg_graph_options *opts, mg__
     for (int g = 0; g <= MG__GPU_GROUPS; g++)
         CU(cudaMemcpyAsync(&bounds[g], in_offsets + out->group_start[g], sizeof bounds[g],
                            cudaMemcpyDeviceToHost, b->stream));
-    CU(cudaEventRecord(b->stop, b->stream));
-    CU(cudaEventSynchronize(b->stop));
-    float ms = 0;
-    CU(cudaEventElapsedTime(&ms, b->start, b->stop));
+    TRY(mark(b));
+    CU(cudaEventSynchronize(b->marks[b->nmarks - 1]));
+    double phases[1 + MG__GPU_BUILD_PHASES];
+    TRY(phase_seconds(b, phases, 1 + MG__GPU_BUILD_PHASES));
 
     out->n = n;
     out->m = m;
@@ -368,7 +378,12 @@ mg_status build(Build *b, const mg__coo *coo, const mg_graph_options *opts, mg__
     out->d_out_weights = symmetrize ? in_w : out_w;
     out->d_new_of_old = new_of_old;
     out->d_old_of_new = old_of_new;
-    out->seconds = ms / 1e3;
+    out->upload_seconds = phases[0];
+    out->seconds = 0;
+    for (int i = 0; i < MG__GPU_BUILD_PHASES; i++) {
+        out->phase_seconds[i] = phases[1 + i];
+        out->seconds += phases[1 + i];
+    }
     void *const kept[] = {in_offsets, in_indices, in_w, out_offsets, out_indices, out_w,
                           new_of_old, old_of_new};
     size_t total = 0;
@@ -379,18 +394,6 @@ mg_status build(Build *b, const mg__coo *coo, const mg_graph_options *opts, mg__
     out->device_bytes = total;
     out->csr_bytes = ((size_t)n + 1) * 8 + (size_t)m * 4 + (weighted ? (size_t)m * 4 : 0);
     return MG_SUCCESS;
-}
-
-/* The one cleanup path: whatever is still tracked (all of it after a failure, the temporaries after
- * a success) is freed, with the stream drained first. */
-void release(Build *b) {
-    if (b->stream != nullptr) (void)cudaStreamSynchronize(b->stream);
-    for (int i = 0; i < kBuildMaxAllocs; i++)
-        if (b->ptr[i] != nullptr) cudaFree(b->ptr[i]);
-    if (b->start != nullptr) cudaEventDestroy(b->start);
-    if (b->stop != nullptr) cudaEventDestroy(b->stop);
-    if (b->stream != nullptr) cudaStreamDestroy(b->stream);
-    (void)cudaGetLastError();
 }
 
 /* Destination segments: row s's offsets of its first edge to a destination >= min(j * S, H),
@@ -516,6 +519,7 @@ extern "C" mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo,
 
 extern "C" void mg__gpu_graph_free(mg__gpu_graph *g) {
     if (g == nullptr) return;
+    (void)cudaDeviceSynchronize(); /* cudaFree does not wait for pool memory (gpu_build.cuh) */
     void *const arrays[] = {g->d_out_offsets, g->d_out_indices, g->d_out_weights,
                             g->in_shares_out ? nullptr : g->d_in_offsets,
                             g->in_shares_out ? nullptr : g->d_in_indices,

@@ -24,6 +24,8 @@ extern "C" {
 
 /* Number of in-degree groups (Table 3.1; mg__degree_group in mg_internal.h assigns them). */
 #define MG__GPU_GROUPS MG__DEGREE_GROUPS
+/* Timed phases of the build (mg_gpu_graph_info.phase_seconds). */
+#define MG__GPU_BUILD_PHASES 5
 
 /* The preprocessed graph on the device, all ids in the new numbering. Weights are int32_t or float
  * per edge (NULL when unweighted). */
@@ -52,7 +54,9 @@ typedef struct {
     uint32_t max_out_degree, max_in_degree;
     size_t device_bytes;        /* all the device memory the graph holds                        */
     size_t csr_bytes;           /* a plain CSR: (n+1)*8 + m*4 (+ m*4 weights)                   */
-    double seconds;             /* preprocessing time on the device (CUDA events), upload included */
+    double seconds;             /* preprocessing from the edge list on the device (CUDA events) */
+    double upload_seconds;      /* the edge list's copy to the device before it                 */
+    double phase_seconds[MG__GPU_BUILD_PHASES]; /* seconds's phases: expand, sort, renumber, csc, csr */
     /* Destination segments for the push's shared-memory atomics (Sec. 3.5, Figure 3.7): the
      * destinations of groups 1-4, new ids [0, group_start[4]), cut into seg_count segments of
      * seg_size ids (the last may be shorter), seg_size chosen so that a segment's values (8 bytes

@@ -27,10 +27,15 @@ Graphs are generated once into --data (.mgb).
   python3 tools/bench-suite.py [--mgraph PATH] [--out DIR] [--data DIR] [--suite full|quick]
                                [--graphs a,b] [--algos bfs,sssp,cc,pr,bc] [--engines ...] [--runs R]
                                [--variants original,renumbered] [--datasets DIR]
-                               [--max-seconds S]
+                               [--max-seconds S] [--resume]
 --max-seconds stops measuring at S seconds (a device call's limit): the bench running then is
 stopped, keeping the cases it finished; those left are recorded 'not-run'. Every output file is
-rewritten after each graph, so a run cut short keeps what it measured.
+rewritten after each graph, so a run cut short keeps what it measured. --resume keeps the graphs
+(and variants) that --out's results.json already holds complete — every case asked for, none
+'not-run' — and measures the rest: the same command, repeated, finishes a suite longer than one
+device call. preprocess.md holds Tables 3.7/3.8's shape: the GPU preprocessing (from the edge list
+on the device: device form, and the dense blocks where an engine built them) per graph and
+algorithm, as a multiple of one hybrid run, the upload beside it, and device memory as x CSR.
 The full suite is issue 5's: R-MAT 22 and 24, Kronecker 22, uniform 22, geometric 2^22, a 2048^2
 grid, and the real graphs (*.txt) in --datasets (default ../shared/datasets beside the clone, where
 present); quick is the generated families at scale 10 (for machines without a GPU, and the tests).
@@ -298,12 +303,32 @@ def write_svg(path, records, engines, algos):
         f.write("\n".join(out) + "\n")
 
 
+def write_preprocess(path, records):
+    """Tables 3.7 / 3.8: the hybrid's record of each graph and algorithm (its dense blocks are built
+    when it chose the dense engine), preprocessing in ms and over one run, memory over CSR."""
+    lines = ["| graph | algorithm | device form ms | dense blocks ms | preprocessing ms | hybrid run ms "
+             "| preprocessing / run | upload ms (apart) | device memory x CSR |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in records:
+        if r["engine"] != "hybrid" or r["status"] != "ok" or "gpu_preprocess_s" not in r:
+            continue
+        pre = r["gpu_preprocess_s"] + r.get("dense_preprocess_s", 0)
+        lines.append(f"| {r['graph']} | {r['algorithm']} | {r['gpu_preprocess_s'] * 1e3:.2f} | "
+                     f"{r.get('dense_preprocess_s', 0) * 1e3:.2f} | {pre * 1e3:.2f} | {r['run_s'] * 1e3:.3f} | "
+                     f"{r['preprocess_over_run']:.2f} | {r.get('gpu_upload_s', 0) * 1e3:.2f} | "
+                     f"{r['device_over_csr']:.2f} |")
+    with open(path, "w") as f:
+        f.write("GPU preprocessing from the edge list on the device (CUDA events; the upload is timed "
+                "apart), per graph and algorithm, from the hybrid engine's run.\n\n")
+        f.write("\n".join(lines) + "\n")
+
+
 def write_outputs(out, records, traces, engines, algos):
     """Every output file from the records so far (rewritten after each graph, so a run cut short
     keeps what it measured)."""
     fields = ["graph", "variant", "algorithm", "engine", "status", "run_s", "run_min_s", "run_max_s",
               "mteps", "traversed_edges", "vertices", "edges", "validated", "preprocess_s",
-              "gpu_preprocess_s", "dense_preprocess_s", "preprocess_over_run", "device_bytes",
+              "gpu_preprocess_s", "gpu_upload_s", "dense_preprocess_s", "preprocess_over_run", "device_bytes",
               "dense_bytes", "csr_bytes", "device_over_csr", "error", "command"]
     with open(os.path.join(out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
@@ -311,7 +336,11 @@ def write_outputs(out, records, traces, engines, algos):
         w.writerows(records)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(records, f, indent=1)
+    with open(os.path.join(out, "traces.json"), "w") as f:
+        json.dump([{"graph": g, "algorithm": a, "engine": e, "steps": rows}
+                   for (g, a, e), rows in sorted(traces.items())], f)
     write_speedups(os.path.join(out, "speedup.md"), records, engines, algos)
+    write_preprocess(os.path.join(out, "preprocess.md"), records)
     write_svg(os.path.join(out, "mteps.svg"), records, engines, algos)
     if traces:
         with open(os.path.join(out, "trace.csv"), "w", newline="") as f:
@@ -327,6 +356,29 @@ def write_outputs(out, records, traces, engines, algos):
         write_trace_svg(os.path.join(out, "trace.svg"),
                         {k: v for k, v in traces.items() if k[1] == "bfs"})
         write_oracle(os.path.join(out, "oracle.md"), traces)
+
+
+def previous(out, algos, engines):
+    """--resume: the records and traces of the graphs --out holds complete (every case asked for,
+    none 'not-run'); an incomplete graph is dropped, to be measured again whole."""
+    try:
+        with open(os.path.join(out, "results.json")) as f:
+            records = json.load(f)
+        with open(os.path.join(out, "traces.json")) as f:
+            steps = json.load(f)
+    except FileNotFoundError:
+        return [], {}
+    except (OSError, ValueError) as e:
+        die(f"--resume: cannot read the results in {out}: {e}", 1)
+    wanted = {(a, e) for a in algos for e in engines}
+    complete = set()
+    for g in {r["graph"] for r in records}:
+        have = {(r["algorithm"], r["engine"]) for r in records if r["graph"] == g and r["status"] != "not-run"}
+        if wanted <= have:
+            complete.add(g)
+    records = [r for r in records if r["graph"] in complete]
+    traces = {(t["graph"], t["algorithm"], t["engine"]): t["steps"] for t in steps if t["graph"] in complete}
+    return records, traces
 
 
 def measure_graph(args, graphs, name, variant, algos, engines, deadline):
@@ -369,6 +421,8 @@ def main():
     ap.add_argument("--max-seconds", type=float,
                     help="stop measuring after this many seconds (a device call's limit): the case "
                          "running then and every later one are recorded 'not-run' (no limit)")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the complete graphs of --out's results.json, measure the rest")
     args = ap.parse_args()
     if not 1 <= args.runs <= 1000:
         die(f"--runs {args.runs} is out of range (1 to 1000)")
@@ -389,10 +443,15 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.data, exist_ok=True)
 
-    records = []
-    traces = {}
+    records, traces = [], {}
+    if args.resume:
+        records, traces = previous(args.out, algos, engines)
+    done = {r["graph"] for r in records}
     for name, variant in [(n, v) for n in names for v in variants]:
         label = name if variant == "original" else name + "-renum"
+        if label in done:
+            print(f"{label:18} kept from {args.out} (--resume)", flush=True)
+            continue
         if deadline is not None and time.monotonic() >= deadline:
             recs = not_run(algos, engines, "--max-seconds reached before this graph")
         else:

@@ -129,6 +129,10 @@ int cli_info_main(int argc, char **argv) {
                    pre.seconds, pre.device_bytes / mib,
                    pre.csr_bytes ? (double)pre.device_bytes / (double)pre.csr_bytes : 0.0,
                    pre.csr_bytes / mib);
+            printf("gpu preprocess phases: expand %.6f s, sort %.6f s, renumber %.6f s, csc %.6f s, "
+                   "csr %.6f s (upload before them: %.6f s)\n", pre.phase_seconds[0],
+                   pre.phase_seconds[1], pre.phase_seconds[2], pre.phase_seconds[3],
+                   pre.phase_seconds[4], pre.upload_seconds);
         } else {
             printf("gpu: none (%s)\n", gpu.reason);
         }

@@ -130,7 +130,7 @@ for spec in "rmat22:rmat --scale 22 --edge-factor 16 --weights int" "grid4M:grid
     t=$(date +%s)
     if [ -f "$file" ] || "$BUILD/mgraph" gen ${spec#*:} --output "$file" >"$LOGDIR/gen-$name.log" 2>&1; then
         if "$BUILD/mgraph" info "$file" >"$LOGDIR/info-$name.log" 2>&1; then
-            pre=$(grep '^gpu preprocess:' "$LOGDIR/info-$name.log" | sed 's/^gpu preprocess: //')
+            pre=$(grep '^gpu preprocess' "$LOGDIR/info-$name.log" | sed 's/^gpu preprocess: //' | paste -sd' ')
             size=$(grep -E '^(vertices|edges):' "$LOGDIR/info-$name.log" | awk '{print $2}' | paste -sd' ')
             INFO_ROWS+=("$(printf '%-8s n m = %-22s %s' "$name" "$size" "${pre:-no gpu line}")")
             [ -n "$pre" ] && record "info $name" PASS "$(elapsed "$t")" || record "info $name" FAIL "no gpu preprocess line"
@@ -188,7 +188,7 @@ for file in "${GRAPHS[@]}"; do
             record "cli $algo $gname" FAIL "see $log"
         fi
         timeout 300 "$BUILD/mgraph" "$algo" "$file" "${extra[@]}" --backend cpu --runs 3 >"$cpu_log" 2>&1 || true
-        pre=$(grep '^gpu preprocess:' "$log" | sed -E 's/^gpu preprocess: ([0-9.]+) s, device memory ([0-9.]+) MiB = ([0-9.]+) x CSR.*/\1 \2 \3/')
+        pre=$(grep '^gpu preprocess:' "$log" | sed -E 's/^gpu preprocess: ([0-9.]+) s .*device memory ([0-9.]+) MiB = ([0-9.]+) x CSR.*/\1 \2 \3/')
         read -r pre_s dev_mib x_csr <<<"${pre:-- - -}"
         ALGO_ROWS+=("$(printf '| %-4s | %-20s | %-4s | %9s | %9s | %9s | %9s | %8s | %8s | %5s |' "$algo" "$gname" \
             "$( [ "$ok" = yes ] && [ "$(field "$log" validation)" != PASS ] && echo NO || echo $ok)" \

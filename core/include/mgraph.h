@@ -223,7 +223,10 @@ typedef struct {
 mg_status mg_gpu_query(mg_context ctx, mg_gpu_info *info);
 
 typedef struct {
-    double seconds;           /* preprocessing on the device (CUDA events), upload included     */
+    double seconds;           /* preprocessing from the edge list on the device (CUDA events)   */
+    double upload_seconds;    /* copying the edge list to the device first (not in seconds)     */
+    double phase_seconds[5];  /* seconds by phase: symmetrise and filter, sort, renumber by     */
+                              /* in-degree group, CSC, CSR (0 for an undirected graph)          */
     size_t device_bytes;      /* device memory the preprocessed graph holds                     */
     size_t csr_bytes;         /* a plain CSR of the same graph: (n+1)*8 + m*4 (+ m*4 weights)   */
     uint32_t group_vertices[6]; /* vertices in in-degree group 1..6 (Table 3.1)                 */

@@ -184,6 +184,15 @@ static void compare(const char *name, const mg__coo *coo, bool directed, bool ke
     CHECK_OK(ctx, st);
     if (st != MG_SUCCESS || cpu == NULL) goto done;
 
+    /* the phases add up to the reported time; the upload is timed apart */
+    double phases = 0;
+    bool phases_ok = gpu.upload_seconds >= 0;
+    for (int k = 0; k < MG__GPU_BUILD_PHASES; k++) {
+        phases_ok = phases_ok && gpu.phase_seconds[k] >= 0;
+        phases += gpu.phase_seconds[k];
+    }
+    CHECK(phases_ok && gpu.seconds > 0 && fabs(phases - gpu.seconds) <= 1e-9 * (1 + gpu.seconds));
+
     const uint32_t n = gpu.n;
     CHECK(gpu.n == cpu->n);
     CHECK(gpu.m == cpu->m);
