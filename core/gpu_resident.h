@@ -28,6 +28,9 @@ mg_status mg__gpu_vector_to_device(mg_context ctx, mg_vector v);
 /* Makes d_data exist and marks the vector device-resident without uploading (the caller is about
  * to overwrite every value). */
 mg_status mg__gpu_vector_claim_device(mg_context ctx, mg_vector v);
+/* A new vector's zeros made on the device (cudaMemsetAsync), which then holds its values: the
+ * first advance into a new vector no longer uploads n zeros from fresh host pages. */
+mg_status mg__gpu_vector_zero_device(mg_context ctx, mg_vector v);
 /* Makes the values current on the host (caller numbering); on_device becomes false. */
 mg_status mg__gpu_vector_to_host(mg_context ctx, mg_vector v);
 /* Frees the device array (a vector being freed). */

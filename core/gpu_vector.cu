@@ -173,6 +173,12 @@ extern "C" mg_status mg__gpu_vector_claim_device(mg_context ctx, mg_vector v) {
     return MG_SUCCESS;
 }
 
+extern "C" mg_status mg__gpu_vector_zero_device(mg_context ctx, mg_vector v) {
+    TRY(mg__gpu_vector_claim_device(ctx, v));
+    if (v->n > 0) CU(cudaMemsetAsync(v->d_data, 0, (size_t)v->n * mg__type_size(v->type)));
+    return MG_SUCCESS;
+}
+
 extern "C" mg_status mg__gpu_vector_to_device(mg_context ctx, mg_vector v) {
     if (v->on_device) return MG_SUCCESS;
     TRY(mg__gpu_vector_claim_device(ctx, v));

@@ -60,6 +60,13 @@ mg_status mg_vector_create(mg_context ctx, mg_vector *v, const mg_graph g, mg_ty
     vec->type = type;
     vec->n = g->n;
     vec->data = data;
+#ifdef MG_HAVE_CUDA
+    /* a GPU context uses the values there: make the zeros there (the host's stay untouched) */
+    if (ON_GPU(ctx) && (status = mg__gpu_vector_zero_device(ctx, vec)) != MG_SUCCESS) {
+        mg_vector_free(&vec);
+        return status;
+    }
+#endif
     *v = vec;
     return MG_SUCCESS;
 }
