@@ -20,9 +20,16 @@
  *    form does not fit the device the hybrid goes on without it.
  *  - No sample where the answer is plain: a frontier whose edges cannot reach m / 32 (checked from
  *    its size times the largest degree, then from the summed degrees) is pushed, as both engines'
- *    rules do; an all-active, unmasked step (topology-driven PageRank) is sampled once and its
- *    choice kept with the dense cost; a step like the last sampled one (same graph and program,
- *    frontier vertices and edges within kReuse) reuses its choice.
+ *    rules do.
+ *  - The samples are kept, and corrected by what runs: per graph, program shape and frontier size
+ *    class (vertices and edges, classes kReuse apart) the memo holds the sampled estimates and
+ *    the time each mode took when it ran that class of step (CUDA events around the step). A
+ *    step of a known class is not sampled again: it runs the mode whose time (measured, or the
+ *    estimate / kOptimism while unmeasured) is least. Samples err both ways (a 1/16 push sample
+ *    leaves SMs idle; a pull sample's early exits vary), so a mode whose estimate comes within
+ *    kOptimism of the best measured time gets one real run before it is ruled out; a grid's
+ *    thousands of label-propagation steps, a BFS from another source, the next PageRank
+ *    iteration reuse what earlier steps measured.
  * Switching representation costs nothing extra here: every mode takes the frontier as a device list
  * (the dense and pull steps set their active-source bitmap from it, the warp-aggregated flag
  * setting of the thesis) and leaves the output as a list and a bitmap.
@@ -41,11 +48,13 @@ namespace {
 
 constexpr uint64_t kPushCheap = 32; /* frontier edges below m / 32: push (gpu_engine.cu's rule) */
 constexpr int kDense = 3;           /* a choice beside MG__GPU_STEP_PUSH and MG__GPU_STEP_PULL  */
+constexpr int kModes[3] = {MG__GPU_STEP_PUSH, MG__GPU_STEP_PULL, kDense}; /* memo est_ms order */
 /* The least push sample: 256 blocks of 64 vertices, two per SM of an H100. A sample that leaves
  * most SMs idle runs slower per edge than the whole step, and scaled up overstates it (7x on
  * R-MAT 22's second BFS level at 1/16 of 162,775 vertices). */
 constexpr uint32_t kMinPushSample = 16384;
-constexpr double kReuse = 1.25;
+constexpr double kReuse = 1.25;    /* frontier size classes: vertices and edges within 1.25x  */
+constexpr double kOptimism = 2.0;  /* an unmeasured estimate may be this much too high        */
 constexpr uint32_t kMemoSize = sizeof(((mg__gpu_graph *)nullptr)->hybrid_memo) /
                                sizeof(((mg__gpu_graph *)nullptr)->hybrid_memo[0]);
 
@@ -69,14 +78,6 @@ struct Hybrid {
     uint32_t *out_list;  /* capacity                                               */
     uint64_t *out_bm;    /* bitmap of capacity                                     */
     mg__gpu_timer *timer;
-    /* The last sampled step: a next step of the same graph and program whose frontier differs by
-     * less than kReuse in vertices and edges runs the same choice without sampling (a grid's
-     * thousands of label-propagation steps would otherwise each be sampled). */
-    const mg__gpu_graph *last_graph;
-    uint32_t last_key, last_count;
-    uint64_t last_edges;
-    double last_est[3];
-    int last_choice;
 };
 
 void hybrid_free(void *p) {
@@ -127,7 +128,7 @@ mg_status hybrid_get(mg_context ctx, uint32_t n, Hybrid **out) {
 }
 
 /* What a memo entry holds for a program shape. */
-enum MemoKind { MEMO_DENSE = 0, MEMO_FULL_STEP, MEMO_PUSH_FIXED, MEMO_PULL_FIXED };
+enum MemoKind { MEMO_DENSE = 0, MEMO_STEP, MEMO_PUSH_FIXED, MEMO_PULL_FIXED };
 
 uint32_t memo_key(const mg_program *p, mg_type type, MemoKind kind) {
     const uint32_t t = type == MG_VERTEX ? (uint32_t)MG_INT32 : (uint32_t)type;
@@ -135,10 +136,18 @@ uint32_t memo_key(const mg_program *p, mg_type type, MemoKind kind) {
                  (uint32_t)p->combine << 11 | (uint32_t)p->apply << 14);
 }
 
-int memo_find(const mg__gpu_graph *g, uint32_t key) {
+/* The entry of key (and, for a step, of its frontier's size classes), or -1. */
+int memo_find(const mg__gpu_graph *g, uint32_t key, uint16_t vertex_class = 0, uint16_t edge_class = 0) {
     for (uint32_t i = 0; i < g->hybrid_memos && i < kMemoSize; i++)
-        if (g->hybrid_memo[i].key == key) return (int)i;
+        if (g->hybrid_memo[i].key == key && g->hybrid_memo[i].vertex_class == vertex_class &&
+            g->hybrid_memo[i].edge_class == edge_class)
+            return (int)i;
     return -1;
+}
+
+/* Size class of a count: counts within a factor kReuse share one (0 for none). */
+uint16_t size_class(uint64_t x) {
+    return x == 0 ? 0 : (uint16_t)(1 + floor(log((double)x) / log(kReuse)));
 }
 
 int memo_add(mg__gpu_graph *g, uint32_t key) {
@@ -252,33 +261,18 @@ extern "C" mg_status mg__gpu_hybrid_advance(mg_context ctx, mg__gpu_graph *g, mg
     const uint64_t max_degree = p->edges == MG_EDGES_OUT ? g->max_out_degree : g->max_in_degree;
     if (count == 0 || (uint64_t)count * max_degree < g->m / kPushCheap)
         return run_step(ctx, g, a, info, MG__GPU_STEP_PUSH);
-
-    /* an all-active, unmasked step: chosen once per program shape */
-    const bool full = a->d_in_list == nullptr && a->d_mask == nullptr;
-    const uint32_t full_key = memo_key(p, a->type, MEMO_FULL_STEP);
-    int memo = full ? memo_find(g, full_key) : -1;
-    double est[3] = {0, 0, 0};
-    int choice;
-    if (memo >= 0) {
-        for (int i = 0; i < 3; i++) est[i] = g->hybrid_memo[memo].est_ms[i];
-        choice = g->hybrid_memo[memo].choice;
-    } else {
-        uint64_t frontier_edges = 0;
+    uint64_t frontier_edges = g->m; /* every source active */
+    if (a->d_in_list != nullptr)
         TRY(mg__gpu_frontier_edges(ctx, g, p->edges, a->d_in_list, count, &frontier_edges));
-        if (frontier_edges < g->m / kPushCheap) return run_step(ctx, g, a, info, MG__GPU_STEP_PUSH);
-        Hybrid *h = nullptr;
-        TRY(hybrid_get(ctx, g->n, &h));
-        const uint32_t step_key = full_key ^ (a->d_mask != nullptr ? 0x80000000u : 0u);
-        const auto alike = [](double x, double y) { return x <= y * kReuse && y <= x * kReuse; };
-        if (h->last_graph == g && h->last_key == step_key && alike(count, h->last_count) &&
-            alike((double)frontier_edges, (double)h->last_edges)) {
-            TRY(run_step(ctx, g, a, info, h->last_choice));
-            info->sampled = true;
-            info->est_sparse_ms = h->last_est[0];
-            info->est_pull_ms = h->last_est[1];
-            info->est_dense_ms = h->last_est[2];
-            return MG_SUCCESS;
-        }
+    if (frontier_edges < g->m / kPushCheap) return run_step(ctx, g, a, info, MG__GPU_STEP_PUSH);
+
+    Hybrid *h = nullptr;
+    TRY(hybrid_get(ctx, g->n, &h));
+    const uint32_t key = memo_key(p, a->type, MEMO_STEP) ^ (a->d_mask != nullptr ? 0x80000000u : 0u);
+    const uint16_t vc = size_class(count), ec = size_class(frontier_edges);
+    int memo = memo_find(g, key, vc, ec);
+    if (memo < 0) {
+        double est[3] = {0, 0, 0};
         const double inverse = floor(1.0 / ctx->sample_fraction + 0.5);
         const uint32_t stride = inverse >= UINT32_MAX ? UINT32_MAX : inverse < 1 ? 1 : (uint32_t)inverse;
         const uint32_t push_stride = count / stride >= kMinPushSample ? stride
@@ -286,24 +280,30 @@ extern "C" mg_status mg__gpu_hybrid_advance(mg_context ctx, mg__gpu_graph *g, mg
         TRY(estimate(ctx, h, g, a, MG__GPU_STEP_PUSH, push_stride, frontier_edges, &est[0]));
         TRY(estimate(ctx, h, g, a, MG__GPU_STEP_PULL, stride, frontier_edges, &est[1]));
         TRY(dense_estimate(ctx, h, g, a, &est[2]));
-        choice = est[1] < est[0] ? MG__GPU_STEP_PULL : MG__GPU_STEP_PUSH;
-        if (est[2] >= 0 && est[2] < est[choice == MG__GPU_STEP_PULL ? 1 : 0]) choice = kDense;
-        if (full) {
-            memo = memo_add(g, full_key);
-            for (int i = 0; i < 3; i++) g->hybrid_memo[memo].est_ms[i] = (float)est[i];
-            g->hybrid_memo[memo].choice = (int8_t)choice;
-        }
-        h->last_graph = g;
-        h->last_key = step_key;
-        h->last_count = count;
-        h->last_edges = frontier_edges;
-        for (int i = 0; i < 3; i++) h->last_est[i] = est[i];
-        h->last_choice = choice;
+        memo = memo_add(g, key);
+        g->hybrid_memo[memo].vertex_class = vc;
+        g->hybrid_memo[memo].edge_class = ec;
+        for (int i = 0; i < 3; i++) g->hybrid_memo[memo].est_ms[i] = (float)est[i];
     }
-    TRY(run_step(ctx, g, a, info, choice));
+    /* the least time: measured where the mode ran this class of step, else estimated (and given
+     * the benefit of the doubt, kOptimism) */
+    auto &entry = g->hybrid_memo[memo];
+    double known[3], cost[3];
+    int choice = 0;
+    for (int i = 0; i < 3; i++) {
+        known[i] = entry.ran_ms[i] > 0 ? entry.ran_ms[i] : entry.est_ms[i];
+        cost[i] = entry.ran_ms[i] > 0 ? entry.ran_ms[i] : entry.est_ms[i] < 0 ? INFINITY
+                                                                               : entry.est_ms[i] / kOptimism;
+        if (cost[i] < cost[choice]) choice = i;
+    }
+    TRY(mg__gpu_timer_start(ctx, h->timer));
+    TRY(run_step(ctx, g, a, info, kModes[choice]));
+    double ms = 0;
+    TRY(mg__gpu_timer_stop(ctx, h->timer, &ms));
+    entry.ran_ms[choice] = (float)(ms > 0 ? ms : 1e-6);
     info->sampled = true;
-    info->est_sparse_ms = est[0];
-    info->est_pull_ms = est[1];
-    info->est_dense_ms = est[2];
+    info->est_sparse_ms = known[0];
+    info->est_pull_ms = known[1];
+    info->est_dense_ms = known[2];
     return MG_SUCCESS;
 }

@@ -73,16 +73,16 @@ typedef struct {
      * in device_bytes (mg__gpu_dense_get_stats reports its own). */
     struct mg__gpu_dense *dense[2];
     /* What the hybrid (frontier/gpu_hybrid.cu) learnt of this graph, per program shape and kind
-     * (key): the dense engine's cost of a step, measured once (the thesis' EDP: it hardly depends
-     * on the frontier), the fixed parts of push and pull steps, and the estimates and choice for
-     * an all-active, unmasked step (the same every time: topology-driven PageRank samples once).
-     * Zeroed with the graph. */
+     * (key): the dense engine's cost of a step (the thesis' EDP, measured once), the fixed parts of
+     * push and pull steps, and per frontier size class (vertices and edges, classes kReuse apart)
+     * the sampled estimates and the measured times of the modes that ran. Zeroed with the graph. */
     struct {
         uint32_t key;             /* 0: unused                                                  */
+        uint16_t vertex_class, edge_class; /* a step's frontier size classes                    */
         float est_ms[3];          /* sparse, pull, dense (a fixed part: [0]); dense < 0 when the
                                      form did not fit                                           */
-        int8_t choice;            /* mg__gpu_step, or 3 for the dense engine                    */
-    } hybrid_memo[32];
+        float ran_ms[3];          /* a step's time in that mode when it last ran (0: not yet)   */
+    } hybrid_memo[128];
     uint32_t hybrid_memos;
 } mg__gpu_graph;
 
