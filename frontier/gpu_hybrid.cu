@@ -288,13 +288,12 @@ extern "C" mg_status mg__gpu_hybrid_advance(mg_context ctx, mg__gpu_graph *g, mg
     /* the least time: measured where the mode ran this class of step, else estimated (and given
      * the benefit of the doubt, kOptimism) */
     auto &entry = g->hybrid_memo[memo];
-    double known[3], cost[3];
+    double cost[3];
     int choice = 0;
     for (int i = 0; i < 3; i++) {
-        known[i] = entry.ran_ms[i] > 0 ? entry.ran_ms[i] : entry.est_ms[i];
-        cost[i] = entry.ran_ms[i] > 0 ? entry.ran_ms[i] : entry.est_ms[i] < 0 ? INFINITY
+        cost[i] = entry.ran_ms[i] > 0 ? entry.ran_ms[i] : entry.est_ms[i] < 0 ? -1
                                                                                : entry.est_ms[i] / kOptimism;
-        if (cost[i] < cost[choice]) choice = i;
+        if (cost[i] >= 0 && cost[i] < cost[choice]) choice = i;
     }
     TRY(mg__gpu_timer_start(ctx, h->timer));
     TRY(run_step(ctx, g, a, info, kModes[choice]));
@@ -302,8 +301,8 @@ extern "C" mg_status mg__gpu_hybrid_advance(mg_context ctx, mg__gpu_graph *g, mg
     TRY(mg__gpu_timer_stop(ctx, h->timer, &ms));
     entry.ran_ms[choice] = (float)(ms > 0 ? ms : 1e-6);
     info->sampled = true;
-    info->est_sparse_ms = known[0];
-    info->est_pull_ms = known[1];
-    info->est_dense_ms = known[2];
+    info->est_sparse_ms = cost[0];
+    info->est_pull_ms = cost[1];
+    info->est_dense_ms = cost[2];
     return MG_SUCCESS;
 }

@@ -390,9 +390,11 @@ typedef struct {
     uint32_t output_vertices;   /* vertices that joined out                     */
     bool pulled;                /* the engine pulled into destinations          */
     bool dense;                 /* the GPU's dense-frontier engine ran the step */
-    /* The GPU hybrid's sampled cost estimates for this step, in milliseconds (sampled false and all
-     * 0 when the step needed none: a frontier too small to pull, or a forced mode). A mode the
-     * hybrid could not try (the dense form did not fit) has a negative estimate. */
+    /* The GPU hybrid's costs for this step, in milliseconds, the least of which it ran: a mode's
+     * time when it last ran a step of this frontier size on this graph, else its sampled estimate
+     * halved (an estimate not yet checked by a run gets the benefit of the doubt). sampled false
+     * and all 0 when the step needed none: a frontier too small to pull, or a forced mode. A mode
+     * the hybrid could not try (the dense form did not fit) costs -1. */
     bool sampled;
     double est_sparse_ms, est_pull_ms, est_dense_ms;
     double seconds;             /* the whole call, sampling included                         */
