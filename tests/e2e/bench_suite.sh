@@ -16,7 +16,7 @@ suite() { # ARGS...: runs the harness, status in RC, output in $TMP/suite.log
 suite --suite quick --graphs rmat10,grid32x32 --algos bfs,sssp,bc --engines cpu,hybrid --runs 1 \
     --out "$TMP/out" --data "$TMP/graphs"
 [ "$RC" = 0 ] || fail "bench-suite exit $RC: $(cat "$TMP/suite.log")"
-for f in results.csv results.json traces.json speedup.md preprocess.md mteps.svg; do
+for f in results.csv results.json speedup.md preprocess.md mteps.svg; do
     [ -s "$TMP/out/$f" ] || fail "bench-suite wrote no $f"
 done
 python3 - "$TMP/out" <<'PYEOF' || fail "bench-suite's outputs are not what they should be"
@@ -119,8 +119,8 @@ python3 - "$TMP/cut2" <<'PYEOF' || fail "--resume's rows are wrong"
 import csv, json, sys
 rows = {(r["algorithm"], r["status"], r["validated"]) for r in csv.DictReader(open(sys.argv[1] + "/results.csv"))}
 assert rows == {("bfs", "ok", "True"), ("cc", "ok", "True")}, rows
-steps = json.load(open(sys.argv[1] + "/traces.json"))
-assert {(t["algorithm"], t["engine"]) for t in steps} == {("bfs", "cpu"), ("cc", "cpu")}, steps
+steps = {(r["algorithm"], r["engine"]) for r in csv.DictReader(open(sys.argv[1] + "/trace.csv"))}
+assert steps == {("bfs", "cpu"), ("cc", "cpu")}, steps
 PYEOF
 echo '{ not json' >"$TMP/cut2/results.json"
 suite --suite full --datasets "$TMP/ds" --graphs tiny --variants original --algos bfs --engines cpu \
@@ -150,7 +150,7 @@ suite.write_oracle(sys.argv[2], traces)
 text = open(sys.argv[2]).read()
 assert "| g | bfs | 3.000 | 4.000 | 0.750 | n/a | n/a | 7.000 | n/a | 7.000 | 0.429 | 3 |" in text, text
 assert "| h | bfs | 4.000 | 3.000 | 1.333 | 2.000 | 2.000 | 9.000 | 4.000 | 6.000 | 0.667 | 2 |" in text, text
-assert "| g | pr | n/a | n/a | steps differ (1, 2, 1) |" in text, text
+assert "| g | pr | 1.000 | n/a | steps differ (1, 2, 1) | n/a | n/a | 2.000 | n/a | 1.000 | 1.000 | 1 |" in text, text
 PYEOF
 
 # bad flags: exit 2, the flag named, no results written
