@@ -215,8 +215,10 @@ mg_status dense_estimate(mg_context ctx, Hybrid *h, mg__gpu_graph *g, const mg__
     const mg__gpu_dense *dense = nullptr;
     const mg_status st = mg__gpu_dense_get(ctx, g, p->edges, &dense);
     double ms = -1;
-    if (st == MG_OUT_OF_MEMORY) {
-        memcpy(ctx->error, saved, sizeof saved); /* not an error of the call: the hybrid goes on */
+    if (st == MG_OUT_OF_MEMORY || st == MG_INVALID_ARGUMENT) {
+        /* the form does not fit the device or its limits (mg__gpu_dense_build says which): not an
+         * error of the call, the hybrid goes on without the dense engine */
+        memcpy(ctx->error, saved, sizeof saved);
     } else if (st != MG_SUCCESS) {
         return st;
     } else {

@@ -40,8 +40,10 @@ namespace {
 
 constexpr int kThreads = 256;
 /* Blocks of the edge matrix the host bookkeeping accepts (16 bytes each on the host, 24 on the
- * device): beyond it the panels are far too small for the graph. */
-constexpr uint64_t kMaxBlocks = UINT64_C(1) << 22;
+ * device): beyond it the panels are far too small for the graph. R-MAT 24 (2^24 vertices) makes
+ * 5.2M blocks of the widest and tallest panels a block's shared memory allows; 2^26 is 1 GiB of
+ * bookkeeping at most, for graphs of 2^26 vertices and more. */
+constexpr uint64_t kMaxBlocks = UINT64_C(1) << 26;
 /* Row panels are cut where their estimated slots reach this many times the average of H-high
  * panels. */
 constexpr uint64_t kSlotCapFactor = 4;

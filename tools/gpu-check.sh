@@ -7,6 +7,7 @@
 # Env:   MG_GPU_CHECK_JOBS (default 16), MG_GPU_CHECK_SKIP_SANITIZER=1 to skip the sanitizer section,
 #        MG_GPU_CHECK_KEEP_BUILD=1 to reuse the build folder (default: rebuilt from scratch),
 #        MG_GPU_CHECK_SANITIZE="test_gpu_x ..." to run compute-sanitizer on those tests only,
+#        MG_GPU_CHECK_SANITIZER_TOOLS="memcheck initcheck" to run those tools only (default all three),
 #        MG_GPU_CHECK_SKIP_CTEST=1, MG_GPU_CHECK_SKIP_CLI=1, MG_GPU_CHECK_SKIP_BENCH=1 to skip those
 #        sections (one call of the device tool is limited to 10 minutes: split the run there; BENCH
 #        is bench_gpu, bench_dense, mgraph bench and ncu), MG_GPU_CHECK_BENCH_ENGINES: the engines
@@ -92,7 +93,7 @@ elif ! command -v compute-sanitizer >/dev/null; then
 else
     # memcheck: out-of-bounds and leaks; racecheck: shared-memory hazards; initcheck: reads of
     # uninitialised device memory.
-    for tool in memcheck racecheck initcheck; do
+    for tool in ${MG_GPU_CHECK_SANITIZER_TOOLS:-memcheck racecheck initcheck}; do
         case $tool in
             memcheck) extra="--leak-check full" ;;
             *) extra="" ;;
