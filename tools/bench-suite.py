@@ -30,10 +30,11 @@ Graphs are generated once into --data (.mgb).
                                [--max-seconds S] [--resume]
 --max-seconds stops measuring at S seconds (a device call's limit): the bench running then is
 stopped, keeping the cases it finished; those left are recorded 'not-run'. Every output file is
-rewritten after each graph, so a run cut short keeps what it measured. --resume keeps the graphs
-(and variants) that --out's results.json already holds complete — every case asked for, none
-'not-run' — and measures the rest: the same command, repeated, finishes a suite longer than one
-device call. preprocess.md holds Tables 3.7/3.8's shape: the GPU preprocessing (from the edge list
+rewritten after each graph, so a run cut short keeps what it measured. --resume keeps the cases
+(graph, variant, algorithm, engine) that --out's results.json already holds, failed ones included,
+and measures only those missing or 'not-run' (one `mgraph bench` per graph over the algorithms and
+engines that lack a case): the same command, repeated, finishes a suite longer than one device
+call. preprocess.md holds Tables 3.7/3.8's shape: the GPU preprocessing (from the edge list
 on the device: device form, and the dense blocks where an engine built them) per graph and
 algorithm, as a multiple of one hybrid run, the upload beside it, and device memory as x CSR.
 The full suite is issue 5's: R-MAT 22 and 24, Kronecker 22, uniform 22, geometric 2^22, a 2048^2
@@ -357,9 +358,8 @@ def write_outputs(out, records, traces, engines, algos):
         write_oracle(os.path.join(out, "oracle.md"), traces)
 
 
-def previous(out, algos, engines):
-    """--resume: the records and traces of the graphs --out holds complete (every case asked for,
-    none 'not-run'); an incomplete graph is dropped, to be measured again whole."""
+def previous(out):
+    """--resume: the records (all but the 'not-run' ones) and traces --out holds."""
     traces = {}
     try:
         with open(os.path.join(out, "results.json")) as f:
@@ -372,18 +372,21 @@ def previous(out, algos, engines):
                     row.update(mode=r["mode"], ms=float(r["ms"]), est_sparse_ms=r["est_sparse_ms"],
                                est_pull_ms=r["est_pull_ms"], est_dense_ms=r["est_dense_ms"])
                     traces.setdefault((r["graph"], r["algorithm"], r["engine"]), []).append(row)
+        records = [r for r in records if r["status"] != "not-run"]
     except FileNotFoundError:
         return [], {}
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError, KeyError, TypeError) as e:
         die(f"--resume: cannot read the results in {out}: {e}", 1)
-    wanted = {(a, e) for a in algos for e in engines}
-    complete = set()
-    for g in {r["graph"] for r in records}:
-        have = {(r["algorithm"], r["engine"]) for r in records if r["graph"] == g and r["status"] != "not-run"}
-        if wanted <= have:
-            complete.add(g)
-    records = [r for r in records if r["graph"] in complete]
-    return records, {k: v for k, v in traces.items() if k[0] in complete}
+    return records, traces
+
+
+def missing_cases(records, label, algos, engines):
+    """The algorithms and engines one `mgraph bench` must run to measure every case of label that
+    records lack (their cross product: it may measure some cases again)."""
+    have = {(r["algorithm"], r["engine"]) for r in records if r["graph"] == label}
+    lack = [(a, e) for a in algos for e in engines if (a, e) not in have]
+    return ([a for a in algos if any(x == a for x, _ in lack)],
+            [e for e in engines if any(y == e for _, y in lack)])
 
 
 def measure_graph(args, graphs, name, variant, algos, engines, deadline):
@@ -427,7 +430,7 @@ def main():
                     help="stop measuring after this many seconds (a device call's limit): the case "
                          "running then and every later one are recorded 'not-run' (no limit)")
     ap.add_argument("--resume", action="store_true",
-                    help="keep the complete graphs of --out's results.json, measure the rest")
+                    help="keep the cases --out's results.json holds, measure only the missing ones")
     args = ap.parse_args()
     if not 1 <= args.runs <= 1000:
         die(f"--runs {args.runs} is out of range (1 to 1000)")
@@ -450,17 +453,22 @@ def main():
 
     records, traces = [], {}
     if args.resume:
-        records, traces = previous(args.out, algos, engines)
-    done = {r["graph"] for r in records}
+        records, traces = previous(args.out)
     for name, variant in [(n, v) for n in names for v in variants]:
         label = name if variant == "original" else name + "-renum"
-        if label in done:
+        run_algos, run_engines = missing_cases(records, label, algos, engines)
+        if not run_algos:
             print(f"{label:18} kept from {args.out} (--resume)", flush=True)
             continue
         if deadline is not None and time.monotonic() >= deadline:
-            recs = not_run(algos, engines, "--max-seconds reached before this graph")
+            recs = not_run(run_algos, run_engines, "--max-seconds reached before this graph")
         else:
-            recs = measure_graph(args, graphs, name, variant, algos, engines, deadline)
+            recs = measure_graph(args, graphs, name, variant, run_algos, run_engines, deadline)
+        # what this run measured replaces what --resume kept of the same cases
+        fresh = {(r["algorithm"], r["engine"]) for r in recs if r["status"] != "not-run"}
+        records = [r for r in records if r["graph"] != label or (r["algorithm"], r["engine"]) not in fresh]
+        for a, e in fresh:
+            traces.pop((label, a, e), None)
         for rec in recs:
             rec["graph"] = label
             rec["variant"] = variant

@@ -103,8 +103,9 @@ import csv, sys
 rows = {(r["algorithm"], r["status"]) for r in csv.DictReader(open(sys.argv[1]))}
 assert rows == {("bfs", "ok"), ("cc", "not-run")}, rows
 PYEOF
-# --resume: a graph left incomplete (cc 'not-run' above) is measured again whole; a complete one is
-# kept, its bench not run again (the hanging stand-in would leave 'not-run' rows if it were)
+# --resume: of a graph left incomplete (cc 'not-run' above) only the missing case is measured (bfs
+# keeps the stand-in's 0.5 s); a complete one is kept, its bench not run again (the hanging
+# stand-in would leave 'not-run' rows if it were)
 suite --suite full --datasets "$TMP/ds" --graphs tiny --variants original --algos bfs,cc \
     --engines cpu --runs 1 --out "$TMP/cut2" --data "$TMP/graphs" --resume
 [ "$RC" = 0 ] || fail "bench-suite --resume: exit $RC: $(cat "$TMP/suite.log")"
@@ -117,10 +118,12 @@ set -e
 [ "$RC" = 0 ] && grep -q "tiny .*kept from" "$TMP/suite.log" || fail "--resume of a complete graph: exit $RC: $(cat "$TMP/suite.log")"
 python3 - "$TMP/cut2" <<'PYEOF' || fail "--resume's rows are wrong"
 import csv, json, sys
-rows = {(r["algorithm"], r["status"], r["validated"]) for r in csv.DictReader(open(sys.argv[1] + "/results.csv"))}
-assert rows == {("bfs", "ok", "True"), ("cc", "ok", "True")}, rows
+rows = {(r["algorithm"], r["status"], r["validated"], r["run_s"]) for r in csv.DictReader(open(sys.argv[1] + "/results.csv"))}
+assert len(rows) == 2 and ("bfs", "ok", "True", "0.5") in rows, rows
+cc = [r for r in rows if r[0] == "cc"]
+assert cc and cc[0][1:3] == ("ok", "True") and cc[0][3] != "0.5", rows
 steps = {(r["algorithm"], r["engine"]) for r in csv.DictReader(open(sys.argv[1] + "/trace.csv"))}
-assert steps == {("bfs", "cpu"), ("cc", "cpu")}, steps
+assert steps == {("cc", "cpu")}, steps
 PYEOF
 echo '{ not json' >"$TMP/cut2/results.json"
 suite --suite full --datasets "$TMP/ds" --graphs tiny --variants original --algos bfs --engines cpu \
