@@ -5,7 +5,7 @@
 # weights 1..255 for SSSP), runs every algorithm with `--runs N` (one warm-up, median reported) and
 # `--validate`, and prints a markdown table: our median, the GAPBS figure from issue 2 (measured by
 # GAPBS on a 2-core machine of this kind), and the ratio. Then the same algorithms on the small real
-# graphs (the bundled roadNet-CA sample and ../shared/datasets/web-Google-sample.txt).
+# graphs (the bundled roadNet-CA sample and datasets/samples/web-Google-sample.txt).
 #
 #   tools/bench-cpu.sh [--build DIR] [--scale S] [--runs N] [--threads T] [--workdir DIR]
 set -euo pipefail
@@ -69,7 +69,7 @@ PY
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 real=$workdir/real.jsonl
 : > "$real"
-for file in "$here/datasets/samples/roadNet-CA-sample.txt" "$here/../shared/datasets/web-Google-sample.txt"; do
+for file in "$here/datasets/samples/roadNet-CA-sample.txt" "$here/datasets/samples/web-Google-sample.txt"; do
     [ -f "$file" ] || { echo "bench-cpu.sh: $file missing, skipped" >&2; continue; }
     for algo in bfs sssp cc pr bc; do
         "$mgraph" "$algo" "$file" --runs "$runs" --threads "$threads" --validate --json |

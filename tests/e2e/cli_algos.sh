@@ -1,14 +1,10 @@
 #!/usr/bin/env bash
 # cli_algos.sh — every algorithm with --validate on an inline graph, on generated graphs (`mgraph
-# gen`, weighted and not, directed and not), on the shared SNAP samples (../shared/datasets, which
-# CI places beside the clone) and on the bundled sample; the GAPBS-style text lines and the --json
-# object with its keys.
+# gen`, weighted and not, directed and not), on the real SNAP samples in datasets/samples; the
+# GAPBS-style text lines and the --json object with its keys.
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 
-SHARED=${MG_SHARED_DATASETS:?MG_SHARED_DATASETS is not set (ctest sets it)}
-[ -d "$SHARED" ] || fail "shared datasets directory $SHARED is missing (CI puts shared/ beside the clone)"
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-BUNDLED="$HERE/../../datasets/samples/roadNet-CA-sample.txt"
+SAMPLES=${MG_SAMPLES:?MG_SAMPLES is not set (ctest sets it)}
 
 cat >"$TMP/small.mtx" <<'EOF'
 %%MatrixMarket matrix coordinate integer symmetric
@@ -60,11 +56,10 @@ validate_all "$TMP/grid.mtx"
 expect_rc 0 gen geometric --scale 8 --seed 3 --output "$TMP/geo.mgb"
 validate_all "$TMP/geo.mgb"
 
-# The shared SNAP samples and the bundled one.
-validate_all "$SHARED/roadNet-CA-sample.txt"
-validate_all "$SHARED/web-Google-sample.txt"
-validate_all "$SHARED/web-Google-sample.txt" --undirected
-validate_all "$BUNDLED"
+# The real SNAP samples.
+validate_all "$SAMPLES/roadNet-CA-sample.txt"
+validate_all "$SAMPLES/web-Google-sample.txt"
+validate_all "$SAMPLES/web-Google-sample.txt" --undirected
 
 # --json: one object on stdout with the documented keys, for every algorithm.
 for algo in bfs sssp cc pr bc; do

@@ -4,7 +4,7 @@
 # round trips that give the same answers).
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 
-SHARED=${MG_SHARED_DATASETS:?MG_SHARED_DATASETS is not set (ctest sets it)}
+SAMPLES=${MG_SAMPLES:?MG_SAMPLES is not set (ctest sets it)}
 
 # A star: vertex 1 points at 2..201, and 2..201 all point at 202: 202 has in-degree 200 (group 5).
 python3 - "$TMP/star.mtx" <<'EOF'
@@ -50,7 +50,7 @@ EOF
 expect_rc 0 info "$TMP/star.mtx" --undirected
 expect_out_line '^edges: 800 '
 expect_out_line '^directed: no$'
-expect_rc 0 info "$SHARED/web-Google-sample.txt"
+expect_rc 0 info "$SAMPLES/web-Google-sample.txt"
 expect_out_line '^index base: 0$'
 
 # gen: every kind; the same seed gives the same file, with 1 thread or 2; another seed differs.
@@ -78,17 +78,17 @@ expect_err "r.csv"
 [ ! -e "$TMP/r.csv" ] || fail "gen left a file in an unwritable format"
 
 # convert: text -> binary -> Matrix Market; every step gives the same answers.
-expect_rc 0 convert "$SHARED/roadNet-CA-sample.txt" "$TMP/road.mgb"
+expect_rc 0 convert "$SAMPLES/roadNet-CA-sample.txt" "$TMP/road.mgb"
 expect_out_line '^write: '
 expect_rc 0 convert "$TMP/road.mgb" "$TMP/road.mtx"
-for f in "$SHARED/roadNet-CA-sample.txt" "$TMP/road.mgb" "$TMP/road.mtx"; do
+for f in "$SAMPLES/roadNet-CA-sample.txt" "$TMP/road.mgb" "$TMP/road.mtx"; do
     expect_rc 0 info "$f" --json
     python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["vertices"], d["edges"], d["directed"])' \
         <"$TMP/out" >>"$TMP/sizes"
 done
 [ "$(sort -u "$TMP/sizes" | wc -l)" = 1 ] || fail "convert changed the graph: $(cat "$TMP/sizes")"
 # The .mtx is 1-based where the SNAP file was 0-based: compare the values, not the ids.
-expect_rc 0 sssp "$SHARED/roadNet-CA-sample.txt" --source 0 --output "$TMP/a.txt"
+expect_rc 0 sssp "$SAMPLES/roadNet-CA-sample.txt" --source 0 --output "$TMP/a.txt"
 expect_rc 0 sssp "$TMP/road.mgb" --source 0 --output "$TMP/b.txt"
 same_file "$TMP/a.txt" "$TMP/b.txt"
 expect_rc 0 sssp "$TMP/road.mtx" --source 1 --output "$TMP/c.txt"

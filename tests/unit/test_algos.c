@@ -1,7 +1,8 @@
 /*
  * test_algos.c — the five built-in algorithms against their serial references (mg_check_*) and
- * against answers worked out by hand, on tiny graphs, on every generator family, and on the shared
- * real samples; under forced push, forced pull and automatic mode, on 1 and 2 threads. Also: the
+ * against answers worked out by hand, on tiny graphs, on every generator family, and on the real
+ * samples in datasets/samples; under forced push, forced pull and automatic mode, on 1 and 2
+ * threads. Also: the
  * verifiers reject a corrupted result, bad arguments give MG_INVALID_ARGUMENT, and a failed
  * allocation anywhere in BFS, SSSP, CC, PageRank or BC gives MG_OUT_OF_MEMORY (the sanitizer build
  * proves nothing leaks).
@@ -428,8 +429,9 @@ static void test_generated(int scale, bool all_modes) {
 }
 
 static void test_real(void) {
-    const char *dir = getenv("MG_SHARED_DATASETS");
-    if (dir == NULL) dir = "/work/shared/datasets";
+    const char *dir = getenv("MG_SAMPLES");
+    CHECK(dir != NULL);
+    if (dir == NULL) return;
     const char *files[] = {"roadNet-CA-sample.txt", "web-Google-sample.txt"};
     for (int f = 0; f < 2; f++) {
         char path[1024];
