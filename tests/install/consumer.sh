@@ -26,7 +26,9 @@ expect_run() {
     local out
     out=$(LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$1") || fail "$1 failed: $out"
     [ "$out" = "depth of vertex 3: 3" ] || fail "$1 printed '$out'"
-    if LD_LIBRARY_PATH="$libdir" ldd "$1" | grep -q 'libmgraph\.so'; then
+    local libs
+    libs=$(LD_LIBRARY_PATH="$libdir" ldd "$1")
+    if [[ $libs == *libmgraph.so* ]]; then
         [ "$2" = SHARED ] || fail "$1 should not need libmgraph.so"
     else
         [ "$2" = STATIC ] || fail "$1 should load libmgraph.so"
