@@ -28,12 +28,12 @@ echo "graph,edges,algo,backend,e2e_s,wall_s,load_s,preprocess_s,gpu_s,first_run_
 for f in "${graphs[@]}"; do
     for algo in bfs sssp cc pr bc; do
         for backend in cpu gpu; do
-            t0=$(date +%s.%N)
+            t0=$EPOCHREALTIME
             if ! json=$("$mgraph" "$algo" "$f" --backend "$backend" --runs 1 --json 2>"$out/err"); then
                 echo "$(basename "$f") $algo $backend: FAILED $(cat "$out/err")" >&2
                 continue
             fi
-            wall=$(echo "$(date +%s.%N) - $t0" | bc -l)
+            wall=$(python3 -c "print($EPOCHREALTIME - $t0)")
             python3 - "$json" "$wall" "$(basename "$f" .mgb)" "$algo" "$backend" >>"$csv" <<'PY'
 import json, sys
 j = json.loads(sys.argv[1]); wall = float(sys.argv[2])
