@@ -95,11 +95,16 @@ mg_status mg_context_set_backend(mg_context ctx, mg_backend backend) {
     mg_status status = mg__check_context(ctx);
     if (status != MG_SUCCESS) return status;
     switch (backend) {
-    case MG_BACKEND_AUTO:
-        /* The GPU engine does not yet meet issue 3's performance goals (destination segments,
-         * tuned sizes); auto keeps the CPU until it does. */
-        ctx->backend = MG_BACKEND_CPU;
+    case MG_BACKEND_AUTO: {
+        /* The GPU where one is usable; its absence is not an error here, only a choice. The
+         * size rule (a small graph is done on the CPU before the GPU has started) is the
+         * caller's, who knows the graph: the mgraph command applies it (tools/cli_backend.c). */
+        if (mg_context_set_backend(ctx, MG_BACKEND_GPU) != MG_SUCCESS) {
+            ctx->error[0] = '\0';
+            ctx->backend = MG_BACKEND_CPU;
+        }
         return MG_SUCCESS;
+    }
     case MG_BACKEND_CPU:
         ctx->backend = MG_BACKEND_CPU;
         return MG_SUCCESS;

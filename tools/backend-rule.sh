@@ -4,7 +4,8 @@
 # it — `mgraph ALGO FILE.mgb --backend cpu|gpu --runs 1 --json`, a fresh process each — and the
 # table gives the end-to-end seconds of each backend: load + preprocess + (GPU: device context,
 # upload and device build) + the first run (which includes anything built lazily), from the JSON,
-# next to the process's wall time. Where the GPU's column is less, auto should pick it.
+# next to the process's wall time, and what --backend auto chose and took. Where the GPU's wall time
+# is less, auto should pick it.
 #
 # Usage: bash tools/backend-rule.sh BUILD_DIR [SCALES] [OUTDIR]   (SCALES default "12 14 16 18 20 22")
 set -euo pipefail
@@ -24,10 +25,10 @@ f=$out/grid1024.mgb
 graphs+=("$f")
 
 csv=$out/backend-rule.csv
-echo "graph,edges,algo,backend,e2e_s,wall_s,load_s,preprocess_s,gpu_s,first_run_s,run_s" >"$csv"
+echo "graph,edges,algo,backend,e2e_s,wall_s,load_s,preprocess_s,gpu_s,first_run_s,run_s,ran" >"$csv"
 for f in "${graphs[@]}"; do
     for algo in bfs sssp cc pr bc; do
-        for backend in cpu gpu; do
+        for backend in cpu gpu auto; do
             t0=$EPOCHREALTIME
             if ! json=$("$mgraph" "$algo" "$f" --backend "$backend" --runs 1 --json 2>"$out/err"); then
                 echo "$(basename "$f") $algo $backend: FAILED $(cat "$out/err")" >&2
@@ -40,7 +41,8 @@ j = json.loads(sys.argv[1]); wall = float(sys.argv[2])
 gpu = j.get("gpu_preprocess_s", 0) + j.get("gpu_upload_s", 0) + j.get("dense_preprocess_s", 0)
 e2e = j["load_s"] + j["preprocess_s"] + gpu + j["warmup_s"]
 print(f'{sys.argv[3]},{j["edges"]},{sys.argv[4]},{sys.argv[5]},{e2e:.6f},{wall:.6f},'
-      f'{j["load_s"]:.6f},{j["preprocess_s"]:.6f},{gpu:.6f},{j["warmup_s"]:.6f},{j["run_s"]:.6f}')
+      f'{j["load_s"]:.6f},{j["preprocess_s"]:.6f},{gpu:.6f},{j["warmup_s"]:.6f},{j["run_s"]:.6f},'
+      f'{j["backend"]}')
 PY
         done
     done
@@ -52,11 +54,12 @@ by = {}
 for r in rows:
     by.setdefault((r["graph"], r["edges"], r["algo"]), {})[r["backend"]] = r
 print(f'{"graph":10} {"edges":>11} {"algo":5} {"cpu e2e":>9} {"gpu e2e":>9} {"cpu wall":>9} '
-      f'{"gpu wall":>9} {"gpu/cpu":>8} {"cpu run":>9} {"gpu run":>9}')
+      f'{"gpu wall":>9} {"gpu/cpu":>8} {"auto wall":>9} {"auto ran":>8}')
 for (g, e, a), d in by.items():
     if "cpu" not in d or "gpu" not in d: continue
     c, G = d["cpu"], d["gpu"]
     print(f'{g:10} {int(e):11d} {a:5} {float(c["e2e_s"]):9.4f} {float(G["e2e_s"]):9.4f} '
           f'{float(c["wall_s"]):9.4f} {float(G["wall_s"]):9.4f} '
-          f'{float(G["wall_s"]) / float(c["wall_s"]):8.2f} {float(c["run_s"]):9.5f} {float(G["run_s"]):9.5f}')
+          f'{float(G["wall_s"]) / float(c["wall_s"]):8.2f} '
+          f'{float(d["auto"]["wall_s"]) if "auto" in d else float("nan"):9.4f} {d.get("auto", {}).get("ran", "-"):>8}')
 PY

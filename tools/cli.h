@@ -9,6 +9,7 @@
 
 #include "mgraph.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -103,6 +104,23 @@ typedef struct {
 int cli_outfile_open(cli_outfile *o, const char *path);    /* prints the error; CLI_OK or CLI_FAIL */
 int cli_outfile_commit(cli_outfile *o);                     /* flush, close, rename                */
 void cli_outfile_abort(cli_outfile *o);                     /* close and remove the temporary      */
+
+/* The GPU's start-up, run on a thread while the graph loads (tools/cli_backend.c), and the choice of
+ * backend once the graph is known: --backend cpu, gpu, or auto by the algorithm's edge threshold. */
+typedef struct {
+    mg_backend requested;
+    bool started;     /* a start-up thread is running                                    */
+    bool small_file;  /* auto: the file is too small to reach any threshold: GPU untouched */
+    pthread_t thread;
+    double seconds;   /* the start-up's own time                                          */
+} cli_gpu_start;
+void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, const char *file);
+/* Waits for the start-up (if any) and sets ctx's backend; why gets "auto: ..." when auto chose.
+ * CLI_OK, or CLI_FAIL with the library's message printed (--backend gpu where none is usable). */
+int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, const mg_graph g, char *why,
+                       size_t why_size);
+/* Waits for a start-up still running (on every exit path: the process must not end under it). */
+void cli_gpu_start_end(cli_gpu_start *s);
 
 /* Subcommands. */
 int cli_algo_main(int argc, char **argv, const char *name, int cmd);

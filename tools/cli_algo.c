@@ -279,6 +279,7 @@ typedef struct {
     cli_outfile *out;         /* --output, or NULL                                              */
     bool reported;            /* set once the case's result line or object is printed           */
     char why[512];            /* the library's message when the case failed before that         */
+    char backend_why[256];    /* why --backend auto chose the backend it did ("" otherwise)     */
 } run_setup;
 
 /* Runs the warm-up and the timed runs, counts traversed edges, validates, writes --output and
@@ -501,11 +502,13 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
         printf(", \"load_s\": %.9f, \"preprocess_s\": %.9f, \"warmup_s\": %.9f, \"run_s\": %.9f, "
                "\"run_min_s\": %.9f, \"run_max_s\": %.9f, \"runs\": %llu, \"traversed_edges\": %llu, "
                "\"mteps\": %.6f, \"validated\": %s, \"backend\": \"%s\", \"threads\": %d, "
-               "\"mode\": \"%s\", \"engine\": \"%s\"}\n",
+               "\"mode\": \"%s\", \"engine\": \"%s\", \"backend_reason\": ",
                su->load_s, su->preprocess_s, warmup_s, median, times[0], times[o->runs - 1],
                (unsigned long long)o->runs, (unsigned long long)traversed, mteps,
                validated < 0 ? "null" : validated ? "true" : "false", backend, threads,
                mode_name(o->mode), o->engine == MG_ENGINE_BASELINE ? "baseline" : "multigraph");
+        cli_json_string(stdout, su->backend_why);
+        printf("}\n");
     } else if (su->bench_engine != NULL) {
         printf("%-5s %-9s %-8s %12.6f %12.6f %12.6f %14.2f\n", name, su->bench_engine,
                validated == 0 ? "INVALID" : "ok", median, times[0], times[o->runs - 1], mteps);
@@ -528,8 +531,10 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
         if (cmd == CMD_PR)
             printf("iterations: %d%s\n", pr_used.iterations, converged ? "" : " (not converged)");
         printf("validation: %s\n", validated < 0 ? "skipped" : validated ? "PASS" : "FAIL");
-        printf("backend: %s%s\n", backend,
+        printf("backend: %s%s", backend,
                on_gpu && o->engine == MG_ENGINE_BASELINE ? " (baseline engine)" : "");
+        if (su->backend_why[0] != '\0') printf(" (%s)", su->backend_why);
+        printf("\n");
     }
     fflush(stdout);
     su->reported = true;
@@ -573,6 +578,7 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
     mg_graph g = NULL;
     mg_status st = MG_SUCCESS;
     cli_outfile out = {NULL, NULL, NULL};
+    cli_gpu_start gpu_start = {.requested = MG_BACKEND_CPU};
     int rc = parse_algo_opts(argc, argv, name, cmd, &o);
     if (rc != CLI_OK) goto cleanup;
     /* The output file's temporary now, so a bad path fails before a long load and run; it is
@@ -582,8 +588,10 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
         rc = cli_lib_error(NULL, st);
         goto cleanup;
     }
-    /* The backend first: an unavailable GPU fails before a long load. */
-    if ((st = mg_context_set_backend(ctx, o.backend)) != MG_SUCCESS ||
+    /* A build without CUDA fails --backend gpu before a long load; otherwise the device starts
+     * beside the load and the backend is chosen once the graph is known. */
+    if ((o.backend == MG_BACKEND_GPU && !mg_built_with_cuda() &&
+         (st = mg_context_set_backend(ctx, o.backend)) != MG_SUCCESS) ||
         (st = mg_context_set_mode(ctx, o.mode)) != MG_SUCCESS ||
         (st = mg_context_set_engine(ctx, o.engine)) != MG_SUCCESS ||
         (st = mg_context_set_sample_fraction(ctx, o.sample_fraction)) != MG_SUCCESS) {
@@ -591,13 +599,18 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
         goto cleanup;
     }
     if ((rc = cli_apply_threads(&o.a, ctx)) != CLI_OK) goto cleanup;
-    run_setup su = {o.file, NULL, 0, 0, NULL, o.output != NULL ? &out : NULL, false, ""};
+    run_setup su = {o.file, NULL, 0, 0, NULL, o.output != NULL ? &out : NULL, false, "", ""};
+    cli_gpu_start_begin(&gpu_start, o.backend, o.file);
     if ((rc = load_graph(ctx, &o, cmd == CMD_SSSP, &g, &su.load_s, &su.preprocess_s)) != CLI_OK)
+        goto cleanup;
+    if ((rc = cli_backend_select(&gpu_start, ctx, cmd, g, su.backend_why, sizeof su.backend_why)) !=
+        CLI_OK)
         goto cleanup;
     su.g = g;
     rc = run_case(ctx, &su, cmd, name, &o);
 
 cleanup:
+    cli_gpu_start_end(&gpu_start);
     cli_outfile_abort(&out); /* a no-op once committed */
     mg_graph_free(&g);
     mg_context_free(&ctx);
@@ -756,7 +769,7 @@ int cli_bench_main(int argc, char **argv) {
             o.mode = BENCH_ENGINES[e].mode;
             o.engine = BENCH_ENGINES[e].engine;
             run_setup su = {o.file, graphs[which], load_s[which], preprocess_s[which],
-                            BENCH_ENGINES[e].name, NULL, false, ""};
+                            BENCH_ENGINES[e].name, NULL, false, "", ""};
             int case_rc = run_case(ctx, &su, cmd, algo, &o);
             if (case_rc == CLI_USAGE) { /* a source out of range: the same for every engine */
                 rc = CLI_USAGE;

@@ -56,8 +56,10 @@ static const char HELP_MAIN[] =
     "  --output FILE      write '<vertex id> <value>' per vertex (ids in the file's numbering);\n"\
     "                     the file appears whole or not at all (not written on any failure)\n"   \
     "  --json             print one JSON object on stdout instead of the text lines\n"           \
-    "  --backend B        cpu, gpu or auto (auto: the CPU engine for now; gpu: the GPU, where\n"  \
-    "                     one is present)\n"                                                    \
+    "  --backend B        cpu, gpu or auto (default). auto: the GPU where one is usable and the\n"\
+    "                     graph has at least 2^24 edges (pr, bc) or 2^26 (bfs, sssp, cc), else\n" \
+    "                     the CPU; the 'backend:' line says which ran and why. The GPU starts\n"  \
+    "                     while the file loads\n"                                               \
     "  --threads N        CPU threads (0: OpenMP's default)\n"                                   \
     "  --mode M           auto, hybrid, sparse, pull or dense: how each step runs (auto: the\n" \
     "                     engines' own push/pull/dense rules; hybrid: on the GPU the mode whose\n"\
@@ -79,16 +81,16 @@ static const char HELP_MAIN[] =
     "  --format F         mtx, snap, dimacs or binary (default: by the file's extension)\n"      \
     "\n"                                                                                           \
     "Output lines: load: X s / preprocess: X s / run: X s (median of N) / MTEPS: X /\n"         \
-    "validation: PASS|FAIL|skipped / backend: cpu. 'load' is reading the file; 'preprocess' is\n"  \
-    "building the engine's structures (CSR and CSC) from its edges, 0 for a .mgb file that\n"    \
-    "stores them built. MTEPS = traversed edges / median run\n"                                  \
-    "time / 1e6, where traversed edges are the stored directed edges out of the vertices the run\n"\
+    "validation: PASS|FAIL|skipped / backend: cpu|gpu (auto: why). 'load' is reading the file;\n"\
+    "'preprocess' is building the engine's structures (CSR and CSC) from its edges, 0 for a .mgb\n"\
+    "file that stores them built. MTEPS = traversed edges / median run time / 1e6, where\n"     \
+    "traversed edges are the stored directed edges out of the vertices the run\n"\
     "reached (BFS, SSSP, BC: the reached vertices' out-degrees summed, per source for BC); CC:\n" \
     "all stored edges; PR: all stored edges x iterations. An undirected edge is stored twice.\n"  \
     "--json keys: algorithm, file, vertices, edges, directed, weights, index_base, load_s,\n"     \
     "preprocess_s, warmup_s, run_s (median), run_min_s, run_max_s, runs, traversed_edges, mteps,\n"\
-    "validated (true/false/null), backend, threads, mode, and per algorithm source, iterations,\n"\
-    "converged, sources.\n"
+    "validated (true/false/null), backend, backend_reason, threads, mode, and per algorithm\n"  \
+    "source, iterations, converged, sources.\n"
 
 static const char HELP_BFS[] =
     "Usage: mgraph bfs FILE [--source N] [OPTIONS]\n"

@@ -87,8 +87,11 @@ typedef enum { MG_ENGINE_MULTIGRAPH = 0, MG_ENGINE_BASELINE } mg_engine;
 mg_status mg_context_create(mg_context *ctx);
 mg_status mg_context_free(mg_context *ctx);
 
-/* MG_BACKEND_AUTO resolves at once; asking for MG_BACKEND_GPU where it is unavailable fails with
- * MG_UNAVAILABLE and leaves the context as it was. */
+/* MG_BACKEND_AUTO resolves at once: the GPU where the library has CUDA and a device is usable, else
+ * the CPU (not an error). Asking for MG_BACKEND_GPU where it is unavailable fails with
+ * MG_UNAVAILABLE and leaves the context as it was. Starting a device takes a few tenths of a second
+ * (the driver, the context, the memory pool): for small graphs the CPU finishes first (the mgraph
+ * command's auto rule, README). */
 mg_status mg_context_set_backend(mg_context ctx, mg_backend backend);
 mg_backend mg_context_backend(const mg_context ctx);
 /* Number of CPU threads (0: OpenMP's default). */

@@ -30,9 +30,18 @@ validate_all() {
         expect_out_line '^run: [0-9]+\.[0-9]+ s \(median of [0-9]+\)$'
         expect_out_line '^MTEPS: [0-9]+\.[0-9]+$'
         expect_out_line '^validation: PASS$'
-        expect_out_line '^backend: (cpu|gpu)$'
+        expect_out_line '^backend: (cpu|gpu)( \(.*\))?$'
     done
 }
+
+# --backend auto (the default) says what it chose and why; a small file never starts the GPU.
+expect_rc 0 bfs "$TMP/small.mtx"
+expect_out_line '^backend: cpu \(auto: (this build has no CUDA backend|the file is under [0-9]+ MiB, too small .*)\)$'
+expect_rc 0 bfs "$TMP/small.mtx" --json
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["backend"] == "cpu" and j["backend_reason"].startswith("auto: "), j' "$TMP/out" ||
+    fail "--json lacks the auto backend's reason: $(cat "$TMP/out")"
+expect_rc 0 bfs "$TMP/small.mtx" --backend cpu
+expect_out_line '^backend: cpu$'
 
 validate_all "$TMP/small.mtx"
 validate_all "$TMP/small.mtx" --runs 3 --threads 1

@@ -278,12 +278,15 @@ int main(void) {
     mg_context ctx = NULL;
     CHECK(mg_context_create(&ctx) == MG_SUCCESS);
     CHECK(mg_context_backend(ctx) == MG_BACKEND_CPU);
-    CHECK_OK(ctx, mg_context_set_backend(ctx, MG_BACKEND_AUTO));
-    CHECK(mg_context_backend(ctx) == MG_BACKEND_CPU);
     {
-        /* the GPU backend: chosen only where a device is usable, else a clear MG_UNAVAILABLE */
+        /* the GPU backend: chosen only where a device is usable, else a clear MG_UNAVAILABLE;
+         * auto takes the GPU exactly where it is usable, and is no error where it is not */
         mg_gpu_info gpu;
         CHECK_OK(ctx, mg_gpu_query(ctx, &gpu));
+        CHECK_OK(ctx, mg_context_set_backend(ctx, MG_BACKEND_AUTO));
+        CHECK(mg_context_backend(ctx) == (gpu.available ? MG_BACKEND_GPU : MG_BACKEND_CPU));
+        CHECK(mg_context_error(ctx)[0] == '\0');
+        CHECK_OK(ctx, mg_context_set_backend(ctx, MG_BACKEND_CPU));
         if (gpu.available) {
             CHECK_OK(ctx, mg_context_set_backend(ctx, MG_BACKEND_GPU));
             CHECK(mg_context_backend(ctx) == MG_BACKEND_GPU);

@@ -1,0 +1,98 @@
+/*
+ * cli_backend.c — which backend an algorithm runs on, and the GPU's start-up beside the load.
+ *
+ * Starting a CUDA device (driver, context, memory pool) takes a few tenths of a second, about what
+ * loading a graph of tens of millions of edges takes. So where the GPU may be used, a thread starts
+ * it while the main thread reads the file, and its cost hides behind the load. `--backend auto`
+ * then decides on the loaded graph: the GPU when it is usable and the graph has at least the
+ * algorithm's edge threshold, else the CPU. The thresholds are where, measured end to end on an
+ * H100 against its host's 16 cores (tools/backend-rule.sh, docs/PERFORMANCE.md), the GPU's upload
+ * and device build are repaid by its faster run; a file too small to hold that many edges never
+ * touches the GPU at all, so small runs stay as quick as on a machine without one.
+ */
+#include "cli.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Stored edges from which auto picks the GPU, per algorithm (see the banner). PageRank and BC do
+ * many passes over the edges per upload, so they pay off on smaller graphs. */
+static uint64_t gpu_min_edges(int cmd) {
+    return (cmd == CMD_PR || cmd == CMD_BC) ? (uint64_t)1 << 24 : (uint64_t)1 << 26;
+}
+
+/* The smallest file that can hold a graph of the least threshold: a text edge is at least 4 bytes
+ * ("1 2\n") and a symmetric file stores each edge once for two stored directions. */
+#define AUTO_MIN_FILE_BYTES (((uint64_t)1 << 24) / 2 * 4)
+
+static void *start_device(void *arg) {
+    cli_gpu_start *s = arg;
+    const double t0 = cli_now();
+    mg_context ctx = NULL;
+    /* The result is not kept: choosing the backend afterwards asks again, at no cost once the
+     * device is started, and reports a failure with the library's own message. */
+    if (mg_context_create(&ctx) == MG_SUCCESS) (void)mg_context_set_backend(ctx, MG_BACKEND_GPU);
+    mg_context_free(&ctx);
+    s->seconds = cli_now() - t0;
+    return NULL;
+}
+
+void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, const char *file) {
+    memset(s, 0, sizeof *s);
+    s->requested = requested;
+    if (requested == MG_BACKEND_CPU || !mg_built_with_cuda()) return;
+    if (requested == MG_BACKEND_AUTO) {
+        struct stat sb;
+        if (stat(file, &sb) == 0 && S_ISREG(sb.st_mode) &&
+            (uint64_t)sb.st_size < AUTO_MIN_FILE_BYTES) {
+            s->small_file = true;
+            return;
+        }
+    }
+    /* Without a thread the start-up runs when the backend is chosen, after the load. */
+    s->started = pthread_create(&s->thread, NULL, start_device, s) == 0;
+}
+
+static void join(cli_gpu_start *s) {
+    if (!s->started) return;
+    pthread_join(s->thread, NULL);
+    s->started = false;
+}
+
+void cli_gpu_start_end(cli_gpu_start *s) { join(s); }
+
+int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, const mg_graph g, char *why,
+                       size_t why_size) {
+    why[0] = '\0';
+    join(s);
+    mg_status st = MG_SUCCESS;
+    if (s->requested == MG_BACKEND_CPU) {
+        st = mg_context_set_backend(ctx, MG_BACKEND_CPU);
+    } else if (s->requested == MG_BACKEND_GPU) {
+        /* After a failed start-up this fails again, with the library's message. */
+        st = mg_context_set_backend(ctx, MG_BACKEND_GPU);
+    } else {
+        const uint64_t m = mg_graph_num_edges(g), least = gpu_min_edges(cmd);
+        bool gpu = false;
+        if (!mg_built_with_cuda())
+            snprintf(why, why_size, "auto: this build has no CUDA backend");
+        else if (s->small_file)
+            snprintf(why, why_size, "auto: the file is under %llu MiB, too small for the GPU's "
+                     "start-up and upload to pay", (unsigned long long)(AUTO_MIN_FILE_BYTES >> 20));
+        else if (m < least)
+            snprintf(why, why_size, "auto: %llu edges, under the %llu from which the GPU pays",
+                     (unsigned long long)m, (unsigned long long)least);
+        else
+            gpu = true;
+        if (gpu && mg_context_set_backend(ctx, MG_BACKEND_GPU) == MG_SUCCESS) {
+            snprintf(why, why_size, "auto: %llu edges, at least the %llu from which the GPU pays",
+                     (unsigned long long)m, (unsigned long long)least);
+        } else {
+            if (gpu) snprintf(why, why_size, "auto: no usable GPU: %s", mg_context_error(ctx));
+            st = mg_context_set_backend(ctx, MG_BACKEND_CPU);
+        }
+    }
+    return st == MG_SUCCESS ? CLI_OK : cli_lib_error(ctx, st);
+}
