@@ -2,7 +2,8 @@
  * cli.h — what the parts of the `mgraph` command share: the exit codes, the option parser (one table
  * of options, each allowed for a set of subcommands), strict number parsing that names the option
  * and the value it rejects, timing, JSON string output and the check that an output file is not
- * the input. The CLI is written against the public API (mgraph.h) only, as a user's program would be.
+ * the input. The CLI is written against the public API (mgraph.h) only, as a user's program would
+ * be.
  */
 #ifndef MG_CLI_H
 #define MG_CLI_H
@@ -36,7 +37,8 @@ enum {
 typedef enum {
     OPT_HELP = 0,
     OPT_SOURCE, OPT_BACKEND, OPT_RUNS, OPT_VALIDATE, OPT_OUTPUT, OPT_JSON, OPT_THREADS, OPT_MODE, OPT_ENGINE, OPT_TRACE, OPT_SAMPLE, OPT_RENUMBER,
-    OPT_UNDIRECTED, OPT_DIRECTED, OPT_KEEP_SELF_LOOPS, OPT_KEEP_DUPLICATES, OPT_FORMAT, OPT_ALLOW_NEGATIVE,
+    OPT_UNDIRECTED, OPT_DIRECTED, OPT_KEEP_SELF_LOOPS, OPT_KEEP_DUPLICATES, OPT_FORMAT,
+    OPT_ALLOW_NEGATIVE,
     OPT_TOLERANCE, OPT_MAX_ITER, OPT_DAMPING, OPT_DATA_DRIVEN, OPT_SOURCES, OPT_ALL, OPT_DELTA,
     OPT_ALGOS, OPT_ENGINES, OPT_SCALE, OPT_EDGE_FACTOR, OPT_SEED, OPT_WEIGHTS, OPT_WIDTH, OPT_HEIGHT, OPT_A, OPT_B, OPT_C,
     OPT_COUNT

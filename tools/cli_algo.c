@@ -588,7 +588,8 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
     FILE *out_file = NULL;
     int rc = parse_algo_opts(argc, argv, name, cmd, &o);
     if (rc != CLI_OK) goto cleanup;
-    if (o.output != NULL && (rc = cli_check_not_input(name, "--output", o.output, o.file)) != CLI_OK)
+    if (o.output != NULL &&
+        (rc = cli_check_not_input(name, "--output", o.output, o.file)) != CLI_OK)
         goto cleanup;
     if ((st = mg_context_create(&ctx)) != MG_SUCCESS) {
         rc = cli_lib_error(NULL, st);

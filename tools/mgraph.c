@@ -1,8 +1,8 @@
 /*
  * mgraph.c — the `mgraph` command: subcommand dispatch, the help texts, the option table and parser
  * with strict number parsing, and the small shared pieces (timing, JSON strings, refusing an output
- * that is the input, checking that stdout was written). The algorithm harness is in cli_algo.c; info, gen and convert are in
- * cli_graph.c. Exit codes: 0 success, 1 run-time failure, 2 bad usage.
+ * that is the input, checking that stdout was written). The algorithm harness is in cli_algo.c;
+ * info, gen and convert are in cli_graph.c. Exit codes: 0 success, 1 run-time failure, 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
 
