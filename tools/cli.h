@@ -1,8 +1,9 @@
 /*
  * cli.h — what the parts of the `mgraph` command share: the exit codes, the option parser (one table
  * of options, each allowed for a set of subcommands), strict number parsing that names the option
- * and the value it rejects, timing, JSON string output and the write-to-temporary-then-rename output
- * file. The CLI is written against the public API (mgraph.h) only, as a user's program would be.
+ * and the value it rejects, timing, JSON string output and the check that an output file is not
+ * the input. The CLI is written against the public API (mgraph.h) only, as a user's program would
+ * be.
  */
 #ifndef MG_CLI_H
 #define MG_CLI_H
@@ -38,6 +39,7 @@ typedef enum {
     OPT_HELP = 0,
     OPT_SOURCE, OPT_BACKEND, OPT_RUNS, OPT_VALIDATE, OPT_OUTPUT, OPT_JSON, OPT_THREADS, OPT_MODE, OPT_ENGINE, OPT_TRACE, OPT_SAMPLE, OPT_RENUMBER,
     OPT_UNDIRECTED, OPT_DIRECTED, OPT_KEEP_SELF_LOOPS, OPT_KEEP_DUPLICATES, OPT_FORMAT,
+    OPT_ALLOW_NEGATIVE,
     OPT_TOLERANCE, OPT_MAX_ITER, OPT_DAMPING, OPT_DATA_DRIVEN, OPT_SOURCES, OPT_ALL, OPT_DELTA,
     OPT_ALGOS, OPT_ENGINES, OPT_SCALE, OPT_EDGE_FACTOR, OPT_SEED, OPT_WEIGHTS, OPT_WIDTH, OPT_HEIGHT, OPT_A, OPT_B, OPT_C,
     OPT_COUNT
@@ -92,18 +94,15 @@ double cli_now(void);
 const char *cli_weight_name(mg_weight_type t);
 /* "<label>: <name> (N vertices, M edges, directed, weights int32)" on stdout. */
 void cli_print_graph(const char *label, const char *name, const mg_graph g);
+/* fflush(stdout), keeping the reason of a failure for the message at exit (stdout is checked
+ * there: a failed write makes the exit status 1). */
+void cli_flush_stdout(void);
 /* Writes s as a JSON string literal (quotes and escapes included). */
 void cli_json_string(FILE *f, const char *s);
 
-/* Output files appear whole or not at all: write to "<path>.tmp.XXXXXX" beside it, then rename. */
-typedef struct {
-    FILE *f;
-    char *tmp_path;
-    const char *path;
-} cli_outfile;
-int cli_outfile_open(cli_outfile *o, const char *path);    /* prints the error; CLI_OK or CLI_FAIL */
-int cli_outfile_commit(cli_outfile *o);                     /* flush, close, rename                */
-void cli_outfile_abort(cli_outfile *o);                     /* close and remove the temporary      */
+/* Output files go through mg_output (mgraph.h): whole or not at all, devices written through. */
+/* Usage error, naming the option or argument (`what`), when out is the same file as in. */
+int cli_check_not_input(const char *name, const char *what, const char *out, const char *in);
 
 /* The GPU's start-up, run on a thread while the graph loads (tools/cli_backend.c), and the choice of
  * backend once the graph is known: --backend cpu, gpu, or auto by the algorithm's edge threshold. */

@@ -223,7 +223,7 @@ static const char *mode_name(mg_mode m) {
 }
 
 /* Writes "<id> <value>" per vertex in the file's numbering. */
-static int write_output(mg_context ctx, cli_outfile *out, int cmd, const mg_graph g,
+static int write_output(mg_context ctx, mg_output *out, FILE *f, int cmd, const mg_graph g,
                         const mg_vector result) {
     uint32_t n = mg_graph_num_vertices(g);
     int64_t base = mg_graph_index_base(g);
@@ -239,7 +239,6 @@ static int write_output(mg_context ctx, cli_outfile *out, int cmd, const mg_grap
         free(values);
         return cli_lib_error(ctx, st);
     }
-    FILE *f = out->f;
     for (uint32_t v = 0; v < n; v++) {
         long long id = (long long)v + base;
         if (type == MG_INT32 || type == MG_VERTEX) {
@@ -266,7 +265,8 @@ static int write_output(mg_context ctx, cli_outfile *out, int cmd, const mg_grap
         }
     }
     free(values);
-    return cli_outfile_commit(out);
+    st = mg_output_commit(ctx, out);
+    return st == MG_SUCCESS ? CLI_OK : cli_lib_error(ctx, st);
 }
 
 /* One algorithm's measured run on a loaded graph: what `mgraph ALGO` does after the load, and what
@@ -276,7 +276,8 @@ typedef struct {
     mg_graph g;
     double load_s, preprocess_s;
     const char *bench_engine; /* bench: the engine's name in its list; NULL for `mgraph ALGO`      */
-    cli_outfile *out;         /* --output, or NULL                                              */
+    mg_output *out;           /* --output, or NULL                                              */
+    FILE *out_file;           /* where --output is written                                      */
     bool reported;            /* set once the case's result line or object is printed           */
     char why[512];            /* the library's message when the case failed before that         */
     char backend_why[256];    /* why --backend auto chose the backend it did ("" otherwise)     */
@@ -451,7 +452,15 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
         case CMD_BFS: st = mg_check_bfs(ctx, g, source, result, NULL); break;
         case CMD_SSSP: st = mg_check_sssp(ctx, g, source, result); break;
         case CMD_CC: st = mg_check_cc(ctx, g, result); break;
-        case CMD_PR: st = mg_check_pagerank(ctx, g, &pr_used, result); break;
+        case CMD_PR: {
+            /* Reaching --max-iter is a warning, not an error (README): the ranks are then held to
+             * what their last iteration's change guarantees, as a fixed-iteration run's are, not
+             * to a tolerance the iteration limit kept them from. */
+            mg_pagerank_options held = pr_used;
+            if (!converged) held.tolerance = 0;
+            st = mg_check_pagerank(ctx, g, &held, result);
+            break;
+        }
         default: st = mg_check_bc(ctx, g, sources, nsources, result); break;
         }
         if (st == MG_SUCCESS) {
@@ -467,7 +476,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
     /* A result that failed validation is not written: --output files hold checked or unchecked
      * results, never known-wrong ones. */
     if (su->out != NULL && validated != 0) {
-        if ((rc = write_output(ctx, su->out, cmd, g, result)) != CLI_OK) goto cleanup;
+        if ((rc = write_output(ctx, su->out, su->out_file, cmd, g, result)) != CLI_OK) goto cleanup;
     }
 
     const char *backend = on_gpu ? "gpu" : "cpu";
@@ -536,7 +545,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
         if (su->backend_why[0] != '\0') printf(" (%s)", su->backend_why);
         printf("\n");
     }
-    fflush(stdout);
+    cli_flush_stdout();
     su->reported = true;
     if (validated == 0) {
         fprintf(stderr, "mgraph: %s: validation failed: %s\n", name, why);
@@ -560,8 +569,11 @@ static int load_graph(mg_context ctx, const algo_opts *o, bool keep_weights, mg_
     cli_progress progress = {0, o->file, false};
     int rc = cli_read_options(&o->a, &ro, &progress);
     if (rc != CLI_OK) return rc;
-    /* Only SSSP uses weights; the others load the structure alone (less memory, faster). */
+    /* Only SSSP uses weights; the others load the structure alone (less memory, faster). A
+     * negative weight is left to mg_sssp to refuse: its message says why (shortest paths need
+     * weights >= 0), where the reader's would point at an option that cannot help. */
     ro.ignore_weights = !keep_weights;
+    ro.allow_negative_weights = keep_weights;
     double t0 = cli_now();
     mg_status st = mg_graph_read(ctx, g, o->file, &ro);
     /* Reading the file is load; building the CSR/CSC from its edges is preprocessing. */
@@ -577,15 +589,22 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
     mg_context ctx = NULL;
     mg_graph g = NULL;
     mg_status st = MG_SUCCESS;
-    cli_outfile out = {NULL, NULL, NULL};
+    mg_output out = NULL;
+    FILE *out_file = NULL;
     cli_gpu_start gpu_start = {.requested = MG_BACKEND_CPU};
     int rc = parse_algo_opts(argc, argv, name, cmd, &o);
     if (rc != CLI_OK) goto cleanup;
-    /* The output file's temporary now, so a bad path fails before a long load and run; it is
-     * renamed into place only once everything has succeeded, and removed otherwise. */
-    if (o.output != NULL && (rc = cli_outfile_open(&out, o.output)) != CLI_OK) goto cleanup;
+    if (o.output != NULL &&
+        (rc = cli_check_not_input(name, "--output", o.output, o.file)) != CLI_OK)
+        goto cleanup;
     if ((st = mg_context_create(&ctx)) != MG_SUCCESS) {
         rc = cli_lib_error(NULL, st);
+        goto cleanup;
+    }
+    /* The output file now, so a bad path fails before a long load and run; it is put in place
+     * only once everything has succeeded, and removed otherwise. */
+    if (o.output != NULL && (st = mg_output_open(ctx, &out, o.output, &out_file)) != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
         goto cleanup;
     }
     /* A build without CUDA fails --backend gpu before a long load; otherwise the device starts
@@ -599,7 +618,8 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
         goto cleanup;
     }
     if ((rc = cli_apply_threads(&o.a, ctx)) != CLI_OK) goto cleanup;
-    run_setup su = {o.file, NULL, 0, 0, NULL, o.output != NULL ? &out : NULL, false, "", ""};
+    run_setup su = {o.file, NULL, 0, 0, NULL, o.output != NULL ? &out : NULL, out_file, false, "",
+                    ""};
     cli_gpu_start_begin(&gpu_start, o.backend, o.file);
     if ((rc = load_graph(ctx, &o, cmd == CMD_SSSP, &g, &su.load_s, &su.preprocess_s)) != CLI_OK)
         goto cleanup;
@@ -611,7 +631,7 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
 
 cleanup:
     cli_gpu_start_end(&gpu_start);
-    cli_outfile_abort(&out); /* a no-op once committed */
+    mg_output_free(&out); /* a no-op once committed */
     mg_graph_free(&g);
     mg_context_free(&ctx);
     free(o.bc_list);
@@ -684,7 +704,7 @@ static void bench_report_missing(const algo_opts *o, const char *algo, const cha
     } else {
         printf("%-5s %-9s %-8s %s\n", algo, engine, status, why);
     }
-    fflush(stdout);
+    cli_flush_stdout();
 }
 
 int cli_bench_main(int argc, char **argv) {
@@ -769,7 +789,7 @@ int cli_bench_main(int argc, char **argv) {
             o.mode = BENCH_ENGINES[e].mode;
             o.engine = BENCH_ENGINES[e].engine;
             run_setup su = {o.file, graphs[which], load_s[which], preprocess_s[which],
-                            BENCH_ENGINES[e].name, NULL, false, "", ""};
+                            BENCH_ENGINES[e].name, NULL, NULL, false, "", ""};
             int case_rc = run_case(ctx, &su, cmd, algo, &o);
             if (case_rc == CLI_USAGE) { /* a source out of range: the same for every engine */
                 rc = CLI_USAGE;

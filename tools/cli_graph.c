@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* In-degree bounds of the six groups, for the printout: group g holds [lo, hi). */
 static const unsigned GROUP_LO[6] = {2048, 1024, 512, 256, 128, 0};
@@ -25,6 +26,20 @@ static int load(const cli_args *a, const char *path, mg_context ctx, mg_graph *g
     *seconds = cli_now() - t0;
     cli_progress_done(&progress);
     return st == MG_SUCCESS ? CLI_OK : cli_lib_error(ctx, st);
+}
+
+/* The format gen and convert write, from the output's extension: checked before a long generation
+ * or load, which a name the writer cannot use would otherwise waste. */
+static int output_format(const char *name, const char *path, mg_format *format) {
+    const char *dot = strrchr(path, '.');
+    if (dot != NULL && strchr(dot, '/') == NULL && strcasecmp(dot, ".mtx") == 0)
+        *format = MG_FORMAT_MATRIX_MARKET;
+    else if (dot != NULL && strchr(dot, '/') == NULL && strcasecmp(dot, ".mgb") == 0)
+        *format = MG_FORMAT_BINARY;
+    else
+        return cli_usage_error(name, "%s: cannot write '%s': the output's extension must be .mtx "
+                               "(Matrix Market) or .mgb (binary)", name, path);
+    return CLI_OK;
 }
 
 static int new_context(const cli_args *a, mg_context *ctx) {
@@ -153,6 +168,8 @@ int cli_gen_main(int argc, char **argv) {
     if (a.npositional != 1)
         return cli_usage_error("gen", "gen: missing KIND (rmat, kronecker, uniform, geometric, grid)");
     if (a.value[OPT_OUTPUT] == NULL) return cli_usage_error("gen", "gen: missing --output FILE");
+    mg_format format = MG_FORMAT_AUTO;
+    if ((rc = output_format("gen", a.value[OPT_OUTPUT], &format)) != CLI_OK) return rc;
     mg_gen_options go;
     mg_gen_options_init(&go);
     static const struct {
@@ -224,7 +241,7 @@ int cli_gen_main(int argc, char **argv) {
         goto cleanup;
     }
     t0 = cli_now();
-    st = mg_graph_write(ctx, g, a.value[OPT_OUTPUT], MG_FORMAT_AUTO);
+    st = mg_graph_write(ctx, g, a.value[OPT_OUTPUT], format);
     double write_s = cli_now() - t0;
     if (st != MG_SUCCESS) {
         rc = cli_lib_error(ctx, st);
@@ -247,6 +264,10 @@ int cli_convert_main(int argc, char **argv) {
     if (rc != CLI_OK) return rc;
     if (a.npositional != 2) return cli_usage_error("convert", "convert: needs IN and OUT files");
     const char *in = a.positional[0], *out = a.positional[1];
+    mg_format format = MG_FORMAT_AUTO;
+    if ((rc = output_format("convert", out, &format)) != CLI_OK ||
+        (rc = cli_check_not_input("convert", "OUT", out, in)) != CLI_OK)
+        return rc;
     double load_s = 0;
     if ((rc = new_context(&a, &ctx)) != CLI_OK) goto cleanup;
     uint64_t seed = 1;
@@ -282,7 +303,7 @@ int cli_convert_main(int argc, char **argv) {
         g = renamed;
     }
     double t0 = cli_now();
-    st = mg_graph_write(ctx, g, out, MG_FORMAT_AUTO);
+    st = mg_graph_write(ctx, g, out, format);
     double write_s = cli_now() - t0;
     if (st != MG_SUCCESS) {
         rc = cli_lib_error(ctx, st);

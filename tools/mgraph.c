@@ -1,8 +1,8 @@
 /*
  * mgraph.c — the `mgraph` command: subcommand dispatch, the help texts, the option table and parser
- * with strict number parsing, and the small shared pieces (timing, JSON strings, output files that
- * appear whole or not at all). The algorithm harness is in cli_algo.c; info, gen and convert are in
- * cli_graph.c. Exit codes: 0 success, 1 run-time failure, 2 bad usage.
+ * with strict number parsing, and the small shared pieces (timing, JSON strings, refusing an output
+ * that is the input, checking that stdout was written). The algorithm harness is in cli_algo.c;
+ * info, gen and convert are in cli_graph.c. Exit codes: 0 success, 1 run-time failure, 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,20 +48,23 @@ static const char HELP_MAIN[] =
     "Vertex ids on the command line and in output files use the input file's own numbering.\n"
     "\n"
     "Exit codes: 0 success; 1 run-time failure (unreadable or malformed file, library error,\n"
-    "failed --validate, unavailable backend); 2 bad usage (unknown option, bad value).\n";
+    "failed --validate, unavailable backend, a failed write, stdout included); 2 bad usage\n"
+    "(unknown option, bad value, an output that is the input or has no writable extension).\n";
 
 #define HELP_COMMON_ALGO                                                                           \
     "Common options:\n"                                                                            \
     "  --runs N           run N timed times after one untimed warm-up; report the median (1)\n"   \
     "  --validate         check the last run against a serial reference (mg_check_*)\n"           \
     "  --output FILE      write '<vertex id> <value>' per vertex (ids in the file's numbering);\n"\
-    "                     the file appears whole or not at all (not written on any failure)\n"   \
+    "                     the file appears whole or not at all (not written on any failure),\n"  \
+    "                     a new file with the umask's mode; a link's target is replaced, a\n"     \
+    "                     device or FIFO written through; the input file itself is refused\n"     \
     "  --json             print one JSON object on stdout instead of the text lines\n"           \
     "  --backend B        cpu, gpu or auto (default). auto: the GPU where one is usable and the\n"\
     "                     graph has at least 2^24 edges (pr, bc) or 2^26 (bfs, sssp, cc), else\n" \
     "                     the CPU; the 'backend:' line says which ran and why. The GPU starts\n"  \
     "                     while the file loads\n"                                               \
-    "  --threads N        CPU threads (0: OpenMP's default)\n"                                   \
+    "  --threads N        CPU threads, at most 8 per processor (0: OpenMP's default)\n"          \
     "  --mode M           auto, hybrid, sparse, pull or dense: how each step runs (auto: the\n" \
     "                     engines' own push/pull/dense rules; hybrid: on the GPU the mode whose\n"\
     "                     sampled cost is least, auto on the CPU; sparse: push from the\n"       \
@@ -104,7 +108,8 @@ static const char HELP_BFS[] =
 static const char HELP_SSSP[] =
     "Usage: mgraph sssp FILE [--source N] [--delta D] [OPTIONS]\n"
     "\n"
-    "Single-source shortest paths over non-negative weights (1 per edge when unweighted).\n"
+    "Single-source shortest paths over non-negative weights (1 per edge when unweighted); a file\n"
+    "with a negative weight is refused.\n"
     "  --source N         the source vertex, in the file's numbering (default: the first vertex\n"
     "                     with at least one out-edge)\n"
     "  --delta D          bucket width of the delta-stepping schedule (0: chosen from the weights)\n"
@@ -125,7 +130,8 @@ static const char HELP_PR[] =
     "  --damping D        damping factor in [0, 1) (0.85)\n"
     "  --tolerance T      stop when one iteration changes the ranks by less than T in L1 (1e-4);\n"
     "                     0 runs exactly --max-iter iterations (topology-driven only)\n"
-    "  --max-iter N       iteration limit (100); reaching it prints a warning, not an error\n"
+    "  --max-iter N       iteration limit (100); reaching it prints a warning, not an error, and\n"
+    "                     --validate holds the ranks to the last iteration's change\n"
     "  --data-driven      push residuals from changed vertices instead of full power iterations\n"
     "--output values: the rank.\n"
     "\n" HELP_COMMON_ALGO;
@@ -149,7 +155,8 @@ static const char HELP_INFO[] =
     "groups (1: >= 2048, 2: [1024,2048), 3: [512,1024), 4: [256,512), 5: [128,256), 6: < 128)\n"
     "and the load time.\n"
     "  --json             one JSON object on stdout\n"
-    "  --threads N        CPU threads (0: OpenMP's default)\n"
+    "  --threads N        CPU threads, at most 8 per processor (0: OpenMP's default)\n"
+    "  --allow-negative-weights  accept negative weights (refused by default)\n"
     "  --undirected | --directed | --keep-self-loops | --keep-duplicates | --format F\n"
     "                     as for the algorithms (see 'mgraph help bfs')\n";
 
@@ -159,7 +166,8 @@ static const char HELP_GEN[] =
     "Generates a graph, deterministically for a seed whatever the thread count, and writes it in the\n"
     "format of FILE's extension (.mtx Matrix Market, .mgb binary). KIND: rmat, kronecker, uniform,\n"
     "geometric, grid.\n"
-    "  --output FILE      where to write it (required)\n"
+    "  --output FILE      where to write it (required; checked before generating), as the\n"
+    "                     algorithms' --output: whole or not at all, not over a device\n"
     "  --scale N          2^N vertices (16)\n"
     "  --edge-factor F    edges = F * vertices for rmat, kronecker, uniform (16)\n"
     "  --seed S           random seed (1)\n"
@@ -167,20 +175,22 @@ static const char HELP_GEN[] =
     "  --directed         a directed graph (default: undirected)\n"
     "  --width W --height H  grid size (default: a square of 2^scale vertices)\n"
     "  --a A --b B --c C  R-MAT probabilities (0.57 0.19 0.19; d = 1 - a - b - c)\n"
-    "  --threads N        CPU threads (0: OpenMP's default)\n";
+    "  --threads N        CPU threads, at most 8 per processor (0: OpenMP's default)\n";
 
 static const char HELP_CONVERT[] =
     "Usage: mgraph convert IN OUT [OPTIONS]\n"
     "\n"
     "Reads IN and writes OUT, each in the format of its extension (write: .mtx or .mgb). Use .mgb,\n"
-    "the binary format, for fast reloads of a large text graph. OUT appears whole or not at all.\n"
+    "the binary format, for fast reloads of a large text graph. OUT appears whole or not at all\n"
+    "(as the algorithms' --output); OUT may not be IN.\n"
     "  --format F         the input's format: mtx, snap, dimacs or binary (default: by extension)\n"
     "  --undirected | --directed | --keep-self-loops | --keep-duplicates\n"
     "                     as for the algorithms (see 'mgraph help bfs')\n"
     "  --renumber random  rename the vertices by a pseudo-random permutation (the renumbering\n"
     "                     experiments: same graph, no locality left in the ids)\n"
     "  --seed S           the permutation's seed (1)\n"
-    "  --threads N        CPU threads (0: OpenMP's default)\n";
+    "  --allow-negative-weights  accept negative weights (refused by default)\n"
+    "  --threads N        CPU threads, at most 8 per processor (0: OpenMP's default)\n";
 
 static const char HELP_BENCH[] =
     "Usage: mgraph bench FILE [--algos LIST] [--engines LIST] [--runs N] [OPTIONS]\n"
@@ -250,6 +260,7 @@ static const struct {
     [OPT_KEEP_SELF_LOOPS] = {"--keep-self-loops", false, CMD_READERS},
     [OPT_KEEP_DUPLICATES] = {"--keep-duplicates", false, CMD_READERS},
     [OPT_FORMAT] = {"--format", true, CMD_READERS},
+    [OPT_ALLOW_NEGATIVE] = {"--allow-negative-weights", false, CMD_INFO | CMD_CONVERT},
     [OPT_TOLERANCE] = {"--tolerance", true, CMD_PR | CMD_BENCH},
     [OPT_MAX_ITER] = {"--max-iter", true, CMD_PR | CMD_BENCH},
     [OPT_DAMPING] = {"--damping", true, CMD_PR | CMD_BENCH},
@@ -347,20 +358,30 @@ int cli_parse(int argc, char **argv, int first, const char *name, int cmd, int m
 }
 
 int cli_u64(const cli_args *a, cli_opt_id id, uint64_t min, uint64_t max, uint64_t *out) {
-    const char *s = a->value[id];
-    bool ok = s != NULL && s[0] >= '0' && s[0] <= '9';
+    const char *s = a->value[id] ? a->value[id] : "";
+    /* Say what is wrong: '-0' is zero with a sign, not a negative number. */
+    const char *why = NULL;
     uint64_t v = 0;
-    if (ok) {
+    if (s[0] == '-' || s[0] == '+') {
+        why = "a sign is not allowed";
+    } else if (s[0] < '0' || s[0] > '9') {
+        why = "not a whole number";
+    } else {
         char *end = NULL;
         errno = 0;
-        unsigned long long parsed = strtoull(s, &end, 10);
-        ok = errno == 0 && *end == '\0';
-        v = (uint64_t)parsed;
+        v = (uint64_t)strtoull(s, &end, 10);
+        if (*end != '\0')
+            why = "not a whole number";
+        else if (errno == ERANGE || v > max)
+            why = "too large";
+        else if (v < min)
+            why = "too small";
     }
-    if (!ok || v < min || v > max)
+    if (why != NULL)
         return cli_usage_error(a->name,
-                               "%s: invalid value '%s' for %s: expected an integer from %llu to %llu",
-                               a->name, s ? s : "", OPTIONS[id].name, (unsigned long long)min,
+                               "%s: invalid value '%s' for %s (%s): expected an integer from %llu "
+                               "to %llu",
+                               a->name, s, OPTIONS[id].name, why, (unsigned long long)min,
                                (unsigned long long)max);
     *out = v;
     return CLI_OK;
@@ -466,6 +487,7 @@ int cli_read_options(const cli_args *a, mg_read_options *ro, cli_progress *progr
     if (a->value[OPT_DIRECTED]) ro->undirected = 0;
     ro->keep_self_loops = a->value[OPT_KEEP_SELF_LOOPS] != NULL;
     ro->keep_duplicates = a->value[OPT_KEEP_DUPLICATES] != NULL;
+    ro->allow_negative_weights = a->value[OPT_ALLOW_NEGATIVE] != NULL;
     const char *f = a->value[OPT_FORMAT];
     if (f != NULL) {
         if (strcmp(f, "mtx") == 0)
@@ -494,72 +516,24 @@ int cli_read_options(const cli_args *a, mg_read_options *ro, cli_progress *progr
 int cli_apply_threads(const cli_args *a, mg_context ctx) {
     if (a->value[OPT_THREADS] == NULL) return CLI_OK;
     uint64_t t = 0;
-    int rc = cli_u64(a, OPT_THREADS, 0, 4096, &t);
+    /* At most 8 per processor: enough oversubscription for experiments, while thousands of
+     * threads only cost memory (a stack each) and make libgomp abort under a memory limit before
+     * any message of ours. */
+    long procs = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t most = 8 * (uint64_t)(procs > 0 ? procs : 1);
+    int rc = cli_u64(a, OPT_THREADS, 0, most, &t);
     if (rc != CLI_OK) return rc;
     mg_status st = mg_context_set_threads(ctx, (int)t);
     return st == MG_SUCCESS ? CLI_OK : cli_lib_error(ctx, st);
 }
 
-int cli_outfile_open(cli_outfile *o, const char *path) {
-    o->f = NULL;
-    o->path = path;
-    size_t len = strlen(path);
-    o->tmp_path = malloc(len + sizeof ".tmp.XXXXXX");
-    if (o->tmp_path == NULL) {
-        fprintf(stderr, "mgraph: out of memory\n");
-        return CLI_FAIL;
-    }
-    memcpy(o->tmp_path, path, len);
-    memcpy(o->tmp_path + len, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    int fd = mkstemp(o->tmp_path);
-    if (fd < 0) {
-        fprintf(stderr, "mgraph: cannot create output file '%s': %s\n", path, strerror(errno));
-        free(o->tmp_path);
-        o->tmp_path = NULL;
-        return CLI_FAIL;
-    }
-    o->f = fdopen(fd, "w");
-    if (o->f == NULL) {
-        fprintf(stderr, "mgraph: cannot write output file '%s': %s\n", path, strerror(errno));
-        close(fd);
-        unlink(o->tmp_path);
-        free(o->tmp_path);
-        o->tmp_path = NULL;
-        return CLI_FAIL;
-    }
-    return CLI_OK;
-}
-
-void cli_outfile_abort(cli_outfile *o) {
-    if (o->f != NULL) fclose(o->f);
-    if (o->tmp_path != NULL) {
-        unlink(o->tmp_path);
-        free(o->tmp_path);
-    }
-    o->f = NULL;
-    o->tmp_path = NULL;
-}
-
-int cli_outfile_commit(cli_outfile *o) {
-    /* ferror catches a failed earlier write (a full disk); fclose catches the last flush. */
-    bool ok = fflush(o->f) == 0 && !ferror(o->f);
-    int err = errno;
-    if (fclose(o->f) != 0 && ok) {
-        ok = false;
-        err = errno;
-    }
-    o->f = NULL;
-    if (ok && rename(o->tmp_path, o->path) != 0) {
-        ok = false;
-        err = errno;
-    }
-    if (!ok) {
-        fprintf(stderr, "mgraph: cannot write output file '%s': %s\n", o->path, strerror(err));
-        cli_outfile_abort(o);
-        return CLI_FAIL;
-    }
-    free(o->tmp_path);
-    o->tmp_path = NULL;
+int cli_check_not_input(const char *name, const char *what, const char *out, const char *in) {
+    struct stat so, si;
+    /* The same file under another name or through a link counts: compare the files, not names. */
+    if (stat(out, &so) == 0 && stat(in, &si) == 0 && so.st_dev == si.st_dev &&
+        so.st_ino == si.st_ino)
+        return cli_usage_error(name, "%s: %s '%s' is the input file '%s': writing it would replace "
+                               "the input; choose another name", name, what, out, in);
     return CLI_OK;
 }
 
@@ -581,7 +555,31 @@ static int run_command(int argc, char **argv, const char *name) {
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }
 
+/* Why a write to stdout failed, kept from the flush that saw it: by exit, errno is long gone. */
+static int stdout_errno = 0;
+
+void cli_flush_stdout(void) {
+    if (fflush(stdout) != 0 && stdout_errno == 0) stdout_errno = errno;
+}
+
+/* Whatever the command printed must have reached stdout: a full disk or /dev/full shows only when
+ * the buffer is flushed, so the exit status is decided here (coreutils' close_stdout). */
+static void close_stdout(void) {
+    bool failed = ferror(stdout) != 0;
+    errno = 0;
+    if (fclose(stdout) != 0) failed = true;
+    if (stdout_errno == 0) stdout_errno = errno;
+    if (failed) {
+        if (stdout_errno != 0)
+            fprintf(stderr, "mgraph: write error on standard output: %s\n", strerror(stdout_errno));
+        else
+            fputs("mgraph: write error on standard output\n", stderr);
+        _exit(CLI_FAIL);
+    }
+}
+
 int main(int argc, char **argv) {
+    atexit(close_stdout);
     if (argc < 2) {
         fputs(HELP_MAIN, stderr);
         return CLI_USAGE;

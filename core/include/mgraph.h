@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -158,9 +159,25 @@ void mg_read_options_init(mg_read_options *opts);
 /* Reads a graph file. Errors name the file and the line. */
 mg_status mg_graph_read(mg_context ctx, mg_graph *g, const char *path, const mg_read_options *opts);
 /* Writes Matrix Market (MG_FORMAT_MATRIX_MARKET) or the binary format (MG_FORMAT_BINARY); with
- * MG_FORMAT_AUTO the extension decides. The file is written to a temporary name and renamed, so a
+ * MG_FORMAT_AUTO the extension decides. The file is written as mg_output writes (below), so a
  * failed write never leaves a partial file at path. */
 mg_status mg_graph_write(mg_context ctx, const mg_graph g, const char *path, mg_format format);
+
+/* An output file that appears whole or not at all. mg_output_open creates a new temporary file
+ * "<path>.tmp.<random>" beside path, exclusively (an existing name, a planted symbolic link
+ * included, is never opened) with mode 0666 less the umask, and gives the stream to write to;
+ * mg_output_commit flushes it, syncs it to disk and renames it over path; mg_output_free before a
+ * commit removes it, leaving path as it was. Where path is a symbolic link, its target is the file
+ * replaced (the link stays); a link to nothing is refused. A character device or a FIFO
+ * (/dev/null, a pipe) is written through, not replaced: its write errors (ENOSPC on /dev/full)
+ * come from the writes and the commit, and there is nothing to take back. A directory or any
+ * other kind of file is refused. Errors name the path. */
+typedef struct mg_output_s *mg_output;
+mg_status mg_output_open(mg_context ctx, mg_output *out, const char *path, FILE **stream);
+/* Commits the file and frees *out (set to NULL), also on failure, which leaves no temporary. */
+mg_status mg_output_commit(mg_context ctx, mg_output *out);
+/* Discards an uncommitted output (its temporary is removed); *out becomes NULL. NULL is fine. */
+mg_status mg_output_free(mg_output *out);
 
 /* *out = g with vertex v renamed new_of_old[v] (a permutation of 0..n-1, checked: MG_INVALID_ARGUMENT
  * naming the first id out of range or repeated): the same edges, weights and directedness. For the

@@ -146,7 +146,7 @@ mg_status mg__write_binary(mg_context ctx, const mg_graph g, const char *path) {
     for (int i = 0; i < count; i++) h.payload_bytes += s[i].bytes;
     h.checksum = checksum_of(&h, s, count);
 
-    MG__TRY(mg__atomic_open(ctx, path, &af));
+    MG__TRY(mg__atomic_open(ctx, path, "mg_graph_write", &af));
     MG__TRY(mg__atomic_write(ctx, &af, &h, sizeof h));
     for (int i = 0; i < count; i++)
         MG__TRY(mg__atomic_write(ctx, &af, s[i].data, (size_t)s[i].bytes));

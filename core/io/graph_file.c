@@ -1,15 +1,21 @@
 /*
  * graph_file.c — the public entry points for graph files: mg_read_options_init, mg_graph_read and
- * mg_graph_write. They pick the format (by extension under MG_FORMAT_AUTO), run the reader into an
- * edge list and hand it to the graph builder, and write through a temporary file renamed over
- * the target so that a failed write never leaves a partial file behind.
+ * mg_graph_write, and mg_output, the file that appears whole or not at all which the writers (and
+ * the CLI's result files) write through. They pick the format (by extension under MG_FORMAT_AUTO),
+ * run the reader into an edge list and hand it to the graph builder; output goes to an exclusively
+ * created temporary file renamed over the target, so a failed write never leaves a partial file
+ * behind and a link planted at the temporary's name is never followed.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "io_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void mg_read_options_init(mg_read_options *opts) {
@@ -153,32 +159,108 @@ cleanup:
 
 /* ---- writing ----------------------------------------------------------------------------------- */
 
-mg_status mg__atomic_open(mg_context ctx, const char *path, mg__atomic_file *af) {
+/* A handle's magic (mg_output): the struct lives only in this file. */
+#define MG__MAGIC_OUTPUT 0x6d676f7574ULL
+
+struct mg_output_s {
+    uint64_t magic;
+    mg__atomic_file af;
+};
+
+/* Opens a new temporary file beside target, exclusively (O_EXCL: an existing name, a planted link
+ * included, is never opened) with mode 0666 so that the umask decides the mode, as fopen would.
+ * The name is "<target>.tmp.<6 letters>", tried with fresh letters while it exists. */
+static int create_temporary(char *tmp_path, size_t size, const char *target) {
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 40) ^
+                 (uint64_t)(uintptr_t)tmp_path;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        char suffix[7];
+        for (int i = 0; i < 6; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL; /* Knuth's LCG */
+            suffix[i] = letters[(x >> 33) % (sizeof letters - 1)];
+        }
+        suffix[6] = '\0';
+        snprintf(tmp_path, size, "%s.tmp.%s", target, suffix);
+        int fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1; /* errno is EEXIST */
+}
+
+mg_status mg__atomic_open(mg_context ctx, const char *path, const char *call, mg__atomic_file *af) {
+    mg_status status = MG_SUCCESS;
+    char *real = NULL;
+    int fd = -1;
     memset(af, 0, sizeof *af);
     af->path = path;
-    const size_t len = strlen(path) + 32;
-    af->tmp_path = mg__malloc(len);
-    if (af->tmp_path == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, "mg_graph_write: out of memory");
-    snprintf(af->tmp_path, len, "%s.tmp.%ld", path, (long)getpid());
-    af->file = fopen(af->tmp_path, "wb");
-    if (af->file == NULL) {
-        int e = errno;
-        mg__free(af->tmp_path);
-        af->tmp_path = NULL;
-        return mg__error(ctx, MG_IO_ERROR, "mg_graph_write: cannot create %s: %s", path,
-                         strerror(e));
+    af->call = call;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        /* A device or a FIFO (/dev/null, a pipe) is written through: renaming over it would put a
+         * regular file in its place. Anything else but a regular file is refused. */
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+            fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+            if (fd < 0)
+                MG__FAIL(ctx, MG_IO_ERROR, "%s: cannot open %s: %s", call, path, strerror(errno));
+        } else if (S_ISDIR(st.st_mode)) {
+            MG__FAIL(ctx, MG_IO_ERROR, "%s: %s is a directory", call, path);
+        } else if (!S_ISREG(st.st_mode)) {
+            MG__FAIL(ctx, MG_IO_ERROR,
+                     "%s: %s is not a regular file, a character device or a FIFO", call, path);
+        } else if ((real = realpath(path, NULL)) == NULL) {
+            MG__FAIL(ctx, MG_IO_ERROR, "%s: cannot resolve %s: %s", call, path, strerror(errno));
+        }
+    } else if (errno != ENOENT) {
+        MG__FAIL(ctx, MG_IO_ERROR, "%s: cannot create %s: %s", call, path, strerror(errno));
+    } else if (lstat(path, &st) == 0) {
+        MG__FAIL(ctx, MG_IO_ERROR, "%s: %s is a symbolic link to a missing file", call, path);
     }
-    return MG_SUCCESS;
+    if (fd < 0) {
+        /* A regular file, or none yet: the temporary goes in the folder of the file itself (a
+         * symbolic link's target: the link stays and points at the new file), so the rename stays
+         * on one file system. */
+        const char *target = real != NULL ? real : path;
+        const size_t len = strlen(target) + sizeof ".tmp.XXXXXX";
+        af->target = mg__malloc(len);
+        af->tmp_path = mg__malloc(len);
+        if (af->target == NULL || af->tmp_path == NULL)
+            MG__FAIL(ctx, MG_OUT_OF_MEMORY, "%s: out of memory", call);
+        memcpy(af->target, target, strlen(target) + 1);
+        fd = create_temporary(af->tmp_path, len, target);
+        if (fd < 0) {
+            const int e = errno;
+            mg__free(af->tmp_path); /* nothing to remove */
+            af->tmp_path = NULL;
+            MG__FAIL(ctx, MG_IO_ERROR, "%s: cannot create %s: %s", call, path, strerror(e));
+        }
+    }
+    af->file = fdopen(fd, "wb");
+    if (af->file == NULL)
+        MG__FAIL(ctx, MG_IO_ERROR, "%s: cannot write %s: %s", call, path, strerror(errno));
+    fd = -1;
+
+cleanup:
+    free(real); /* realpath's, from malloc */
+    if (fd >= 0) close(fd);
+    if (status != MG_SUCCESS) mg__atomic_abort(af);
+    return status;
 }
 
 mg_status mg__atomic_write(mg_context ctx, mg__atomic_file *af, const void *data, size_t bytes) {
     if (bytes == 0 || fwrite(data, 1, bytes, af->file) == bytes) return MG_SUCCESS;
-    return mg__error(ctx, MG_IO_ERROR, "mg_graph_write: error writing %s: %s", af->path,
+    return mg__error(ctx, MG_IO_ERROR, "%s: error writing %s: %s", af->call, af->path,
                      strerror(errno));
 }
 
 mg_status mg__atomic_commit(mg_context ctx, mg__atomic_file *af) {
-    int failed = fflush(af->file) != 0 || ferror(af->file);
+    /* ferror catches a failed earlier write; fsync makes the data durable before the rename
+     * publishes it, so a crash leaves the old file or the whole new one; fclose catches the last
+     * flush. A device or FIFO (no temporary) is only flushed. */
+    int failed = fflush(af->file) != 0 || ferror(af->file) ||
+                 (af->tmp_path != NULL && fsync(fileno(af->file)) != 0);
     int e = errno;
     if (fclose(af->file) != 0 && !failed) {
         failed = 1;
@@ -187,17 +269,18 @@ mg_status mg__atomic_commit(mg_context ctx, mg__atomic_file *af) {
     af->file = NULL;
     if (failed) {
         mg__atomic_abort(af);
-        return mg__error(ctx, MG_IO_ERROR, "mg_graph_write: error writing %s: %s", af->path,
+        return mg__error(ctx, MG_IO_ERROR, "%s: error writing %s: %s", af->call, af->path,
                          strerror(e));
     }
-    if (rename(af->tmp_path, af->path) != 0) {
+    if (af->tmp_path != NULL && rename(af->tmp_path, af->target) != 0) {
         e = errno;
         mg__atomic_abort(af);
-        return mg__error(ctx, MG_IO_ERROR, "mg_graph_write: cannot rename the finished file to %s: %s",
-                         af->path, strerror(e));
+        return mg__error(ctx, MG_IO_ERROR, "%s: cannot rename the finished file to %s: %s",
+                         af->call, af->path, strerror(e));
     }
     mg__free(af->tmp_path);
     af->tmp_path = NULL;
+    mg__atomic_abort(af);
     return MG_SUCCESS;
 }
 
@@ -207,6 +290,60 @@ void mg__atomic_abort(mg__atomic_file *af) {
     if (af->tmp_path != NULL) remove(af->tmp_path);
     mg__free(af->tmp_path);
     af->tmp_path = NULL;
+    mg__free(af->target);
+    af->target = NULL;
+}
+
+mg_status mg_output_open(mg_context ctx, mg_output *out, const char *path, FILE **stream) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (out == NULL || stream == NULL)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_output_open: %s is NULL",
+                         out == NULL ? "out" : "stream");
+    *out = NULL;
+    *stream = NULL;
+    if (path == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_output_open: path is NULL");
+    mg_output o = mg__malloc(sizeof *o);
+    if (o == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, "mg_output_open: out of memory");
+    status = mg__atomic_open(ctx, path, "mg_output_open", &o->af);
+    if (status != MG_SUCCESS) {
+        mg__free(o);
+        return status;
+    }
+    o->af.call = "mg_output_commit"; /* the later messages come from the commit */
+    o->magic = MG__MAGIC_OUTPUT;
+    *out = o;
+    *stream = o->af.file;
+    return MG_SUCCESS;
+}
+
+static mg_status check_output(mg_context ctx, const mg_output *out, const char *call) {
+    if (out == NULL || *out == NULL)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "%s: out is NULL", call);
+    if ((*out)->magic != MG__MAGIC_OUTPUT)
+        return mg__error(ctx, MG_INVALID_OBJECT, "%s: out is not a live mg_output", call);
+    return MG_SUCCESS;
+}
+
+mg_status mg_output_commit(mg_context ctx, mg_output *out) {
+    mg_status status = mg__check_context(ctx);
+    if (status == MG_SUCCESS) status = check_output(ctx, out, "mg_output_commit");
+    if (status != MG_SUCCESS) return status;
+    status = mg__atomic_commit(ctx, &(*out)->af);
+    (*out)->magic = MG__MAGIC_FREED;
+    mg__free(*out);
+    *out = NULL;
+    return status;
+}
+
+mg_status mg_output_free(mg_output *out) {
+    if (out == NULL || *out == NULL) return MG_SUCCESS;
+    if ((*out)->magic != MG__MAGIC_OUTPUT) return MG_INVALID_OBJECT;
+    mg__atomic_abort(&(*out)->af);
+    (*out)->magic = MG__MAGIC_FREED;
+    mg__free(*out);
+    *out = NULL;
+    return MG_SUCCESS;
 }
 
 mg_status mg_graph_write(mg_context ctx, const mg_graph g, const char *path, mg_format format) {

@@ -132,17 +132,20 @@ mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *body, mg__coo
 
 /* ---- writing ----------------------------------------------------------------------------------- */
 
-/* A file written under a temporary name ("path.tmp.<pid>") and renamed over path on commit. */
+/* A file that appears whole or not at all (what mg_output and mg_graph_write are made of; the rules
+ * are mgraph.h's, at mg_output_open). tmp_path is NULL when a device or FIFO is written through. */
 typedef struct {
     FILE *file;
     char *tmp_path;
-    const char *path;
+    char *target;     /* the file the temporary is renamed to: path, or a link's target  */
+    const char *path; /* as the caller gave it, for messages                               */
+    const char *call; /* the public call the messages name ("mg_graph_write")           */
 } mg__atomic_file;
 
-mg_status mg__atomic_open(mg_context ctx, const char *path, mg__atomic_file *af);
+mg_status mg__atomic_open(mg_context ctx, const char *path, const char *call, mg__atomic_file *af);
 /* Writes bytes; on failure records an MG_IO_ERROR naming path. */
 mg_status mg__atomic_write(mg_context ctx, mg__atomic_file *af, const void *data, size_t bytes);
-/* Flushes, closes and renames; on any failure removes the temporary file. */
+/* Flushes, syncs, closes and renames; on any failure removes the temporary file. */
 mg_status mg__atomic_commit(mg_context ctx, mg__atomic_file *af);
 /* Closes and removes the temporary file (safe to call after commit or on a zeroed af). */
 void mg__atomic_abort(mg__atomic_file *af);

@@ -228,7 +228,7 @@ mg_status mg__write_matrix_market(mg_context ctx, const mg_graph g, const char *
 
     buf = mg__malloc(OUT_BUFFER);
     if (buf == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg_graph_write: out of memory");
-    MG__TRY(mg__atomic_open(ctx, path, &af));
+    MG__TRY(mg__atomic_open(ctx, path, "mg_graph_write", &af));
     int len = snprintf(buf, OUT_BUFFER,
                        "%%%%MatrixMarket matrix coordinate %s %s\n"
                        "%% written by mgraph %d.%d.%d: entry (i, j) is the edge i -> j (row = "

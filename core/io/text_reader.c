@@ -349,7 +349,8 @@ static bool read_weight(const mg__text_body *b, chunk *ch, const char **p, const
         if (r == MG__TOK_OK) {
             if (v < 0 && !b->allow_negative)
                 return chunk_fail(ch, line,
-                                  "negative weight '%.*s' (allow_negative_weights accepts it)",
+                                  "negative weight '%.*s' (accepted with "
+                                  "opts->allow_negative_weights; mgraph --allow-negative-weights)",
                                   TOKEN_ARGS(at, le));
             wbits[k] = (uint32_t)v;
             return true;
@@ -373,7 +374,9 @@ static bool read_weight(const mg__text_body *b, chunk *ch, const char **p, const
     if (!isfinite(d) || !isfinite(f))
         return chunk_fail(ch, line, "weight '%.*s' is not a finite float", TOKEN_ARGS(at, le));
     if (d < 0 && !b->allow_negative)
-        return chunk_fail(ch, line, "negative weight '%.*s' (allow_negative_weights accepts it)",
+        return chunk_fail(ch, line,
+                          "negative weight '%.*s' (accepted with opts->allow_negative_weights; "
+                          "mgraph --allow-negative-weights)",
                           TOKEN_ARGS(at, le));
     memcpy(&wbits[k], &f, sizeof f);
     return true;

@@ -53,7 +53,7 @@ expect_err "range.mtx:3"
 expect_rc 1 convert "$TMP/missing.mtx" "$TMP/conv.mgb"
 expect_err "missing.mtx"
 no_output "$TMP/conv.mgb"
-expect_rc 1 convert "$TMP/g.mtx" "$TMP/conv.csv"
+expect_rc 2 convert "$TMP/g.mtx" "$TMP/conv.csv"
 expect_err "conv.csv"
 no_output "$TMP/conv.csv"
 
@@ -67,17 +67,10 @@ expect_err "--source 5 is out of range"
 expect_rc 2 bc "$TMP/g.mtx" --sources 1,2,9
 expect_err "9 is out of range"
 
-# --validate: PASS on a converged result; a PageRank cut off after one iteration is far from the
-# reference, so validation fails: exit 1, 'validation: FAIL', the checker's message, no output file.
+# --validate: PASS on a converged result (a PageRank cut off by --max-iter is a warning, not a
+# failure: cli_hardening.sh).
 expect_rc 0 pr "$TMP/g.mtx" --validate
 expect_out_line '^validation: PASS$'
-expect_rc 1 pr "$TMP/g.mtx" --validate --max-iter 1 --output "$TMP/pr.txt"
-expect_out_line '^validation: FAIL$'
-expect_out_line '^iterations: 1 \(not converged\)$'
-expect_err "validation failed: mg_check_pagerank"
-no_output "$TMP/pr.txt"
-expect_rc 1 pr "$TMP/g.mtx" --validate --max-iter 1 --json
-python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["validated"] is False and d["converged"] is False, d' <"$TMP/out"
 
 # The GPU backend, where it is not available, is a clear run-time error before the file is read.
 run bfs "$TMP/g.mtx" --backend gpu

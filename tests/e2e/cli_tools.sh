@@ -73,7 +73,7 @@ expect_out_line '^weights: float$'
 expect_rc 0 gen rmat --scale 6 --edge-factor 2 --a 0.45 --b 0.15 --c 0.15 --weights int --output "$TMP/r.mtx"
 expect_rc 0 info "$TMP/r.mtx"
 expect_out_line '^weights: int32$'
-expect_rc 1 gen rmat --scale 4 --output "$TMP/r.csv"
+expect_rc 2 gen rmat --scale 4 --output "$TMP/r.csv"
 expect_err "r.csv"
 [ ! -e "$TMP/r.csv" ] || fail "gen left a file in an unwritable format"
 
