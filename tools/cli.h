@@ -109,11 +109,11 @@ int cli_check_not_input(const char *name, const char *what, const char *out, con
 typedef struct {
     mg_backend requested;
     bool started;     /* a start-up thread is running                                    */
-    bool small_file;  /* auto: the file is too small to reach any threshold: GPU untouched */
+    bool small_file;  /* auto: the file is too small to reach the threshold: GPU untouched */
+    uint64_t min_file_bytes;
     pthread_t thread;
-    double seconds;   /* the start-up's own time                                          */
 } cli_gpu_start;
-void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, const char *file);
+void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, int cmd, const char *file);
 /* Waits for the start-up (if any) and sets ctx's backend; why gets "auto: ..." when auto chose.
  * CLI_OK, or CLI_FAIL with the library's message printed (--backend gpu where none is usable). */
 int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, const mg_graph g, char *why,

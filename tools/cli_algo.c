@@ -620,7 +620,7 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
     if ((rc = cli_apply_threads(&o.a, ctx)) != CLI_OK) goto cleanup;
     run_setup su = {o.file, NULL, 0, 0, NULL, o.output != NULL ? &out : NULL, out_file, false, "",
                     ""};
-    cli_gpu_start_begin(&gpu_start, o.backend, o.file);
+    cli_gpu_start_begin(&gpu_start, o.backend, cmd, o.file);
     if ((rc = load_graph(ctx, &o, cmd == CMD_SSSP, &g, &su.load_s, &su.preprocess_s)) != CLI_OK)
         goto cleanup;
     if ((rc = cli_backend_select(&gpu_start, ctx, cmd, g, su.backend_why, sizeof su.backend_why)) !=

@@ -23,36 +23,39 @@ static uint64_t gpu_min_edges(int cmd) {
     return (cmd == CMD_PR || cmd == CMD_BC) ? (uint64_t)1 << 24 : (uint64_t)1 << 26;
 }
 
-/* The smallest file that can hold a graph of the least threshold: a text edge is at least 4 bytes
- * ("1 2\n") and a symmetric file stores each edge once for two stored directions. */
-#define AUTO_MIN_FILE_BYTES (((uint64_t)1 << 24) / 2 * 4)
+/* The smallest file that can hold a graph of the algorithm's threshold: a binary file stores each
+ * edge's index twice (CSR and CSC, 4 bytes each); a text edge is at least 4 bytes ("1 2\n") and a
+ * symmetric file stores one line for two stored directions. */
+static uint64_t auto_min_file_bytes(int cmd, const char *file) {
+    const size_t len = strlen(file);
+    const bool binary = len >= 4 && strcmp(file + len - 4, ".mgb") == 0;
+    return binary ? gpu_min_edges(cmd) * 8 : gpu_min_edges(cmd) * 2;
+}
 
-static void *start_device(void *arg) {
-    cli_gpu_start *s = arg;
-    const double t0 = cli_now();
+static void *start_device(void *unused) {
+    (void)unused;
     mg_context ctx = NULL;
     /* The result is not kept: choosing the backend afterwards asks again, at no cost once the
      * device is started, and reports a failure with the library's own message. */
     if (mg_context_create(&ctx) == MG_SUCCESS) (void)mg_context_set_backend(ctx, MG_BACKEND_GPU);
     mg_context_free(&ctx);
-    s->seconds = cli_now() - t0;
     return NULL;
 }
 
-void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, const char *file) {
+void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, int cmd, const char *file) {
     memset(s, 0, sizeof *s);
     s->requested = requested;
     if (requested == MG_BACKEND_CPU || !mg_built_with_cuda()) return;
     if (requested == MG_BACKEND_AUTO) {
         struct stat sb;
-        if (stat(file, &sb) == 0 && S_ISREG(sb.st_mode) &&
-            (uint64_t)sb.st_size < AUTO_MIN_FILE_BYTES) {
+        s->min_file_bytes = auto_min_file_bytes(cmd, file);
+        if (stat(file, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size < s->min_file_bytes) {
             s->small_file = true;
             return;
         }
     }
     /* Without a thread the start-up runs when the backend is chosen, after the load. */
-    s->started = pthread_create(&s->thread, NULL, start_device, s) == 0;
+    s->started = pthread_create(&s->thread, NULL, start_device, NULL) == 0;
 }
 
 static void join(cli_gpu_start *s) {
@@ -80,7 +83,7 @@ int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, const mg_graph
             snprintf(why, why_size, "auto: this build has no CUDA backend");
         else if (s->small_file)
             snprintf(why, why_size, "auto: the file is under %llu MiB, too small for the GPU's "
-                     "start-up and upload to pay", (unsigned long long)(AUTO_MIN_FILE_BYTES >> 20));
+                     "start-up and upload to pay", (unsigned long long)(s->min_file_bytes >> 20));
         else if (m < least)
             snprintf(why, why_size, "auto: %llu edges, under the %llu from which the GPU pays",
                      (unsigned long long)m, (unsigned long long)least);
