@@ -552,39 +552,78 @@ mg_status mg_graph_get_stats(mg_context ctx, const mg_graph g, mg_graph_stats *s
 
 /* Every stored arc of a directed graph; each undirected edge once (source <= destination), to be
  * symmetrised again. Nothing is dropped: the graph already holds what its options kept. */
-mg_status mg__graph_edges(mg_context ctx, const mg_graph g, mg__coo *coo) {
-    mg_status status = MG_SUCCESS;
-    const bool weighted = g->weight_type != MG_WEIGHT_NONE;
+mg_status mg__graph_edge_starts(mg_context ctx, const mg_graph g, uint64_t **start_out) {
     const uint32_t n = g->n;
     uint64_t *start = mg__malloc(mg__mul_size((size_t)n + 1, sizeof *start));
+    *start_out = start;
     if (start == NULL)
-        MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg__graph_edges: out of memory for the edges of %u vertices", n);
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__graph_edges: out of memory for the edges of %u "
+                         "vertices", n);
 #pragma omp parallel for schedule(static)
     for (int64_t v = 0; v < (int64_t)n; v++) {
         uint64_t k = 0;
-        for (uint64_t e = g->out.offsets[v]; e < g->out.offsets[v + 1]; e++)
-            k += g->directed || (uint32_t)v <= g->out.indices[e];
+        if (g->directed) {
+            k = g->out.offsets[v + 1] - g->out.offsets[v];
+        } else {
+            for (uint64_t e = g->out.offsets[v]; e < g->out.offsets[v + 1]; e++)
+                k += (uint32_t)v <= g->out.indices[e];
+        }
         start[v] = k;
     }
     start[n] = 0;
-    const uint64_t m = mg__exclusive_scan_u64(start, (size_t)n + 1);
-    MG__TRY(mg__coo_init(ctx, coo, m, weighted, g->weight_type));
-    coo->n = n;
-    coo->m = m;
-    coo->index_base = g->index_base;
-    coo->symmetric = !g->directed;
-#pragma omp parallel for schedule(dynamic, 1024)
-    for (int64_t v = 0; v < (int64_t)n; v++) {
-        uint64_t k = start[v];
-        for (uint64_t e = g->out.offsets[v]; e < g->out.offsets[v + 1]; e++) {
+    (void)mg__exclusive_scan_u64(start, (size_t)n + 1);
+    return MG_SUCCESS;
+}
+
+/* The last vertex whose first edge is at or before position k (start is ascending, start[0] = 0). */
+static uint32_t vertex_at(const uint64_t *start, uint32_t n, uint64_t k) {
+    uint32_t lo = 0, hi = n; /* start[lo] <= k; the answer is in [lo, hi) */
+    while (hi - lo > 1) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (start[mid] <= k) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+void mg__graph_edges_fill(const mg_graph g, const uint64_t *start, uint64_t first, uint64_t count,
+                          uint32_t *src, uint32_t *dst, uint32_t *w) {
+    if (count == 0) return;
+    const uint64_t end = first + count;
+    const uint32_t v0 = vertex_at(start, g->n, first), v1 = vertex_at(start, g->n, end - 1);
+    const uint32_t *weights = g->weight_type != MG_WEIGHT_NONE ? g->out.weights : NULL;
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int64_t v = v0; v <= (int64_t)v1; v++) {
+        uint64_t k = start[v], e = g->out.offsets[v];
+        /* a directed row is all kept: a row begun in an earlier piece resumes where it stopped */
+        if (g->directed && k < first) {
+            e += first - k;
+            k = first;
+        }
+        for (; e < g->out.offsets[v + 1] && k < end; e++) {
             const uint32_t d = g->out.indices[e];
             if (!g->directed && d < (uint32_t)v) continue;
-            coo->src[k] = (uint32_t)v;
-            coo->dst[k] = d;
-            if (weighted) ((uint32_t *)coo->weights)[k] = ((const uint32_t *)g->out.weights)[e];
+            if (k >= first) {
+                src[k - first] = (uint32_t)v;
+                dst[k - first] = d;
+                if (w != NULL && weights != NULL) w[k - first] = weights[e];
+            }
             k++;
         }
     }
+}
+
+mg_status mg__graph_edges(mg_context ctx, const mg_graph g, mg__coo *coo) {
+    mg_status status = MG_SUCCESS;
+    const bool weighted = g->weight_type != MG_WEIGHT_NONE;
+    uint64_t *start = NULL;
+    MG__TRY(mg__graph_edge_starts(ctx, g, &start));
+    const uint64_t m = start[g->n];
+    MG__TRY(mg__coo_init(ctx, coo, m, weighted, g->weight_type));
+    coo->n = g->n;
+    coo->m = m;
+    coo->index_base = g->index_base;
+    coo->symmetric = !g->directed;
+    mg__graph_edges_fill(g, start, 0, m, coo->src, coo->dst, weighted ? coo->weights : NULL);
 cleanup:
     mg__free(start);
     return status;

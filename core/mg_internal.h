@@ -196,6 +196,13 @@ mg_status mg__graph_from_coo(mg_context ctx, mg_graph *g, const mg__coo *coo,
 /* g's edges as a coo that mg__graph_from_coo (or the device build) turns back into the same graph:
  * every stored arc of a directed graph, each undirected edge once (source <= destination). */
 mg_status mg__graph_edges(mg_context ctx, const mg_graph g, mg__coo *coo);
+/* The same list made a piece at a time: *start (n + 1 entries, mg__malloc'ed) gets the position of
+ * each vertex's first edge in it and start[n] its length; mg__graph_edges_fill then writes edges
+ * [first, first + count) of it into src, dst and, when w is not NULL, the 4-byte weights (w only
+ * for a weighted graph). The fill runs on OpenMP threads. */
+mg_status mg__graph_edge_starts(mg_context ctx, const mg_graph g, uint64_t **start);
+void mg__graph_edges_fill(const mg_graph g, const uint64_t *start, uint64_t first, uint64_t count,
+                          uint32_t *src, uint32_t *dst, uint32_t *w);
 
 /* Computes the cached properties of a graph whose arrays are complete (the weight range). Every
  * constructor calls it, including the binary reader. */

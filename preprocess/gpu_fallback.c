@@ -16,6 +16,13 @@ mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo, const mg_graph
     return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_graph_build: this build has no CUDA backend");
 }
 
+mg_status mg__gpu_graph_build_produced(mg_context ctx, const mg__coo *shape,
+                                       const mg__edge_producer *edges, const mg_graph_options *opts,
+                                       mg__gpu_graph *out) {
+    (void)edges;
+    return mg__gpu_graph_build(ctx, shape, opts, out);
+}
+
 mg_status mg__gpu_graph_segment(mg_context ctx, mg__gpu_graph *g, uint32_t seg_size) {
     (void)g;
     (void)seg_size;

@@ -49,21 +49,42 @@ static void free_device_form(void *p) {
 _Static_assert(sizeof(((mg_gpu_graph_info *)0)->phase_seconds) == MG__GPU_BUILD_PHASES * sizeof(double),
                "mg_gpu_graph_info.phase_seconds holds the build's phases");
 
+/* The graph's edge list, made a chunk at a time for the device build's upload. */
+typedef struct {
+    mg_graph g;
+    const uint64_t *start;
+} edge_list;
+
+static void fill_edges(const void *arg, uint64_t first, uint64_t count, uint32_t *src,
+                       uint32_t *dst, uint32_t *w) {
+    const edge_list *l = arg;
+    mg__graph_edges_fill(l->g, l->start, first, count, src, dst, w);
+}
+
 mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph cg, mg_gpu_graph_info *info) {
     mg_status status = mg__check_context(ctx);
     if (status != MG_SUCCESS) return status;
     if ((status = mg__check_graph(ctx, cg, "mg_graph_gpu_prepare: g")) != MG_SUCCESS) return status;
     mg_graph g = (mg_graph)cg; /* the device form is a cached property of a const graph */
-    mg__coo coo;
-    memset(&coo, 0, sizeof coo);
+    uint64_t *start = NULL;
     mg__gpu_graph *gg = g->gpu;
     if (gg == NULL) {
-        MG__TRY(mg__graph_edges(ctx, g, &coo));
+        MG__TRY(mg__graph_edge_starts(ctx, g, &start));
         gg = mg__calloc(1, sizeof *gg);
         if (gg == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg_graph_gpu_prepare: out of memory");
+        /* the list's shape; its edges are made chunk by chunk while earlier chunks upload */
+        mg__coo shape;
+        memset(&shape, 0, sizeof shape);
+        shape.n = g->n;
+        shape.m = start[g->n];
+        shape.weight_type = g->weight_type;
+        shape.index_base = g->index_base;
+        shape.symmetric = !g->directed;
+        const edge_list list = {g, start};
+        const mg__edge_producer edges = {fill_edges, &list};
         mg_graph_options opts = {.directed = g->directed, .keep_self_loops = true,
                                  .keep_duplicates = true};
-        status = mg__gpu_graph_build(ctx, &coo, &opts, gg);
+        status = mg__gpu_graph_build_produced(ctx, &shape, &edges, &opts, gg);
         if (status != MG_SUCCESS) {
             mg__free(gg);
             goto cleanup;
@@ -90,6 +111,6 @@ mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph cg, mg_gpu_graph_i
         }
     }
 cleanup:
-    mg__coo_free(&coo);
+    mg__free(start);
     return status;
 }

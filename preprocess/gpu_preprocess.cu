@@ -182,10 +182,53 @@ mg_status build_rows(Build *b, cub::DoubleBuffer<uint64_t> &K, cub::DoubleBuffer
     return MG_SUCCESS;
 }
 
-mg_status build(Build *b, const mg__coo *coo, const mg_graph_options *opts, mg__gpu_graph *out) {
+/* Pieces of a produced edge list: two sets of pinned buffers, one filled while the other uploads. */
+constexpr uint64_t kUploadChunk = UINT64_C(1) << 21;
+
+mg_status upload_chunks(Build *b, const mg__edge_producer *edges, uint64_t m, bool weighted,
+                        uint32_t *const dev[3], uint32_t *host, uint64_t chunk, cudaEvent_t done[2]) {
+    int set = 0;
+    for (uint64_t first = 0; first < m; first += chunk, set ^= 1) {
+        const uint64_t count = m - first < chunk ? m - first : chunk;
+        uint32_t *h[3];
+        for (int k = 0; k < 3; k++) h[k] = host + ((uint64_t)set * 3 + k) * chunk;
+        CU(cudaEventSynchronize(done[set])); /* this set's previous upload has left it */
+        edges->fill(edges->arg, first, count, h[0], h[1], weighted ? h[2] : nullptr);
+        for (int k = 0; k < (weighted ? 3 : 2); k++)
+            CU(cudaMemcpyAsync(dev[k] + first, h[k], count * 4, cudaMemcpyHostToDevice, b->stream));
+        CU(cudaEventRecord(done[set], b->stream));
+    }
+    return MG_SUCCESS;
+}
+
+mg_status upload_produced(Build *b, const mg__edge_producer *edges, uint64_t m, bool weighted,
+                          uint32_t *const dev[3]) {
+    const uint64_t chunk = m < kUploadChunk ? m : kUploadChunk;
+    uint32_t *host = nullptr;
+    cudaEvent_t done[2] = {nullptr, nullptr};
+    cudaError_t e = cudaMallocHost((void **)&host, (size_t)(2 * 3 * chunk * 4));
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&done[0], cudaEventDisableTiming);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&done[1], cudaEventDisableTiming);
+    mg_status st = e == cudaSuccess
+        ? upload_chunks(b, edges, m, weighted, dev, host, chunk, done)
+        : cuda_fail(b, e, "cudaMallocHost / cudaEventCreate (the upload's pinned buffers)", __FILE__,
+                    __LINE__);
+    /* the pinned buffers go only after the copies out of them */
+    e = cudaStreamSynchronize(b->stream);
+    if (st == MG_SUCCESS && e != cudaSuccess)
+        st = cuda_fail(b, e, "cudaStreamSynchronize (upload)", __FILE__, __LINE__);
+    for (cudaEvent_t ev : done)
+        if (ev != nullptr) cudaEventDestroy(ev);
+    if (host != nullptr) cudaFreeHost(host);
+    return st;
+}
+
+mg_status build(Build *b, const mg__coo *coo, const mg__edge_producer *edges,
+                const mg_graph_options *opts, mg__gpu_graph *out) {
     const uint32_t n = coo->n;
     const uint64_t m0 = coo->m;
-    const bool weighted = coo->weights != nullptr && coo->weight_type != MG_WEIGHT_NONE;
+    const bool weighted =
+        (coo->weights != nullptr || edges != nullptr) && coo->weight_type != MG_WEIGHT_NONE;
     const bool w_int = coo->weight_type == MG_WEIGHT_INT32;
     const bool symmetrize = !opts->directed;
     const int nb = bits_for(n);
@@ -201,7 +244,10 @@ mg_status build(Build *b, const mg__coo *coo, const mg_graph_options *opts, mg__
     DALLOC(d_src, m0, "the edge sources");
     DALLOC(d_dst, m0, "the edge destinations");
     if (weighted) DALLOC(d_w, m0, "the edge weights");
-    if (m0 > 0) {
+    if (m0 > 0 && edges != nullptr) {
+        uint32_t *const dev[3] = {d_src, d_dst, d_w};
+        TRY(upload_produced(b, edges, m0, weighted, dev));
+    } else if (m0 > 0) {
         CU(cudaMemcpyAsync(d_src, coo->src, m0 * 4, cudaMemcpyHostToDevice, b->stream));
         CU(cudaMemcpyAsync(d_dst, coo->dst, m0 * 4, cudaMemcpyHostToDevice, b->stream));
         if (weighted)
@@ -477,14 +523,17 @@ extern "C" mg_status mg__gpu_graph_segment(mg_context ctx, mg__gpu_graph *g, uin
     return MG_SUCCESS;
 }
 
-extern "C" mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo,
-                                         const mg_graph_options *opts, mg__gpu_graph *out) {
+/* The checks and the build of both entry points: edges NULL takes the list from coo's arrays. */
+static mg_status build_checked(mg_context ctx, const mg__coo *coo, const mg__edge_producer *edges,
+                        const mg_graph_options *opts, mg__gpu_graph *out) {
     if (out == nullptr)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_graph_build: out is NULL");
     memset(out, 0, sizeof *out);
     if (coo == nullptr)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_graph_build: coo is NULL");
-    if (coo->m > 0 && (coo->src == nullptr || coo->dst == nullptr))
+    if (edges != nullptr && edges->fill == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_graph_build: the producer has no fill");
+    if (edges == nullptr && coo->m > 0 && (coo->src == nullptr || coo->dst == nullptr))
         return mg__error(ctx, MG_INVALID_ARGUMENT,
                          "mg__gpu_graph_build: coo has %llu edges but no src or dst array",
                          (unsigned long long)coo->m);
@@ -506,7 +555,7 @@ extern "C" mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo,
     Build b;
     b.ctx = ctx;
     b.who = "mg__gpu_graph_build";
-    st = build(&b, coo, opts, out);
+    st = build(&b, coo, edges, opts, out);
     release(&b);
     if (st != MG_SUCCESS) {
         memset(out, 0, sizeof *out);
@@ -515,6 +564,20 @@ extern "C" mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo,
     /* Destination segments (mg__gpu_graph_segment) are not built by default: on R-MAT 22 the
      * shared-memory segment push measured slower than global atomics (docs/PERFORMANCE.md). */
     return MG_SUCCESS;
+}
+
+extern "C" mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo,
+                                         const mg_graph_options *opts, mg__gpu_graph *out) {
+    return build_checked(ctx, coo, nullptr, opts, out);
+}
+
+extern "C" mg_status mg__gpu_graph_build_produced(mg_context ctx, const mg__coo *shape,
+                                                  const mg__edge_producer *edges,
+                                                  const mg_graph_options *opts,
+                                                  mg__gpu_graph *out) {
+    if (edges == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_graph_build_produced: edges is NULL");
+    return build_checked(ctx, shape, edges, opts, out);
 }
 
 extern "C" void mg__gpu_graph_free(mg__gpu_graph *g) {

@@ -95,6 +95,22 @@ typedef struct {
 mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo, const mg_graph_options *opts,
                               mg__gpu_graph *out);
 
+/* An edge list made on demand: fill writes edges [first, first + count) into src, dst and, for a
+ * weighted list, w (4-byte weights; NULL otherwise). */
+typedef struct {
+    void (*fill)(const void *arg, uint64_t first, uint64_t count, uint32_t *src, uint32_t *dst,
+                 uint32_t *w);
+    const void *arg;
+} mg__edge_producer;
+
+/* mg__gpu_graph_build from a producer rather than host arrays: shape gives the list's n, m,
+ * weight_type and index_base (its arrays NULL). The list is made chunk by chunk into pinned
+ * buffers and each chunk uploads while the next is made, so making and uploading it overlap and no
+ * whole host copy of it exists (mg_graph_gpu_prepare's path: its edges come from a built graph). */
+mg_status mg__gpu_graph_build_produced(mg_context ctx, const mg__coo *shape,
+                                       const mg__edge_producer *edges, const mg_graph_options *opts,
+                                       mg__gpu_graph *out);
+
 /* (Re)builds g's destination segments (the fields seg_*): seg_size 0 derives the size from the
  * device's opt-in shared memory per block; another value forces it (tests use small ones to get
  * several segments and a short last one). mg__gpu_graph_build calls it with 0. On failure
