@@ -189,8 +189,8 @@ static bool read_full(int fd, void *data, uint64_t bytes) {
  * multisets mean equal arrays. The key is drawn for each read, so a file cannot be made to collide
  * (a false match has probability about 2^-64). Comparing positions instead (each thread walking
  * the CSR for its share of destinations) reads the CSC at random: on R-MAT 20, 15 times the
- * file's read time, where the hashes cost about one read time. That exact walk still runs when the
- * sums differ, to name the vertex. */
+ * file's read time, where the hashes add a third to a page-cached load. That exact walk still runs
+ * when the sums differ, to name the vertex. */
 
 #define READ_FAIL(...) mg__error(ctx, MG_PARSE_ERROR, "mg_graph_read: " __VA_ARGS__)
 
