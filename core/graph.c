@@ -101,17 +101,6 @@ typedef struct {
     bool drop_duplicates;
 } csr_input;
 
-/* The first row whose edges start at or after edge position e (offsets has n + 1 entries). */
-static uint32_t row_of_edge(const uint64_t *offsets, uint32_t n, uint64_t e) {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (offsets[mid] < e) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 /* Builds out (offsets, indices, weights) from in; *m_out receives the stored edge count. */
 static mg_status build_csr(mg_context ctx, const csr_input *in, mg__csr *out, uint64_t *m_out) {
     mg_status status = MG_SUCCESS;
@@ -162,8 +151,8 @@ static mg_status build_csr(mg_context ctx, const csr_input *in, mg__csr *out, ui
 #pragma omp parallel
     {
         const uint32_t t = (uint32_t)omp_get_thread_num(), T = (uint32_t)omp_get_num_threads();
-        const uint32_t lo = row_of_edge(offsets, n, total * t / T);
-        const uint32_t hi = t + 1 == T ? n : row_of_edge(offsets, n, total * (t + 1) / T);
+        const uint32_t lo = mg__row_of_edge(offsets, n, total * t / T);
+        const uint32_t hi = t + 1 == T ? n : mg__row_of_edge(offsets, n, total * (t + 1) / T);
         for (int64_t e = 0; e < m; e++) {
             uint32_t r = in->rows[e], c = in->cols[e];
             if (in->drop_self_loops && r == c) continue;

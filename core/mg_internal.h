@@ -305,6 +305,18 @@ static inline MG__HOST_DEVICE uint32_t mg__weight_from_key(bool is_int, uint32_t
 
 static inline size_t mg__bitmap_words(uint32_t n) { return ((size_t)n + 63) / 64; }
 
+/* The first row whose edges start at or after edge position e (offsets has n + 1 entries); the row
+ * holding edge e is mg__row_of_edge(offsets, n, e + 1) - 1. */
+static inline uint32_t mg__row_of_edge(const uint64_t *offsets, uint32_t n, uint64_t e) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (offsets[mid] < e) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 static inline size_t mg__type_size(mg_type t) {
     switch (t) {
     case MG_INT32: case MG_VERTEX: case MG_FLOAT: return 4;

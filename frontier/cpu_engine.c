@@ -35,8 +35,9 @@ typedef struct {
     uint32_t n;          /* capacity in vertices                                         */
     uint64_t *touched;   /* bitmap, all zero between calls                               */
     uint32_t *touched_list;
-    void *acc;           /* n values of up to 8 bytes: the combine's identity between calls */
-    int acc_key;         /* which (type, combine) identity acc holds; -1: none            */
+    void *acc;           /* n values of up to 8 bytes                                    */
+    int acc_key;         /* acc[0, acc_filled) holds this (type, combine)'s identity       */
+    uint32_t acc_filled; /* (-1: none); a push returns what it touched to the identity     */
     void *scaled;        /* n values: x[s] / outdeg(s) for pulls of MG_CONTRIB_SRC_DIV_OUTDEG */
 } workspace;
 
@@ -408,11 +409,11 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
-    static void fill_identity_##SUF(void *a, uint32_t n, int C) {                                  \
+    static void fill_identity_##SUF(void *a, uint32_t from, uint32_t to, int C) {                  \
         T *acc = a;                                                                                \
         const T id = identity_##SUF(C);                                                            \
         _Pragma("omp parallel for schedule(static)")                                               \
-        for (int64_t i = 0; i < (int64_t)n; i++) acc[i] = id;                                      \
+        for (int64_t i = from; i < (int64_t)to; i++) acc[i] = id;                                  \
     }                                                                                              \
     __attribute__((unused)) static void prescale_##SUF(run *r, const T *x, T *scaled) {                                    \
         const int64_t count = r->active_list ? r->active_count : (int64_t)r->n;                    \
@@ -444,6 +445,23 @@ DEFINE_ENGINE(float, f32, INFINITY, -INFINITY)
 DEFINE_ENGINE(double, f64, INFINITY, -INFINITY)
 
 /* ---- the call --------------------------------------------------------------------------------- */
+
+/* Makes acc[0, n) hold the identity of (value type ti, combine C). The workspace outlives graphs
+ * and programs, so acc may hold another combine's identity, or this one's for a shorter prefix
+ * (a smaller graph's n): only what acc_filled does not vouch for is written. */
+static void acc_ready(workspace *ws, int ti, int C, uint32_t n) {
+    const int key = ti * 4 + C;
+    const uint32_t from = ws->acc_key == key ? ws->acc_filled : 0;
+    if (from >= n) return;
+    switch (ti) {
+    case 0: fill_identity_i32(ws->acc, from, n, C); break;
+    case 1: fill_identity_i64(ws->acc, from, n, C); break;
+    case 2: fill_identity_f32(ws->acc, from, n, C); break;
+    case 3: fill_identity_f64(ws->acc, from, n, C); break;
+    }
+    ws->acc_key = key;
+    ws->acc_filled = n;
+}
 
 /* Programs whose apply can be done by the combining atomic itself. */
 static bool is_direct(const mg_program *p) {
@@ -566,16 +584,7 @@ mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info) {
         case 3: pull_f64(&r, k, C); break;
         }
     } else {
-        const int key = ti * 4 + C;
-        if (!direct && ws->acc_key != key) {
-            switch (ti) {
-            case 0: fill_identity_i32(ws->acc, g->n, C); break;
-            case 1: fill_identity_i64(ws->acc, g->n, C); break;
-            case 2: fill_identity_f32(ws->acc, g->n, C); break;
-            case 3: fill_identity_f64(ws->acc, g->n, C); break;
-            }
-            ws->acc_key = key;
-        }
+        if (!direct) acc_ready(ws, ti, C, g->n);
         switch (ti) {
         case 0: push_i32(&r, K, C, direct); break;
         case 1: push_i64(&r, K, C, direct); break;
