@@ -61,9 +61,9 @@ static const char HELP_MAIN[] =
     "                     device or FIFO written through; the input file itself is refused\n"     \
     "  --json             print one JSON object on stdout instead of the text lines\n"           \
     "  --backend B        cpu, gpu or auto (default). auto: the GPU where one is usable and the\n"\
-    "                     graph has at least 2^24 edges (pr, bc) or 2^26 (bfs, sssp, cc), else\n" \
-    "                     the CPU; the 'backend:' line says which ran and why. The GPU starts\n"  \
-    "                     while the file loads\n"                                               \
+    "                     graph has at least 2^25 edges (pr), 2^26 (sssp), 2^27 (cc, bc) or\n"  \
+    "                     2^28 (bfs), else the CPU; the 'backend:' line says which ran and\n"  \
+    "                     why. The GPU starts while the file loads\n"                            \
     "  --threads N        CPU threads, at most 8 per processor (0: OpenMP's default)\n"          \
     "  --mode M           auto, hybrid, sparse, pull or dense: how each step runs (auto: the\n" \
     "                     engines' own push/pull/dense rules; hybrid: on the GPU the mode whose\n"\
