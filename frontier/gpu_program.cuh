@@ -1,6 +1,6 @@
 /*
  * gpu_program.cuh — the device side of an edge program, shared by the GPU engines (the sparse-frontier
- * push/pull of gpu_engine.cu and the dense-frontier engine of gpu_dense.cu): the kernel parameter
+ * push/pull of sparse_engine.cu and the dense-frontier engine of dense_engine.cu): the kernel parameter
  * block, typed atomics (min, max, add, store by compare-and-swap where the hardware has none),
  * combine identities, the contribution of a source and an edge, the mask test, warp-aggregated list
  * appends, and apply_one, the per-destination merge with the CPU engine's semantics

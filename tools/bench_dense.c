@@ -26,7 +26,7 @@
  *       bench_dense --iterations 1
  */
 #define _POSIX_C_SOURCE 200809L
-#include "../preprocess/gpu_dense.h"
+#include "../preprocess/dense_blocks.h"
 #include "../frontier/gpu_engine.h"
 #include "mg_internal.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_gpu_advance.c — the GPU advance kernels (frontier/gpu_engine.cu) against a brute-force
+ * test_gpu_advance.c — the GPU advance kernels (frontier/sparse_engine.cu) against a brute-force
  * evaluation of the same edge program in the caller's numbering (the approach of
  * tests/unit/test_engine.c): every value type, contribution, combine and apply that test covers,
  * with and without frontier, mask and complement, along out- and in-edges, forced push, forced pull

@@ -1,6 +1,6 @@
 /*
- * test_gpu_dense.c — the dense-frontier engine (MultiGraphD: preprocess/gpu_dense.cu builds the form,
- * frontier/gpu_dense.cu advances on it) against the brute-force meaning of every edge program
+ * test_gpu_dense.c — the dense-frontier engine (MultiGraphD: preprocess/dense_blocks.cu builds the form,
+ * frontier/dense_engine.cu advances on it) against the brute-force meaning of every edge program
  * (tests/program_reference.h, the approach of test_gpu_advance.c): every value type, contribution,
  * combine and apply, along out- and in-edges, with the full frontier and a partial one, with and
  * without mask and complement, on a skewed directed graph and an undirected one, each under three
@@ -18,8 +18,8 @@
  */
 #include "mg_internal.h"
 #include "../../preprocess/gpu_preprocess.h"
-#include "../../preprocess/gpu_dense.h"
-#include "../../preprocess/gpu_dense_layout.h" /* the slot codes' escapes, checked here */
+#include "../../preprocess/dense_blocks.h"
+#include "../../preprocess/dense_blocks_layout.h" /* the slot codes' escapes, checked here */
 #include "../../frontier/gpu_engine.h"
 #include "check.h"
 #include "program_reference.h"
@@ -355,7 +355,7 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 /* The slots and escapes of P's form along dir with one row panel (every destination), column panels
- * of W sources and every block light or every block heavy, from gpu_dense_layout.h's definitions:
+ * of W sources and every block light or every block heavy, from dense_blocks_layout.h's definitions:
  * the blocks' slots in column panel order, a light block's one per edge by destination, a heavy
  * block's one per destination; a slot is escaped at the start of a window, and where its destination
  * is below the previous slot's or 255 and more above it (*long_steps counts the escapes for that

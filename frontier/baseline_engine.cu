@@ -1,5 +1,5 @@
 /*
- * gpu_lb_engine.cu — the Gunrock-style baseline engine (issue 5): one edge-program step on a graph's
+ * baseline_engine.cu — the Gunrock-style baseline engine (issue 5): one edge-program step on a graph's
  * device form, with mg__gpu_advance's semantics (the CPU engine, frontier/cpu_engine.c, is the
  * reference), computed the way established GPU graph frameworks do, so that MultiGraph's engines
  * are measured against a fair, load-balanced baseline rather than a strawman.
@@ -50,7 +50,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
-#include "frontier/gpu_lb_engine.h"
+#include "frontier/baseline_engine.h"
 #include "core/gpu_resident.h"
 
 namespace {
@@ -463,8 +463,8 @@ mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
     (void)cudaGetLastError();
     if (e == cudaErrorMemoryAllocation)
         return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_lb_advance: out of device memory in %s "
-                         "(gpu_lb_engine.cu:%d)", call, line);
-    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_lb_advance: %s failed: %s: %s (gpu_lb_engine.cu:%d)",
+                         "(baseline_engine.cu:%d)", call, line);
+    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_lb_advance: %s failed: %s: %s (baseline_engine.cu:%d)",
                      call, cudaGetErrorName(e), cudaGetErrorString(e), line);
 }
 

@@ -1,5 +1,5 @@
 /*
- * test_gpu_lb.c — the Gunrock-style baseline engine (frontier/gpu_lb_engine.cu) against a
+ * test_gpu_baseline.c — the Gunrock-style baseline engine (frontier/baseline_engine.cu) against a
  * brute-force evaluation of the same edge program in the caller's numbering (tests/
  * program_reference.h, as tests/gpu/test_gpu_advance.c does for mg__gpu_advance): every value
  * type, contribution, combine and apply, with and without frontier, mask and complement, along out-
@@ -15,7 +15,7 @@
  */
 #include "mg_internal.h"
 #include "../../preprocess/gpu_preprocess.h"
-#include "../../frontier/gpu_lb_engine.h"
+#include "../../frontier/baseline_engine.h"
 #include "check.h"
 #include "program_reference.h"
 

@@ -1,6 +1,6 @@
 /*
- * bench_lb.c — the Gunrock-style baseline engine (issue 5) beside our engines: BFS on an R-MAT graph
- * and a 2D grid, and a PageRank step, with
+ * bench_baseline.c — the Gunrock-style baseline engine (issue 5) beside our engines: BFS on an R-MAT
+ * graph and a 2D grid, and a PageRank step, with
  *   lb-do     mg__gpu_lb_advance, automatic choice (direction-optimised BFS: Beamer's rule),
  *   lb-push   mg__gpu_lb_advance forced to push (BFS without direction optimisation),
  *   engine    mg__gpu_advance, automatic choice (MultiGraphS push / pull),
@@ -11,12 +11,12 @@
  * each level's median for short BFS. Every BFS is checked against mg_bfs's depths and every
  * PageRank step against the CPU engine's step.
  *
- *   bench_lb [--rmat-scale S] [--grid W] [--runs R]
+ *   bench_baseline [--rmat-scale S] [--grid W] [--runs R]
  * Defaults: R-MAT scale 22 (edge factor 16), a 2048 x 2048 grid, R = 5. MTEPS counts the stored
  * edges of the vertices the BFS reached (each undirected edge twice) per second.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "../frontier/gpu_lb_engine.h"
+#include "../frontier/baseline_engine.h"
 #include "mg_internal.h"
 
 #include <math.h>
@@ -32,7 +32,7 @@ static mg_context ctx;
 #define DIE_IF(st)                                                                                 \
     do {                                                                                           \
         if ((st) != MG_SUCCESS) {                                                                  \
-            fprintf(stderr, "bench_lb: %s (bench_lb.c:%d)\n", mg_context_error(ctx), __LINE__);   \
+            fprintf(stderr, "bench_baseline: %s (bench_baseline.c:%d)\n", mg_context_error(ctx), __LINE__);   \
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
@@ -40,7 +40,7 @@ static mg_context ctx;
 static void *xmalloc(size_t bytes) {
     void *p = malloc(bytes ? bytes : 1);
     if (p == NULL) {
-        fprintf(stderr, "bench_lb: out of host memory (%zu bytes)\n", bytes);
+        fprintf(stderr, "bench_baseline: out of host memory (%zu bytes)\n", bytes);
         exit(1);
     }
     return p;
@@ -101,7 +101,7 @@ static void graph_build(bench_graph *B, const char *name, const mg_gen_options *
     DIE_IF(mg__gpu_graph_build(ctx, &coo, &go, &B->dev));
     mg__coo_free(&coo);
     if (B->dev.n != n || B->dev.m != m) {
-        fprintf(stderr, "bench_lb: device graph %s has n=%u m=%llu, host n=%u m=%llu\n", name, B->dev.n,
+        fprintf(stderr, "bench_baseline: device graph %s has n=%u m=%llu, host n=%u m=%llu\n", name, B->dev.n,
                 (unsigned long long)B->dev.m, n, (unsigned long long)m);
         exit(1);
     }
@@ -146,7 +146,8 @@ static int bfs_run(bench_graph *B, int v, uint32_t source, const int32_t *want, 
     *pulled = 0;
     while (count > 0) {
         if (level >= cap) {
-            fprintf(stderr, "bench_lb: %s BFS by %s runs past %d levels\n", B->name, variant_names[v], cap);
+            fprintf(stderr, "bench_baseline: %s BFS by %s runs past %d levels\n", B->name,
+                    variant_names[v], cap);
             exit(1);
         }
         mg__gpu_advance_args a = {.g = &B->dev, .program = &p, .type = MG_INT32, .d_in_list = in,
@@ -169,7 +170,7 @@ static int bfs_run(bench_graph *B, int v, uint32_t source, const int32_t *want, 
     uint32_t wrong = 0;
     for (uint32_t i = 0; i < n; i++) wrong += buf[B->new_of_old[i]] != want[i];
     if (wrong) {
-        fprintf(stderr, "bench_lb: %s BFS by %s: %u depths differ from mg_bfs\n", B->name,
+        fprintf(stderr, "bench_baseline: %s BFS by %s: %u depths differ from mg_bfs\n", B->name,
                 variant_names[v], wrong);
         exit(1);
     }
@@ -296,7 +297,7 @@ static void bench_pagerank(bench_graph *B, int runs) {
             if (!(rel <= worst)) worst = rel;
         }
         if (!(worst <= 1e-9)) {
-            fprintf(stderr, "bench_lb: %s pagerank step by %s differs from the CPU engine by %.2e\n",
+            fprintf(stderr, "bench_baseline: %s pagerank step by %s differs from the CPU engine by %.2e\n",
                     B->name, variant_names[v], worst);
             exit(1);
         }
@@ -321,19 +322,19 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--grid") == 0 && i + 1 < argc) width = atoi(argv[++i]);
         else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench_lb [--rmat-scale S] [--grid W] [--runs R]\n");
+            fprintf(stderr, "usage: bench_baseline [--rmat-scale S] [--grid W] [--runs R]\n");
             return 2;
         }
     }
     if (scale < 4 || scale > 26 || width < 4 || width > 16384 || runs < 1 || runs > MAX_RUNS) {
-        fprintf(stderr, "bench_lb: --rmat-scale 4..26, --grid 4..16384, --runs 1..%d\n", MAX_RUNS);
+        fprintf(stderr, "bench_baseline: --rmat-scale 4..26, --grid 4..16384, --runs 1..%d\n", MAX_RUNS);
         return 2;
     }
     if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
     mg__gpu_info gi;
     const mg_status st = mg__gpu_query(ctx, 0, &gi);
     if (st == MG_UNAVAILABLE) {
-        printf("bench_lb: skipped: %s\n", mg_context_error(ctx));
+        printf("bench_baseline: skipped: %s\n", mg_context_error(ctx));
         mg_context_free(&ctx);
         return 0;
     }

@@ -1,5 +1,5 @@
 /*
- * gpu_engine.cu — the CUDA advance: one step of an edge program on a graph's device form, with the
+ * sparse_engine.cu — the CUDA advance: one step of an edge program on a graph's device form, with the
  * CPU engine's semantics (frontier/cpu_engine.c is the reference; read its comments first).
  *
  *  - push (MultiGraphS, Sec. 3.5): the frontier is cut into groups of 64 vertices, one group per
@@ -473,8 +473,8 @@ mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
     (void)cudaGetLastError();
     if (e == cudaErrorMemoryAllocation)
         return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_advance: out of device memory in %s "
-                         "(gpu_engine.cu:%d)", call, line);
-    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_advance: %s failed: %s: %s (gpu_engine.cu:%d)",
+                         "(sparse_engine.cu:%d)", call, line);
+    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_advance: %s failed: %s: %s (sparse_engine.cu:%d)",
                      call, cudaGetErrorName(e), cudaGetErrorString(e), line);
 }
 
@@ -706,7 +706,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
     bool pull;
     if (how != MG__GPU_STEP_RULE) pull = how == MG__GPU_STEP_PULL;
     else if (baseline || ctx->mode == MG_MODE_SPARSE) pull = false; /* the baseline always pushes */
-    else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE) pull = true; /* dense: gpu_dense.cu */
+    else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE) pull = true; /* dense: dense_engine.cu */
     else if (a->d_in_list == nullptr || p->apply == MG_APPLY_AFFINE) pull = true;
     else if ((uint64_t)P.count * max_degree < g->m / kPushCheap) pull = false;
     else {

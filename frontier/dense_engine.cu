@@ -1,7 +1,7 @@
 /*
- * gpu_dense.cu — the dense-frontier advance (MultiGraphD, thesis Sec. 3.4, Algorithms 4 and 5) on
- * the form preprocess/gpu_dense.cu builds; the layout is in preprocess/gpu_dense_layout.h. The
- * semantics are those of mg__gpu_advance (frontier/gpu_engine.cu) and so of the CPU engine
+ * dense_engine.cu — the dense-frontier advance (MultiGraphD, thesis Sec. 3.4, Algorithms 4 and 5) on
+ * the form preprocess/dense_blocks.cu builds; the layout is in preprocess/dense_blocks_layout.h. The
+ * semantics are those of mg__gpu_advance (frontier/sparse_engine.cu) and so of the CPU engine
  * (frontier/cpu_engine.c): the shared device code is frontier/gpu_program.cuh.
  *
  *  - phase 1, heavy units (Algorithm 4): a thread block per unit stages its column panel's source
@@ -34,7 +34,7 @@
  */
 #include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
 #include "frontier/gpu_engine.h"
-#include "preprocess/gpu_dense_layout.h"
+#include "preprocess/dense_blocks_layout.h"
 #include "core/gpu_resident.h"
 
 #include <cub/warp/warp_scan.cuh>
@@ -561,7 +561,7 @@ __device__ __forceinline__ void phase2_panel(const Params<T> &P, const Layout &D
     }
 }
 
-/* Light items and phase 2, band by band (gpu_dense_layout.h): a thread block takes the next ticket;
+/* Light items and phase 2, band by band (dense_blocks_layout.h): a thread block takes the next ticket;
  * band b's tickets are its light items, then its row panels. A row panel waits until its band's
  * items are done; they hold earlier tickets, so they run or ran already, whatever the order the
  * thread blocks start in. Shared memory: for an item, W staged values, then (partial) W active
@@ -620,8 +620,8 @@ mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
     (void)cudaGetLastError();
     if (e == cudaErrorMemoryAllocation)
         return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_dense_advance: out of device memory in %s "
-                         "(gpu_dense.cu:%d)", call, line);
-    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_dense_advance: %s failed: %s: %s (gpu_dense.cu:%d)",
+                         "(dense_engine.cu:%d)", call, line);
+    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_dense_advance: %s failed: %s: %s (dense_engine.cu:%d)",
                      call, cudaGetErrorName(e), cudaGetErrorString(e), line);
 }
 
