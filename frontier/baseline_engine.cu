@@ -41,8 +41,6 @@
  * (MG_DEVICE_ERROR naming it, MG_OUT_OF_MEMORY for allocations), except the cudaFreeAsync of the
  * cleanup, which runs in a destructor and has no status to report to.
  */
-#include <limits>
-
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -50,11 +48,13 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
+#include "frontier/gpu_engine_host.cuh"
 #include "frontier/baseline_engine.h"
 #include "core/gpu_resident.h"
 
 namespace {
 
+constexpr const char *kEntry = "mg__gpu_lb_advance"; /* what errors name (gpu_engine_host.cuh) */
 constexpr int kBlock = 256;               /* threads per block, all kernels                        */
 constexpr int kItems = 4;                 /* merged items (vertices + edges) per thread of a tile  */
 constexpr int kTile = kBlock * kItems;    /* merged items per tile (one block at a time)           */
@@ -459,31 +459,6 @@ template <typename T> struct PullRow {
 
 /* ---- host side ---------------------------------------------------------------------------------- */
 
-mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
-    (void)cudaGetLastError();
-    if (e == cudaErrorMemoryAllocation)
-        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_lb_advance: out of device memory in %s "
-                         "(baseline_engine.cu:%d)", call, line);
-    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_lb_advance: %s failed: %s: %s (baseline_engine.cu:%d)",
-                     call, cudaGetErrorName(e), cudaGetErrorString(e), line);
-}
-
-#define CU(expr)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (expr);                                                                   \
-        if (e_ != cudaSuccess) return cu_fail(ctx, e_, #expr, __LINE__);                           \
-    } while (0)
-#define LAUNCHED(name)                                                                             \
-    do {                                                                                           \
-        cudaError_t e_ = cudaGetLastError();                                                       \
-        if (e_ != cudaSuccess) return cu_fail(ctx, e_, "launch of " name, __LINE__);               \
-    } while (0)
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        mg_status s_ = (expr);                                                                     \
-        if (s_ != MG_SUCCESS) return s_;                                                           \
-    } while (0)
-
 /* One call's device scratch, from the stream-ordered pool, handed back (in stream order, after the
  * call's kernels) when the call returns, whichever way it returns. */
 struct Scratch {
@@ -522,35 +497,12 @@ constexpr size_t aligned(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 /* Counters a call reads back at its end, in one copy. */
 enum { CNT_OUT = 0, CNT_TOUCHED, CNT_SCANNED, CNT_FRONTIER_EDGES, CNT_UNVISITED_EDGES, CNT_ROWS, CNT_COUNT };
 
-unsigned grid_for(uint64_t threads) {
-    uint64_t g = (threads + kBlock - 1) / kBlock;
-    if (g == 0) g = 1;
-    return (unsigned)(g > 65535 * 4 ? 65535 * 4 : g);
-}
-
 /* Blocks for the tile kernels: one per tile up to kBlocksPerSm per SM (they then loop). */
 unsigned tile_grid(uint64_t items, int sms) {
     uint64_t tiles = (items + kTile - 1) / kTile;
     const uint64_t cap = (uint64_t)sms * kBlocksPerSm;
     if (tiles > cap) tiles = cap;
     return (unsigned)(tiles ? tiles : 1);
-}
-
-bool is_direct(const mg_program *p) {
-    switch (p->apply) {
-    case MG_APPLY_MIN: return p->combine == MG_COMBINE_MIN || p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_MAX: return p->combine == MG_COMBINE_MAX || p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_IF_UNSET: return p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_ADD: return p->combine == MG_COMBINE_SUM;
-    default: return false;
-    }
-}
-
-template <typename T> T host_identity(int combine) {
-    typedef std::numeric_limits<T> L;
-    if (combine == MG_COMBINE_MIN) return L::has_infinity ? L::infinity() : L::max();
-    if (combine == MG_COMBINE_MAX) return L::has_infinity ? -L::infinity() : L::lowest();
-    return (T)0;
 }
 
 /* Kernel dispatch: the switch instantiates each (contribution, combine) pair. */
@@ -599,14 +551,7 @@ template <typename T> mg_status push_step(Call<T> &c, const uint64_t *scan, uint
     Params<T> &P = c.P;
     const mg_program *p = c.p;
     const uint32_t n = P.n;
-    const bool direct = is_direct(p);
-    switch (p->apply) {
-    case MG_APPLY_MIN: P.op = direct ? OP_MIN : OP_ACC; break;
-    case MG_APPLY_MAX: P.op = direct ? OP_MAX : OP_ACC; break;
-    case MG_APPLY_IF_UNSET: P.op = direct ? OP_IF_UNSET : OP_ACC; break;
-    case MG_APPLY_ADD: P.op = direct ? OP_ADD : OP_ACC; break;
-    default: P.op = OP_ACC; break;
-    }
+    P.op = push_op(p);
     if (P.op == OP_ACC || P.op == OP_ADD) {
         TRY(take(ctx, c.S, &P.touched, c.words * sizeof(uint64_t), "the touched bitmap"));
         TRY(take(ctx, c.S, &P.tlist, (size_t)n * sizeof(uint32_t), "the touched list"));
@@ -750,29 +695,7 @@ template <typename T> mg_status advance_t(mg_context ctx, mg__gpu_advance_args *
     CU(cudaDeviceGetAttribute(&c.sms, cudaDevAttrMultiProcessorCount, device));
 
     Params<T> &P = c.P;
-    memset(&P, 0, sizeof P);
-    P.n = n;
-    P.push_off = along_out ? g->d_out_offsets : g->d_in_offsets;
-    P.push_idx = along_out ? g->d_out_indices : g->d_in_indices;
-    P.push_w = along_out ? g->d_out_weights : g->d_in_weights;
-    P.pull_off = along_out ? g->d_in_offsets : g->d_out_offsets;
-    P.pull_idx = along_out ? g->d_in_indices : g->d_out_indices;
-    P.pull_w = along_out ? g->d_in_weights : g->d_out_weights;
-    P.outdeg_off = g->d_out_offsets;
-    P.old_of_new = g->d_old_of_new;
-    P.wt = (int)g->weight_type;
-    P.list = a->d_in_list;
-    P.count = a->d_in_list ? a->in_count : n;
-    P.mask = a->d_mask;
-    P.complement = p->mask_complement;
-    P.x = static_cast<const T *>(a->d_x);
-    P.y = static_cast<T *>(a->d_y);
-    P.apply = (int)p->apply;
-    P.unset = (T)p->unset;
-    P.alpha = p->alpha;
-    P.beta = p->beta;
-    P.eps = p->epsilon;
-    P.out_list = a->d_out_list;
+    params_init(P, a);
 
     /* The scratch every call needs, in one allocation (a BFS level on a road graph is a few
      * microseconds of kernel work, so each call's API calls count): the counters, the output bitmap
@@ -864,27 +787,7 @@ template <typename T> mg_status advance_t(mg_context ctx, mg__gpu_advance_args *
 } // namespace
 
 extern "C" mg_status mg__gpu_lb_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
-    if (a == nullptr || info == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_lb_advance: NULL %s", a ? "info" : "args");
-    memset(info, 0, sizeof *info);
-    a->out_count = 0;
-    const mg_program *p = a->program;
-    if (a->g == nullptr || p == nullptr || a->d_y == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_lb_advance: NULL %s",
-                         a->g == nullptr ? "graph" : p == nullptr ? "program" : "d_y");
-    if ((unsigned)p->contribution > MG_CONTRIB_SRC_ID || (unsigned)p->combine > MG_COMBINE_ANY ||
-        (unsigned)p->apply > MG_APPLY_AFFINE || (unsigned)p->edges > MG_EDGES_IN)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_lb_advance: program has an unknown "
-                         "contribution, combine, apply or edges value");
-    if (p->contribution != MG_CONTRIB_SRC_ID && a->d_x == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_lb_advance: d_x is NULL but the "
-                         "contribution reads source values");
-    if (p->contribution == MG_CONTRIB_SRC_DIV_OUTDEG && p->edges != MG_EDGES_OUT)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_lb_advance: MG_CONTRIB_SRC_DIV_OUTDEG "
-                         "needs MG_EDGES_OUT");
-    if (a->d_in_list != nullptr && a->in_count > a->g->n)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_lb_advance: in_count %u exceeds n = %u",
-                         a->in_count, a->g->n);
+    TRY(check_args(ctx, kEntry, a, info));
     switch (a->type) {
     case MG_INT32: case MG_VERTEX: return advance_t<int32_t>(ctx, a, info);
     case MG_INT64: return advance_t<int64_t>(ctx, a, info);

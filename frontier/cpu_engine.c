@@ -445,17 +445,6 @@ DEFINE_ENGINE(double, f64, INFINITY, -INFINITY)
 
 /* ---- the call --------------------------------------------------------------------------------- */
 
-/* Programs whose apply can be done by the combining atomic itself. */
-static bool is_direct(const mg_program *p) {
-    switch (p->apply) {
-    case MG_APPLY_MIN: return p->combine == MG_COMBINE_MIN || p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_MAX: return p->combine == MG_COMBINE_MAX || p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_IF_UNSET: return p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_ADD: return p->combine == MG_COMBINE_SUM;
-    default: return false;
-    }
-}
-
 static int type_index(mg_type t) {
     switch (t) {
     case MG_INT64: return 1;
@@ -522,7 +511,7 @@ mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info) {
     }
 
     /* Decide push or pull. */
-    const bool direct = is_direct(p);
+    const bool direct = mg__program_is_direct(p);
     uint32_t nf = g->n;
     uint64_t mf = push_csr->offsets[g->n];
     if (call->in != NULL) {

@@ -33,7 +33,7 @@
  * call allocates nothing except the first time an 8-byte type or a partial frontier needs more.
  */
 #include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
-#include "frontier/gpu_engine.h"
+#include "frontier/gpu_engine_host.cuh"
 #include "preprocess/dense_blocks_layout.h"
 #include "core/gpu_resident.h"
 
@@ -41,6 +41,7 @@
 
 namespace {
 
+constexpr const char *kEntry = "mg__gpu_dense_advance"; /* what errors name (gpu_engine_host.cuh) */
 constexpr int kHeavy = MG__DENSE_HEAVY_THREADS;
 constexpr int kThreads = MG__DENSE_THREADS;
 constexpr int kSmall = 256; /* threads of the small helper kernels */
@@ -610,32 +611,6 @@ __global__ void __launch_bounds__(kThreads, 2) light_phase2_kernel(Params<T> P, 
 
 /* ---- host side -------------------------------------------------------------------------------- */
 
-unsigned grid_for(uint64_t threads) {
-    uint64_t g = (threads + kSmall - 1) / kSmall;
-    if (g == 0) g = 1;
-    return (unsigned)(g > 65535 * 4 ? 65535 * 4 : g);
-}
-
-mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
-    (void)cudaGetLastError();
-    if (e == cudaErrorMemoryAllocation)
-        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_dense_advance: out of device memory in %s "
-                         "(dense_engine.cu:%d)", call, line);
-    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_dense_advance: %s failed: %s: %s (dense_engine.cu:%d)",
-                     call, cudaGetErrorName(e), cudaGetErrorString(e), line);
-}
-
-#define CU(expr)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (expr);                                                                   \
-        if (e_ != cudaSuccess) return cu_fail(ctx, e_, #expr, __LINE__);                           \
-    } while (0)
-#define LAUNCHED(name)                                                                             \
-    do {                                                                                           \
-        cudaError_t e_ = cudaGetLastError();                                                       \
-        if (e_ != cudaSuccess) return cu_fail(ctx, e_, "launch of " name, __LINE__);               \
-    } while (0)
-
 /* Replaces a workspace buffer by a larger one, zeroed (the old contents are scratch; phase 2 reads
  * the padding of the slot arrays). */
 mg_status ws_grow(mg_context ctx, mg__dense_workspace *ws, void **buf, size_t old_bytes, size_t bytes,
@@ -711,12 +686,14 @@ mg_status run_phases(mg_context ctx, const mg__gpu_dense *d, const Params<T> &P,
                          d->params.panel_height, need, t, d->smem_optin);
     if (d->units > 0) {
         const cudaError_t e = heavy_kernel_by_program<T, PARTIAL>(KE, C, P, D, d->units, heavy_smem);
-        if (e != cudaSuccess) return cu_fail(ctx, e, "launch of the heavy kernel", __LINE__);
+        if (e != cudaSuccess)
+            return engine_fail(ctx, e, kEntry, "launch of the heavy kernel", __FILE__, __LINE__);
     }
     if (d->row_panels > 0) {
         const cudaError_t e = light_phase2_kernel_by_program<T, PARTIAL>(
             KE, C, P, D, d->light_items + d->row_panels, banded_smem);
-        if (e != cudaSuccess) return cu_fail(ctx, e, "launch of the light/phase-2 kernel", __LINE__);
+        if (e != cudaSuccess)
+            return engine_fail(ctx, e, kEntry, "launch of the light/phase-2 kernel", __FILE__, __LINE__);
     }
     return MG_SUCCESS;
 }
@@ -755,23 +732,7 @@ mg_status advance_t(mg_context ctx, const mg__gpu_dense *d, mg__gpu_advance_args
     }
 
     Params<T> P;
-    memset(&P, 0, sizeof P);
-    P.n = n;
-    P.outdeg_off = g->d_out_offsets;
-    P.old_of_new = g->d_old_of_new;
-    P.wt = (int)g->weight_type;
-    P.list = a->d_in_list;
-    P.count = partial ? a->in_count : n;
-    P.mask = a->d_mask;
-    P.complement = p->mask_complement;
-    P.x = static_cast<const T *>(a->d_x);
-    P.y = static_cast<T *>(a->d_y);
-    P.apply = (int)p->apply;
-    P.unset = (T)p->unset;
-    P.alpha = p->alpha;
-    P.beta = p->beta;
-    P.eps = p->epsilon;
-    P.out_list = a->d_out_list;
+    params_init(P, a);
     P.out_bm = a->d_out_bitmap ? a->d_out_bitmap : ws->out_bitmap;
     P.out_count = ws->counters;
     CU(cudaMemsetAsync(ws->counters, 0, ws->counter_bytes)); /* with the band counters */
@@ -796,7 +757,7 @@ mg_status advance_t(mg_context ctx, const mg__gpu_dense *d, mg__gpu_advance_args
     D.max_rows = d->max_rows_per_panel;
     D.sources = a->d_x;
     if (computed_sources && n > 0) {
-        source_values_kernel<T><<<grid_for(n), kSmall>>>(P, K, static_cast<T *>(ws->sources));
+        source_values_kernel<T><<<grid_for(n, kSmall), kSmall>>>(P, K, static_cast<T *>(ws->sources));
         LAUNCHED("source_values_kernel");
         D.sources = ws->sources;
     }
@@ -842,28 +803,10 @@ mg_status advance_t(mg_context ctx, const mg__gpu_dense *d, mg__gpu_advance_args
 
 extern "C" mg_status mg__gpu_dense_advance(mg_context ctx, const struct mg__gpu_dense *d,
                                            mg__gpu_advance_args *a, mg_advance_info *info) {
-    if (a == nullptr || info == nullptr || d == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: NULL %s",
-                         a == nullptr ? "args" : info == nullptr ? "info" : "dense form");
-    memset(info, 0, sizeof *info);
-    a->out_count = 0;
+    if (d == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: NULL dense form");
+    TRY(check_args(ctx, kEntry, a, info));
     const mg_program *p = a->program;
-    if (a->g == nullptr || p == nullptr || a->d_y == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: NULL %s",
-                         a->g == nullptr ? "graph" : p == nullptr ? "program" : "d_y");
-    if ((unsigned)p->contribution > MG_CONTRIB_SRC_ID || (unsigned)p->combine > MG_COMBINE_ANY ||
-        (unsigned)p->apply > MG_APPLY_AFFINE || (unsigned)p->edges > MG_EDGES_IN)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: program has an unknown "
-                         "contribution, combine, apply or edges value");
-    if (p->contribution != MG_CONTRIB_SRC_ID && a->d_x == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: d_x is NULL but the "
-                         "contribution reads source values");
-    if (p->contribution == MG_CONTRIB_SRC_DIV_OUTDEG && p->edges != MG_EDGES_OUT)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: MG_CONTRIB_SRC_DIV_OUTDEG "
-                         "needs MG_EDGES_OUT");
-    if (a->d_in_list != nullptr && a->in_count > a->g->n)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: in_count %u exceeds n = %u",
-                         a->in_count, a->g->n);
     if (d->n != a->g->n || d->m != a->g->m || (d->edges != p->edges && !a->g->in_shares_out))
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: the dense form (n = %u, "
                          "m = %llu, %s edges) is not that of this graph and direction (n = %u, "

@@ -26,13 +26,13 @@
  * for the device once, at its end (and once more only when the push/pull choice needs the
  * frontier's edge count).
  */
-#include <limits>
-
 #include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
-#include "frontier/gpu_engine.h"
+#include "frontier/gpu_engine_host.cuh"
 #include "core/gpu_resident.h"
 
 namespace {
+
+constexpr const char *kEntry = "mg__gpu_advance"; /* what errors name (gpu_engine_host.cuh) */
 
 /* Same heuristics as the CPU engine (cpu_engine.c). */
 constexpr uint64_t kPushCheap = 32;
@@ -463,33 +463,6 @@ __global__ void sample_list_kernel(const uint32_t *list, uint32_t count, uint32_
 
 /* ---- host side -------------------------------------------------------------------------------- */
 
-unsigned grid_for(uint64_t threads) {
-    uint64_t g = (threads + kBlock - 1) / kBlock;
-    if (g == 0) g = 1;
-    return (unsigned)(g > 65535 * 4 ? 65535 * 4 : g);
-}
-
-mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
-    (void)cudaGetLastError();
-    if (e == cudaErrorMemoryAllocation)
-        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_advance: out of device memory in %s "
-                         "(sparse_engine.cu:%d)", call, line);
-    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_advance: %s failed: %s: %s (sparse_engine.cu:%d)",
-                     call, cudaGetErrorName(e), cudaGetErrorString(e), line);
-}
-
-#define CU(expr)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (expr);                                                                   \
-        if (e_ != cudaSuccess) return cu_fail(ctx, e_, #expr, __LINE__);                           \
-    } while (0)
-#define LAUNCHED(name) CU_NAMED_LAUNCH(name)
-#define CU_NAMED_LAUNCH(name)                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = cudaGetLastError();                                                       \
-        if (e_ != cudaSuccess) return cu_fail(ctx, e_, "launch of " name, __LINE__);               \
-    } while (0)
-
 /* Device scratch kept on the context between calls (ctx->gpu_workspace). A BFS level on a road
  * graph is a few microseconds of kernel work, so per-call cudaMalloc/cudaFree and synchronising
  * copies were most of its cost (docs/PERFORMANCE.md). The arrays hold `capacity` vertices (the
@@ -533,7 +506,7 @@ mg_status workspace_get(mg_context ctx, uint32_t n, Workspace **out) {
     Workspace *w = static_cast<Workspace *>(ctx->gpu_workspace);
     int device = 0;
     cudaError_t e = cudaGetDevice(&device);
-    if (e != cudaSuccess) return cu_fail(ctx, e, "cudaGetDevice", __LINE__);
+    if (e != cudaSuccess) return engine_fail(ctx, e, kEntry, "cudaGetDevice", __FILE__, __LINE__);
     if (w != nullptr && (w->device != device || w->capacity < n)) {
         workspace_free(w);
         ctx->gpu_workspace = w = nullptr;
@@ -569,22 +542,6 @@ template <typename U> mg_status workspace_array(mg_context ctx, U **array, size_
     if (e != cudaSuccess) return alloc_fail(ctx, e, bytes, what);
     *array = static_cast<U *>(p);
     return MG_SUCCESS;
-}
-
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        mg_status s_ = (expr);                                                                     \
-        if (s_ != MG_SUCCESS) return s_;                                                           \
-    } while (0)
-
-bool is_direct(const mg_program *p) {
-    switch (p->apply) {
-    case MG_APPLY_MIN: return p->combine == MG_COMBINE_MIN || p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_MAX: return p->combine == MG_COMBINE_MAX || p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_IF_UNSET: return p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_ADD: return p->combine == MG_COMBINE_SUM;
-    default: return false;
-    }
 }
 
 template <typename T, int K, int C> void launch_push(const Params<T> &P, unsigned grid) {
@@ -626,12 +583,6 @@ template <typename T, int K, int C> void launch_pull(const Params<T> &P, uint32_
     K_CASES(F, MG_CONTRIB_SRC_TIMES_WEIGHT, __VA_ARGS__)                                           \
     K_CASES(F, MG_CONTRIB_SRC_DIV_OUTDEG, __VA_ARGS__) K_CASES(F, MG_CONTRIB_SRC_ID, __VA_ARGS__)
 
-template <typename T, int C> T host_identity() {
-    if (C == MG_COMBINE_MIN) return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
-    if (C == MG_COMBINE_MAX) return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
-    return (T)0;
-}
-
 /* how: MG__GPU_STEP_RULE (ctx->mode, else the push/pull rule below), or forced push or pull; a
  * stride > 1 runs a sample: every stride-th frontier vertex (push) or destination (pull). */
 template <typename T>
@@ -646,29 +597,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
     TRY(workspace_get(ctx, n, &w));
     const size_t cap_words = mg__bitmap_words(w->capacity);
     Params<T> P;
-    memset(&P, 0, sizeof P);
-    P.n = n;
-    P.push_off = along_out ? g->d_out_offsets : g->d_in_offsets;
-    P.push_idx = along_out ? g->d_out_indices : g->d_in_indices;
-    P.push_w = along_out ? g->d_out_weights : g->d_in_weights;
-    P.pull_off = along_out ? g->d_in_offsets : g->d_out_offsets;
-    P.pull_idx = along_out ? g->d_in_indices : g->d_out_indices;
-    P.pull_w = along_out ? g->d_in_weights : g->d_out_weights;
-    P.outdeg_off = g->d_out_offsets;
-    P.old_of_new = g->d_old_of_new;
-    P.wt = (int)g->weight_type;
-    P.list = a->d_in_list;
-    P.count = a->d_in_list ? a->in_count : n;
-    P.mask = a->d_mask;
-    P.complement = p->mask_complement;
-    P.x = static_cast<const T *>(a->d_x);
-    P.y = static_cast<T *>(a->d_y);
-    P.apply = (int)p->apply;
-    P.unset = (T)p->unset;
-    P.alpha = p->alpha;
-    P.beta = p->beta;
-    P.eps = p->epsilon;
-    P.out_list = a->d_out_list;
+    params_init(P, a);
     if (stride > 1 && how == MG__GPU_STEP_PUSH && P.count > 0) {
         const uint32_t sampled = (uint32_t)(((uint64_t)P.count + stride - 1) / stride);
         TRY(workspace_array(ctx, &w->sample, (size_t)w->capacity * sizeof(uint32_t), "the frontier sample"));
@@ -747,14 +676,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
             LAUNCHED("pull kernel");
         }
     } else {
-        const bool direct = is_direct(p);
-        switch (p->apply) {
-        case MG_APPLY_MIN: P.op = direct ? OP_MIN : OP_ACC; break;
-        case MG_APPLY_MAX: P.op = direct ? OP_MAX : OP_ACC; break;
-        case MG_APPLY_IF_UNSET: P.op = direct ? OP_IF_UNSET : OP_ACC; break;
-        case MG_APPLY_ADD: P.op = direct ? OP_ADD : OP_ACC; break;
-        default: P.op = OP_ACC; break;
-        }
+        P.op = push_op(p);
         if (P.op == OP_ACC || P.op == OP_ADD) {
             TRY(workspace_array(ctx, &w->touched, cap_words * sizeof(uint64_t), "the touched bitmap"));
             TRY(workspace_array(ctx, &w->tlist, (size_t)w->capacity * sizeof(uint32_t), "the touched list"));
@@ -765,13 +687,8 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
         if (P.op == OP_ACC) {
             TRY(workspace_array(ctx, &w->acc, (size_t)w->capacity * 8, "the accumulator"));
             P.acc = static_cast<T *>(w->acc);
-            T id = (T)0;
-            switch (C) {
-            case MG_COMBINE_MIN: id = host_identity<T, MG_COMBINE_MIN>(); break;
-            case MG_COMBINE_MAX: id = host_identity<T, MG_COMBINE_MAX>(); break;
-            }
             if (n > 0) {
-                fill_kernel<T><<<grid_for(n), kBlock>>>(P.acc, n, id);
+                fill_kernel<T><<<grid_for(n), kBlock>>>(P.acc, n, host_identity<T>(C));
                 LAUNCHED("fill_kernel");
             }
         }
@@ -837,27 +754,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
 /* Every entry point: the same checks, then the engine or the baseline. */
 mg_status advance_entry(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info, bool baseline,
                         mg__gpu_step how, uint32_t stride) {
-    if (a == nullptr || info == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: NULL %s", a ? "info" : "args");
-    memset(info, 0, sizeof *info);
-    a->out_count = 0;
-    const mg_program *p = a->program;
-    if (a->g == nullptr || p == nullptr || a->d_y == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: NULL %s",
-                         a->g == nullptr ? "graph" : p == nullptr ? "program" : "d_y");
-    if ((unsigned)p->contribution > MG_CONTRIB_SRC_ID || (unsigned)p->combine > MG_COMBINE_ANY ||
-        (unsigned)p->apply > MG_APPLY_AFFINE || (unsigned)p->edges > MG_EDGES_IN)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: program has an unknown "
-                         "contribution, combine, apply or edges value");
-    if (p->contribution != MG_CONTRIB_SRC_ID && a->d_x == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: d_x is NULL but the "
-                         "contribution reads source values");
-    if (p->contribution == MG_CONTRIB_SRC_DIV_OUTDEG && p->edges != MG_EDGES_OUT)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: MG_CONTRIB_SRC_DIV_OUTDEG "
-                         "needs MG_EDGES_OUT");
-    if (a->d_in_list != nullptr && a->in_count > a->g->n)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: in_count %u exceeds n = %u",
-                         a->in_count, a->g->n);
+    TRY(check_args(ctx, kEntry, a, info));
     switch (a->type) {
     case MG_INT32: case MG_VERTEX: return advance_t<int32_t>(ctx, a, info, baseline, how, stride);
     case MG_INT64: return advance_t<int64_t>(ctx, a, info, baseline, how, stride);
