@@ -2,7 +2,8 @@
  * gpu_engine_host.cuh — the host side the GPU engines share (sparse_engine.cu, dense_engine.cu,
  * baseline_engine.cu): checking an mg__gpu_advance_args call, filling the kernel parameter block
  * from it, turning a CUDA error into an mg_status that names the engine's entry point and the
- * source line, and the small rules every engine applies alike. Include after gpu_program.cuh; each
+ * source line, the small rules every engine applies alike, and the dispatch from a program to its
+ * kernels' instantiation. Include after gpu_program.cuh; each
  * engine defines kEntry, the entry point its messages name, before the CU / LAUNCHED macros run.
  */
 #ifndef MG_GPU_ENGINE_HOST_CUH
@@ -14,6 +15,57 @@
 #include "frontier/gpu_engine.h"
 
 namespace {
+
+/* ---- which programs get their own kernels -------------------------------------------------------- */
+
+/* A (contribution, combine) pair as types, for the dispatch below. */
+template <int K, int C> struct Prog {
+    static constexpr int k = K, c = C;
+};
+template <typename... Ps> struct Progs {};
+
+/* The pairs, per value type, whose kernels are compiled with them as constants: the programs of the
+ * built-in algorithms and of the benchmarks that the performance log measures. BFS parents
+ * (MG_CONTRIB_SRC_ID, MG_COMBINE_ANY) and the benchmarks' BFS depths (MG_CONTRIB_SRC_PLUS_ONE,
+ * MG_COMBINE_ANY) and CC labels (MG_CONTRIB_SRC, MG_COMBINE_MIN) on int32 (MG_VERTEX); SSSP
+ * (MG_CONTRIB_SRC_PLUS_WEIGHT, MG_COMBINE_MIN) on int64 and double; PageRank
+ * (MG_CONTRIB_SRC_DIV_OUTDEG, MG_COMBINE_SUM) on double and, for bench_dense, float; BC and
+ * PageRank once its sources are divided (MG_CONTRIB_SRC, MG_COMBINE_SUM) on double. Every other
+ * program runs the one generic instantiation of its value type (kRuntime: the same code reading
+ * the contribution and combine from Params, a uniform branch per edge). All 24 pairs for 4 types
+ * made the engines most of the CUDA build's time. */
+template <typename T> struct Hot;
+template <> struct Hot<int32_t> {
+    typedef Progs<Prog<MG_CONTRIB_SRC_ID, MG_COMBINE_ANY>, Prog<MG_CONTRIB_SRC_PLUS_ONE, MG_COMBINE_ANY>,
+                  Prog<MG_CONTRIB_SRC, MG_COMBINE_MIN>> type;
+};
+template <> struct Hot<int64_t> {
+    typedef Progs<Prog<MG_CONTRIB_SRC_PLUS_WEIGHT, MG_COMBINE_MIN>> type;
+};
+template <> struct Hot<float> {
+    typedef Progs<Prog<MG_CONTRIB_SRC_DIV_OUTDEG, MG_COMBINE_SUM>> type;
+};
+template <> struct Hot<double> {
+    typedef Progs<Prog<MG_CONTRIB_SRC_PLUS_WEIGHT, MG_COMBINE_MIN>,
+                  Prog<MG_CONTRIB_SRC_DIV_OUTDEG, MG_COMBINE_SUM>, Prog<MG_CONTRIB_SRC, MG_COMBINE_SUM>>
+        type;
+};
+
+/* Calls launch(Prog<K, C>()) for the listed pair (k, c), else launch(Prog<kRuntime, kRuntime>()):
+ * launch instantiates its kernels with Prog's k and c. */
+template <typename F> void by_program(Progs<>, int, int, F &&launch) { launch(Prog<kRuntime, kRuntime>()); }
+template <typename P, typename... Ps, typename F> void by_program(Progs<P, Ps...>, int k, int c, F &&launch) {
+    if (k == P::k && c == P::c) launch(P());
+    else by_program(Progs<Ps...>(), k, c, launch);
+}
+
+/* F<T, K, C>(...) for the pair (contribution, combine), through by_program over the list HOT (Hot<T>,
+ * or an engine's). */
+#define LAUNCH_BY_PROGRAM(HOT, contribution, combine, F, ...)                                      \
+    by_program(typename HOT::type(), contribution, combine,                                        \
+               [&](auto prog_) { F<T, decltype(prog_)::k, decltype(prog_)::c>(__VA_ARGS__); })
+
+/* ---- errors and checks -------------------------------------------------------------------------- */
 
 /* Blocks of `block` threads for one thread per item, at most 65535 * 4 (the kernels loop). */
 inline unsigned grid_for(uint64_t threads, int block = 256) {
@@ -106,6 +158,8 @@ template <typename T> void params_init(Params<T> &P, const mg__gpu_advance_args 
     P.beta = p->beta;
     P.eps = p->epsilon;
     P.out_list = a->d_out_list;
+    P.contribution = (int)p->contribution;
+    P.combine = (int)p->combine;
 }
 
 /* What a push does per edge for program p: the direct update, or OP_ACC into the accumulator. */

@@ -59,9 +59,18 @@ template <typename T> struct Params {
     ull *hubs;                       /* push: (first chunk << 32) | vertex, of the vertices whose
                                         stage 3 hub_kernel runs (NULL: none)                    */
     ull *hub_count;                  /* (hubs << 40) | chunks                                   */
+    int contribution, combine;       /* the program's, for the generic kernels (kRuntime)       */
     T unset;
     double alpha, beta, eps;
 };
+
+/* A kernel's contribution and combine come as template arguments: constants for the programs of
+ * the built-in algorithms (the engines' hot lists, frontier/gpu_engine_host.cuh), so their per-edge
+ * code has no branches on the program, or kRuntime for the one generic instantiation per value type
+ * that every other program runs, which reads them from Params. The helpers below take them as
+ * arguments; inlined with a constant, their switches fold away. */
+constexpr int kRuntime = -1;
+template <int V> __device__ __forceinline__ int resolved(int runtime) { return V == kRuntime ? runtime : V; }
 
 /* ---- per-type helpers ------------------------------------------------------------------------ */
 
@@ -138,10 +147,10 @@ template <typename T> __device__ __forceinline__ void atomic_store(T *p, T v) {
     atomicExch(reinterpret_cast<typename Word<T>::U *>(p), to_word(v));
 }
 
-template <typename T, int C> __device__ __forceinline__ T identity() {
+template <typename T> __device__ __forceinline__ T identity(int C) {
     return C == MG_COMBINE_MIN ? Lim<T>::max() : (C == MG_COMBINE_MAX ? Lim<T>::lowest() : (T)0);
 }
-template <typename T, int C> __device__ __forceinline__ T combine(T a, T b) {
+template <typename T> __device__ __forceinline__ T combine(int C, T a, T b) {
     switch (C) {
     case MG_COMBINE_MIN: return b < a ? b : a;
     case MG_COMBINE_MAX: return b > a ? b : a;
@@ -149,7 +158,7 @@ template <typename T, int C> __device__ __forceinline__ T combine(T a, T b) {
     default: return b;
     }
 }
-template <typename T, int C> __device__ __forceinline__ void atomic_combine(T *p, T v) {
+template <typename T> __device__ __forceinline__ void atomic_combine(int C, T *p, T v) {
     switch (C) {
     case MG_COMBINE_MIN: atomic_min(p, v); break;
     case MG_COMBINE_MAX: atomic_max(p, v); break;
@@ -202,7 +211,7 @@ __device__ __forceinline__ double weight_at(const void *w, int wt, uint64_t e) {
 }
 
 /* The per-source part of a contribution. */
-template <typename T, int K> __device__ __forceinline__ T source_value(const Params<T> &P, uint32_t s) {
+template <typename T> __device__ __forceinline__ T source_value(const Params<T> &P, int K, uint32_t s) {
     if (K == MG_CONTRIB_SRC_ID) return (T)P.old_of_new[s]; /* values are caller ids */
     T v = load(P.x + s);
     if (K == MG_CONTRIB_SRC_DIV_OUTDEG) {
@@ -212,7 +221,7 @@ template <typename T, int K> __device__ __forceinline__ T source_value(const Par
     return v;
 }
 /* The per-edge part. */
-template <typename T, int K> __device__ __forceinline__ T edge_value(const Params<T> &P, T xs, const void *w,
+template <typename T> __device__ __forceinline__ T edge_value(const Params<T> &P, int K, T xs, const void *w,
                                                                     uint64_t e) {
     switch (K) {
     case MG_CONTRIB_SRC_PLUS_ONE: return xs + (T)1;
