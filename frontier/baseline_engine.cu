@@ -151,18 +151,8 @@ __device__ __forceinline__ bool push_edge(const Params<T> &P, int K, int C, T xs
     const uint32_t d = P.push_idx[e];
     if (!eligible(P, d)) return false;
     const T c = edge_value<T>(P, K, xs, P.push_w, e);
-    bool joined = false, touched = false;
-    switch (P.op) {
-    case OP_MIN: joined = atomic_min(P.y + d, c); break;
-    case OP_MAX: joined = atomic_max(P.y + d, c); break;
-    case OP_IF_UNSET: {
-        const typename Word<T>::U unset = to_word(P.unset);
-        joined = to_word(load(P.y + d)) == unset && cas(P.y + d, unset, to_word(c)) == unset;
-        break;
-    }
-    case OP_ADD: atomic_add(P.y + d, c); touched = true; break;
-    default: atomic_combine<T>(C, P.acc + d, c); touched = true; break;
-    }
+    bool touched;
+    const bool joined = push_update(P, C, d, c, &touched);
     *dst = d;
     if (joined) return bit_claim(P.out_bm, d);
     if (touched) return bit_claim(P.touched, d);

@@ -1,9 +1,9 @@
 /*
- * gpu_program.cuh — the device side of an edge program, shared by the GPU engines (the sparse-frontier
- * push/pull of sparse_engine.cu and the dense-frontier engine of dense_engine.cu): the kernel parameter
- * block, typed atomics (min, max, add, store by compare-and-swap where the hardware has none),
- * combine identities, the contribution of a source and an edge, the mask test, warp-aggregated list
- * appends, and apply_one, the per-destination merge with the CPU engine's semantics
+ * gpu_program.cuh — the device side of an edge program, shared by the GPU engines (sparse_engine.cu,
+ * dense_engine.cu, baseline_engine.cu): the kernel parameter block, typed atomics (min, max, add,
+ * store by compare-and-swap where the hardware has none), combine identities, the contribution of a
+ * source and an edge, the mask test, warp-aggregated list appends, a push's update of one
+ * destination, and apply_one, the per-destination merge with the CPU engine's semantics
  * (frontier/cpu_engine.c is the reference). Everything is in an unnamed namespace: each engine's
  * translation unit gets its own copy.
  */
@@ -229,6 +229,26 @@ template <typename T> __device__ __forceinline__ T edge_value(const Params<T> &P
     case MG_CONTRIB_SRC_TIMES_WEIGHT: return xs * (T)weight_at(w, P.wt, e);
     default: return xs;
     }
+}
+
+/* A push's update of destination d with contribution c, by P.op: directly into y (true when y
+ * improved: d joins), or, for MG_APPLY_ADD and through the accumulator, *touched (d is applied
+ * later). */
+template <typename T>
+__device__ __forceinline__ bool push_update(const Params<T> &P, int C, uint32_t d, T c, bool *touched) {
+    *touched = false;
+    switch (P.op) {
+    case OP_MIN: return atomic_min(P.y + d, c);
+    case OP_MAX: return atomic_max(P.y + d, c);
+    case OP_IF_UNSET: {
+        const typename Word<T>::U unset = to_word(P.unset);
+        return to_word(load(P.y + d)) == unset && cas(P.y + d, unset, to_word(c)) == unset;
+    }
+    case OP_ADD: atomic_add(P.y + d, c); break;
+    default: atomic_combine<T>(C, P.acc + d, c); break;
+    }
+    *touched = true;
+    return false;
 }
 
 /* Merges c into y[d] (d owned by the caller's thread); true when d joins. As apply_* in

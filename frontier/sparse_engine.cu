@@ -56,18 +56,8 @@ __device__ __forceinline__ void push_edge(const Params<T> &P, int K, int C, T xs
     const uint32_t d = P.push_idx[e];
     if (!eligible(P, d)) return;
     const T c = edge_value<T>(P, K, xs, P.push_w, e);
-    bool joined = false, touched = false;
-    switch (P.op) {
-    case OP_MIN: joined = atomic_min(P.y + d, c); break;
-    case OP_MAX: joined = atomic_max(P.y + d, c); break;
-    case OP_IF_UNSET: {
-        const typename Word<T>::U unset = to_word(P.unset);
-        joined = to_word(load(P.y + d)) == unset && cas(P.y + d, unset, to_word(c)) == unset;
-        break;
-    }
-    case OP_ADD: atomic_add(P.y + d, c); touched = true; break;
-    default: atomic_combine<T>(C, P.acc + d, c); touched = true; break;
-    }
+    bool touched;
+    const bool joined = push_update(P, C, d, c, &touched);
     if (joined && bit_claim(P.out_bm, d)) append(P.out_list, P.out_count, d);
     if (touched && bit_claim(P.touched, d)) append(P.tlist, P.tcount, d);
 }
@@ -261,18 +251,8 @@ __global__ void __launch_bounds__(kSegBlock) seg_push_kernel(Params<T> P, uint32
             if (!((sbit[i >> 5] >> (i & 31)) & 1u)) continue;
             const uint32_t d = d0 + i;
             const T v = sval[i];
-            bool joined = false, touched = false;
-            switch (P.op) {
-            case OP_MIN: joined = atomic_min(P.y + d, v); break;
-            case OP_MAX: joined = atomic_max(P.y + d, v); break;
-            case OP_IF_UNSET: {
-                const typename Word<T>::U unset = to_word(P.unset);
-                joined = to_word(load(P.y + d)) == unset && cas(P.y + d, unset, to_word(v)) == unset;
-                break;
-            }
-            case OP_ADD: atomic_add(P.y + d, v); touched = true; break;
-            default: atomic_combine<T>(C, P.acc + d, v); touched = true; break;
-            }
+            bool touched;
+            const bool joined = push_update(P, C, d, v, &touched);
             if (joined && bit_claim(P.out_bm, d)) append(P.out_list, P.out_count, d);
             if (touched && bit_claim(P.touched, d)) append(P.tlist, P.tcount, d);
         }
