@@ -119,14 +119,14 @@ template <typename T> struct abs_diff {
         return fabs((double)a[i] - (double)b[i]);
     }
 };
-struct op_add {
-    __host__ __device__ double operator()(double a, double b) const { return a + b; }
-};
-struct op_min {
-    __host__ __device__ double operator()(double a, double b) const { return fmin(a, b); }
-};
-struct op_max {
-    __host__ __device__ double operator()(double a, double b) const { return fmax(a, b); }
+/* The reductions' operator (MG_OP_ADD, _MIN or _MAX), read at run time: one CUB reduction per
+ * element loader instead of one per loader and operator (each a set of kernels to compile); the
+ * branch is the same for every element of a memory-bound reduction. */
+struct op_runtime {
+    int op;
+    __host__ __device__ double operator()(double a, double b) const {
+        return op == MG_OP_MIN ? fmin(a, b) : op == MG_OP_MAX ? fmax(a, b) : a + b;
+    }
 };
 
 /* result = reduction of count elements of `in` (an iterator) with op from init. */
@@ -312,9 +312,9 @@ extern "C" mg_status mg__gpu_vector_reduce(mg_context ctx, const mg_vector v, co
     MG__WITH_TYPE(v->type, {
         auto in = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0),
                                                   masked_value<T>{(const T *)v->d_data, list});
-        if (op == MG_OP_ADD) status = reduce(ctx, in, (int64_t)count, op_add(), 0.0, result);
-        else if (op == MG_OP_MIN) status = reduce(ctx, in, (int64_t)count, op_min(), INFINITY, result);
-        else status = reduce(ctx, in, (int64_t)count, op_max(), -INFINITY, result);
+        const int kind = op == MG_OP_ADD || op == MG_OP_MIN ? (int)op : (int)MG_OP_MAX;
+        const double init = kind == MG_OP_ADD ? 0.0 : kind == MG_OP_MIN ? INFINITY : -INFINITY;
+        status = reduce(ctx, in, (int64_t)count, op_runtime{kind}, init, result);
     });
     return status;
 }
@@ -328,7 +328,7 @@ extern "C" mg_status mg__gpu_vector_l1_distance(mg_context ctx, const mg_vector 
         auto in = thrust::make_transform_iterator(
             thrust::counting_iterator<int64_t>(0),
             abs_diff<T>{(const T *)x->d_data, (const T *)y->d_data});
-        status = reduce(ctx, in, (int64_t)x->n, op_add(), 0.0, result);
+        status = reduce(ctx, in, (int64_t)x->n, op_runtime{MG_OP_ADD}, 0.0, result);
     });
     return status;
 }

@@ -34,7 +34,7 @@ struct mg_context_s {
     /* Scratch space an engine keeps between calls (owned and freed by that engine). */
     void *engine_workspace;
     void (*free_engine_workspace)(void *workspace);
-    /* The same for the GPU engine (device scratch and pinned counters, frontier/gpu_engine.cu). */
+    /* The same for the GPU engine (device scratch and pinned counters, frontier/sparse_engine.cu). */
     void *gpu_workspace;
     void (*free_gpu_workspace)(void *workspace);
     /* The GPU hybrid's scratch (frontier/gpu_hybrid.cu) and its sample fraction. */

@@ -12,8 +12,9 @@
  * The choice compares the frontier's edges with the edges of the eligible destinations.
  *
  * Kernels are written once per value type (DEFINE_ENGINE) as always-inline functions taking the
- * contribution and combine as constants; the dispatch switch instantiates each combination, so the
- * per-edge code has no branches on the program.
+ * contribution and combine as arguments. The dispatch passes them as constants for the programs of
+ * the built-in algorithms (HOT_*), so those per-edge loops have no branches on the program; every
+ * other program runs one generic copy per value type that reads them at run time.
  */
 #include "engine.h"
 
@@ -151,7 +152,7 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-#define DEFINE_ENGINE(T, SUF, T_MAX, T_LOWEST)                                                     \
+#define DEFINE_ENGINE(T, SUF, T_MAX, T_LOWEST, HOT)                                                \
                                                                                                    \
     ALWAYS_INLINE T identity_##SUF(int C) {                                                        \
         return C == MG_COMBINE_MIN ? T_MAX : (C == MG_COMBINE_MAX ? T_LOWEST : (T)0);              \
@@ -396,16 +397,25 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
     static void pull_##SUF(run *r, int K, int C) {                                                 \
         _Pragma("omp parallel")                                                                    \
         {                                                                                          \
-            switch (K * 4 + C) { DISPATCH_ALL(pull_kernel_##SUF, r) }                              \
+            switch (K * 4 + C) {                                                                   \
+                HOT(CASE_KC, pull_kernel_##SUF, r, )                                               \
+            default: pull_kernel_##SUF(r, K, C); break;                                            \
+            }                                                                                      \
         }                                                                                          \
     }                                                                                              \
     static void push_##SUF(run *r, int K, int C, int direct) {                                     \
         _Pragma("omp parallel")                                                                    \
         {                                                                                          \
             if (direct) {                                                                          \
-                switch (K * 4 + C) { DISPATCH_ALL_DIRECT(push_kernel_##SUF, r) }                   \
+                switch (K * 4 + C) {                                                               \
+                    HOT(CASE_KC, push_kernel_##SUF, r, , 1)                                        \
+                default: push_kernel_##SUF(r, K, C, 1); break;                                     \
+                }                                                                                  \
             } else {                                                                               \
-                switch (K * 4 + C) { DISPATCH_ALL_ACC(push_kernel_##SUF, r) }                      \
+                switch (K * 4 + C) {                                                               \
+                    HOT(CASE_KC, push_kernel_##SUF, r, , 0)                                        \
+                default: push_kernel_##SUF(r, K, C, 0); break;                                     \
+                }                                                                                  \
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
@@ -425,24 +435,29 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
         }                                                                                          \
     }
 
-/* One case per (contribution, combine): K * 4 + C. */
+/* The (contribution, combine) pairs whose kernels are compiled with them as constants, per value
+ * type: the programs of the built-in algorithms, BFS (MG_CONTRIB_SRC_ID, MG_COMBINE_ANY on
+ * MG_VERTEX parents), CC (MG_CONTRIB_SRC, MG_COMBINE_MIN on MG_VERTEX labels), SSSP
+ * (MG_CONTRIB_SRC_PLUS_WEIGHT, MG_COMBINE_MIN on int64 or double distances), PageRank
+ * (MG_CONTRIB_SRC_DIV_OUTDEG, MG_COMBINE_SUM; MG_CONTRIB_SRC once a pull has divided) and BC
+ * (MG_CONTRIB_SRC, MG_COMBINE_SUM) on doubles. Compiling all 24 pairs for all 4 types and both
+ * pushes made this file a minute of the build; the other programs share one generic copy.
+ * HOT_x(X, F, r, ...) calls X(F, r, K, C, ...) for each pair; CASE_KC makes it a case. */
+#define HOT_I32(X, F, r, ...)                                                                      \
+    X(F, r, MG_CONTRIB_SRC_ID, MG_COMBINE_ANY, __VA_ARGS__)                                        \
+    X(F, r, MG_CONTRIB_SRC, MG_COMBINE_MIN, __VA_ARGS__)
+#define HOT_I64(X, F, r, ...) X(F, r, MG_CONTRIB_SRC_PLUS_WEIGHT, MG_COMBINE_MIN, __VA_ARGS__)
+#define HOT_F32(X, F, r, ...)
+#define HOT_F64(X, F, r, ...)                                                                      \
+    X(F, r, MG_CONTRIB_SRC_PLUS_WEIGHT, MG_COMBINE_MIN, __VA_ARGS__)                               \
+    X(F, r, MG_CONTRIB_SRC_DIV_OUTDEG, MG_COMBINE_SUM, __VA_ARGS__)                                \
+    X(F, r, MG_CONTRIB_SRC, MG_COMBINE_SUM, __VA_ARGS__)
 #define CASE_KC(F, r, K, C, ...) case (K) * 4 + (C): F(r, K, C __VA_ARGS__); break;
-#define CASES_K(F, r, K, ...)                                                                      \
-    CASE_KC(F, r, K, MG_COMBINE_MIN, __VA_ARGS__) CASE_KC(F, r, K, MG_COMBINE_MAX, __VA_ARGS__)     \
-    CASE_KC(F, r, K, MG_COMBINE_SUM, __VA_ARGS__) CASE_KC(F, r, K, MG_COMBINE_ANY, __VA_ARGS__)
-#define CASES_ALL(F, r, ...)                                                                       \
-    CASES_K(F, r, MG_CONTRIB_SRC, __VA_ARGS__) CASES_K(F, r, MG_CONTRIB_SRC_PLUS_ONE, __VA_ARGS__) \
-    CASES_K(F, r, MG_CONTRIB_SRC_PLUS_WEIGHT, __VA_ARGS__)                                         \
-    CASES_K(F, r, MG_CONTRIB_SRC_TIMES_WEIGHT, __VA_ARGS__)                                        \
-    CASES_K(F, r, MG_CONTRIB_SRC_DIV_OUTDEG, __VA_ARGS__) CASES_K(F, r, MG_CONTRIB_SRC_ID, __VA_ARGS__)
-#define DISPATCH_ALL(F, r) CASES_ALL(F, r, )
-#define DISPATCH_ALL_DIRECT(F, r) CASES_ALL(F, r, , 1)
-#define DISPATCH_ALL_ACC(F, r) CASES_ALL(F, r, , 0)
 
-DEFINE_ENGINE(int32_t, i32, INT32_MAX, INT32_MIN)
-DEFINE_ENGINE(int64_t, i64, INT64_MAX, INT64_MIN)
-DEFINE_ENGINE(float, f32, INFINITY, -INFINITY)
-DEFINE_ENGINE(double, f64, INFINITY, -INFINITY)
+DEFINE_ENGINE(int32_t, i32, INT32_MAX, INT32_MIN, HOT_I32)
+DEFINE_ENGINE(int64_t, i64, INT64_MAX, INT64_MIN, HOT_I64)
+DEFINE_ENGINE(float, f32, INFINITY, -INFINITY, HOT_F32)
+DEFINE_ENGINE(double, f64, INFINITY, -INFINITY, HOT_F64)
 
 /* ---- the call --------------------------------------------------------------------------------- */
 
@@ -461,17 +476,6 @@ static void acc_ready(workspace *ws, int ti, int C, uint32_t n) {
     }
     ws->acc_key = key;
     ws->acc_filled = n;
-}
-
-/* Programs whose apply can be done by the combining atomic itself. */
-static bool is_direct(const mg_program *p) {
-    switch (p->apply) {
-    case MG_APPLY_MIN: return p->combine == MG_COMBINE_MIN || p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_MAX: return p->combine == MG_COMBINE_MAX || p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_IF_UNSET: return p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_ADD: return p->combine == MG_COMBINE_SUM;
-    default: return false;
-    }
 }
 
 static int type_index(mg_type t) {
@@ -540,7 +544,7 @@ mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info) {
     }
 
     /* Decide push or pull. */
-    const bool direct = is_direct(p);
+    const bool direct = mg__program_is_direct(p);
     uint32_t nf = g->n;
     uint64_t mf = push_csr->offsets[g->n];
     if (call->in != NULL) {

@@ -22,6 +22,18 @@ typedef struct {
     mg_frontier out;   /* NULL: output frontier not wanted   */
 } mg__advance_call;
 
+/* Programs whose apply the combining atomic does itself (min/min, max/max, any/if-unset, sum/add):
+ * an engine's push updates y directly; the others combine into an accumulator first. */
+static inline bool mg__program_is_direct(const mg_program *p) {
+    switch (p->apply) {
+    case MG_APPLY_MIN: return p->combine == MG_COMBINE_MIN || p->combine == MG_COMBINE_ANY;
+    case MG_APPLY_MAX: return p->combine == MG_COMBINE_MAX || p->combine == MG_COMBINE_ANY;
+    case MG_APPLY_IF_UNSET: return p->combine == MG_COMBINE_ANY;
+    case MG_APPLY_ADD: return p->combine == MG_COMBINE_SUM;
+    default: return false;
+    }
+}
+
 mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info);
 /* The GPU backend (gpu_backend.cu; CUDA builds only). */
 mg_status mg__gpu_run_advance(const mg__advance_call *call, mg_advance_info *info);

@@ -1,6 +1,6 @@
 /*
  * gpu_backend.cu — mg_advance on a GPU context. The edge work runs on the GPU: the graph's device
- * form (preprocess/, cached with the graph) and the kernels of gpu_engine.cu. The operands are
+ * form (preprocess/, cached with the graph) and the kernels of sparse_engine.cu. The operands are
  * device-resident (core/gpu_resident.h): x and y in the engine's numbering, the input frontier as a
  * device list, the mask as a device bitmap. An operand still on the host moves to the device once;
  * y and the output frontier (device list + bitmap, count on the host) stay there, so an algorithm's
@@ -15,7 +15,7 @@ extern "C" {
 #include "frontier/engine.h"
 #include "frontier/gpu_engine.h"
 #include "frontier/gpu_hybrid.h"
-#include "frontier/gpu_lb_engine.h"
+#include "frontier/baseline_engine.h"
 
 #define TRY(call)                                                                                  \
     do {                                                                                           \

@@ -1,6 +1,9 @@
 /*
- * gpu_engine.h — the CUDA advance kernels (internal): one step of an edge program on a graph's
- * device form (preprocess/gpu_preprocess.h), on raw device arrays in the device numbering.
+ * gpu_engine.h — what the GPU engines share (internal): their argument block and entry points, the
+ * sparse-frontier engine (sparse_engine.cu), the dense one (dense_engine.cu) and the plain CSR
+ * baseline kernel; the Gunrock-style engine is in baseline_engine.h. Each runs one step of an edge
+ * program on a graph's device form (preprocess/gpu_preprocess.h), on raw device arrays in the device
+ * numbering.
  *
  * Semantics are exactly those of the CPU engine (frontier/cpu_engine.c): every contribution,
  * combine and apply, MG_EDGES_OUT / MG_EDGES_IN, masks and their complement. Push (MultiGraphS,
@@ -61,7 +64,7 @@ mg_status mg__gpu_advance_forced(mg_context ctx, mg__gpu_advance_args *a, mg_adv
 mg_status mg__gpu_frontier_edges(mg_context ctx, const mg__gpu_graph *g, mg_edges edges,
                                  const uint32_t *d_list, uint32_t count, uint64_t *edges_out);
 
-/* One advance through the dense-frontier engine (MultiGraphD, frontier/gpu_dense.cu) on d, the
+/* One advance through the dense-frontier engine (MultiGraphD, frontier/dense_engine.cu) on d, the
  * dense form of a->g for a->program->edges: the same arguments, semantics and results as
  * mg__gpu_advance (every source of the frontier is processed if active; the output frontier is
  * produced by phase 2). info->pulled is false. */

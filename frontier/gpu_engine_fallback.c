@@ -1,7 +1,7 @@
 /*
  * gpu_engine_fallback.c — the GPU advance entry points for a build without CUDA: each reports
  * MG_UNAVAILABLE, so C code and tests link in CPU-only builds. With CUDA the real ones are in
- * gpu_engine.cu and gpu_dense.cu and this file is empty.
+ * sparse_engine.cu and dense_engine.cu and this file is empty.
  */
 #ifndef MG_HAVE_CUDA
 
@@ -63,6 +63,7 @@ mg_status mg__gpu_copy_to_device(mg_context ctx, void *device, const void *host,
 }
 
 #else
-/* The CUDA build defines these in gpu_engine.cu and gpu_dense.cu; keep the translation unit non-empty. */
+/* The CUDA build defines these in sparse_engine.cu and dense_engine.cu; keep the translation unit
+ * non-empty. */
 typedef int mg__gpu_engine_fallback_unused;
 #endif

@@ -42,11 +42,11 @@ extern "C" {
 #include "mg_internal.h"
 }
 #include "frontier/gpu_hybrid.h"
-#include "preprocess/gpu_dense.h"
+#include "preprocess/dense_blocks.h"
 
 namespace {
 
-constexpr uint64_t kPushCheap = 32; /* frontier edges below m / 32: push (gpu_engine.cu's rule) */
+constexpr uint64_t kPushCheap = 32; /* frontier edges below m / 32: push (sparse_engine.cu's rule) */
 constexpr int kDense = 3;           /* a choice beside MG__GPU_STEP_PUSH and MG__GPU_STEP_PULL  */
 constexpr int kModes[3] = {MG__GPU_STEP_PUSH, MG__GPU_STEP_PULL, kDense}; /* memo est_ms order */
 /* The least push sample: 256 blocks of 64 vertices, two per SM of an H100. A sample that leaves
@@ -253,7 +253,7 @@ extern "C" mg_status mg__gpu_hybrid_advance(mg_context ctx, mg__gpu_graph *g, mg
     case MG_MODE_DENSE: return run_step(ctx, g, a, info, kDense);
     case MG_MODE_AUTO:
         /* the engines' rules: the dense engine for all-active steps that re-evaluate every vertex
-         * (topology-driven PageRank), else gpu_engine.cu's push/pull rule */
+         * (topology-driven PageRank), else sparse_engine.cu's push/pull rule */
         if (a->d_in_list == nullptr && a->program->apply == MG_APPLY_AFFINE) return run_step(ctx, g, a, info, kDense);
         return mg__gpu_advance(ctx, a, info);
     case MG_MODE_HYBRID: break;

@@ -1,9 +1,9 @@
 /*
- * gpu_program.cuh — the device side of an edge program, shared by the GPU engines (the sparse-frontier
- * push/pull of gpu_engine.cu and the dense-frontier engine of gpu_dense.cu): the kernel parameter
- * block, typed atomics (min, max, add, store by compare-and-swap where the hardware has none),
- * combine identities, the contribution of a source and an edge, the mask test, warp-aggregated list
- * appends, and apply_one, the per-destination merge with the CPU engine's semantics
+ * gpu_program.cuh — the device side of an edge program, shared by the GPU engines (sparse_engine.cu,
+ * dense_engine.cu, baseline_engine.cu): the kernel parameter block, typed atomics (min, max, add,
+ * store by compare-and-swap where the hardware has none), combine identities, the contribution of a
+ * source and an edge, the mask test, warp-aggregated list appends, a push's update of one
+ * destination, and apply_one, the per-destination merge with the CPU engine's semantics
  * (frontier/cpu_engine.c is the reference). Everything is in an unnamed namespace: each engine's
  * translation unit gets its own copy.
  */
@@ -59,9 +59,18 @@ template <typename T> struct Params {
     ull *hubs;                       /* push: (first chunk << 32) | vertex, of the vertices whose
                                         stage 3 hub_kernel runs (NULL: none)                    */
     ull *hub_count;                  /* (hubs << 40) | chunks                                   */
+    int contribution, combine;       /* the program's, for the generic kernels (kRuntime)       */
     T unset;
     double alpha, beta, eps;
 };
+
+/* A kernel's contribution and combine come as template arguments: constants for the programs of
+ * the built-in algorithms (the engines' hot lists, frontier/gpu_engine_host.cuh), so their per-edge
+ * code has no branches on the program, or kRuntime for the one generic instantiation per value type
+ * that every other program runs, which reads them from Params. The helpers below take them as
+ * arguments; inlined with a constant, their switches fold away. */
+constexpr int kRuntime = -1;
+template <int V> __device__ __forceinline__ int resolved(int runtime) { return V == kRuntime ? runtime : V; }
 
 /* ---- per-type helpers ------------------------------------------------------------------------ */
 
@@ -138,10 +147,10 @@ template <typename T> __device__ __forceinline__ void atomic_store(T *p, T v) {
     atomicExch(reinterpret_cast<typename Word<T>::U *>(p), to_word(v));
 }
 
-template <typename T, int C> __device__ __forceinline__ T identity() {
+template <typename T> __device__ __forceinline__ T identity(int C) {
     return C == MG_COMBINE_MIN ? Lim<T>::max() : (C == MG_COMBINE_MAX ? Lim<T>::lowest() : (T)0);
 }
-template <typename T, int C> __device__ __forceinline__ T combine(T a, T b) {
+template <typename T> __device__ __forceinline__ T combine(int C, T a, T b) {
     switch (C) {
     case MG_COMBINE_MIN: return b < a ? b : a;
     case MG_COMBINE_MAX: return b > a ? b : a;
@@ -149,7 +158,7 @@ template <typename T, int C> __device__ __forceinline__ T combine(T a, T b) {
     default: return b;
     }
 }
-template <typename T, int C> __device__ __forceinline__ void atomic_combine(T *p, T v) {
+template <typename T> __device__ __forceinline__ void atomic_combine(int C, T *p, T v) {
     switch (C) {
     case MG_COMBINE_MIN: atomic_min(p, v); break;
     case MG_COMBINE_MAX: atomic_max(p, v); break;
@@ -202,7 +211,7 @@ __device__ __forceinline__ double weight_at(const void *w, int wt, uint64_t e) {
 }
 
 /* The per-source part of a contribution. */
-template <typename T, int K> __device__ __forceinline__ T source_value(const Params<T> &P, uint32_t s) {
+template <typename T> __device__ __forceinline__ T source_value(const Params<T> &P, int K, uint32_t s) {
     if (K == MG_CONTRIB_SRC_ID) return (T)P.old_of_new[s]; /* values are caller ids */
     T v = load(P.x + s);
     if (K == MG_CONTRIB_SRC_DIV_OUTDEG) {
@@ -212,7 +221,7 @@ template <typename T, int K> __device__ __forceinline__ T source_value(const Par
     return v;
 }
 /* The per-edge part. */
-template <typename T, int K> __device__ __forceinline__ T edge_value(const Params<T> &P, T xs, const void *w,
+template <typename T> __device__ __forceinline__ T edge_value(const Params<T> &P, int K, T xs, const void *w,
                                                                     uint64_t e) {
     switch (K) {
     case MG_CONTRIB_SRC_PLUS_ONE: return xs + (T)1;
@@ -220,6 +229,26 @@ template <typename T, int K> __device__ __forceinline__ T edge_value(const Param
     case MG_CONTRIB_SRC_TIMES_WEIGHT: return xs * (T)weight_at(w, P.wt, e);
     default: return xs;
     }
+}
+
+/* A push's update of destination d with contribution c, by P.op: directly into y (true when y
+ * improved: d joins), or, for MG_APPLY_ADD and through the accumulator, *touched (d is applied
+ * later). */
+template <typename T>
+__device__ __forceinline__ bool push_update(const Params<T> &P, int C, uint32_t d, T c, bool *touched) {
+    *touched = false;
+    switch (P.op) {
+    case OP_MIN: return atomic_min(P.y + d, c);
+    case OP_MAX: return atomic_max(P.y + d, c);
+    case OP_IF_UNSET: {
+        const typename Word<T>::U unset = to_word(P.unset);
+        return to_word(load(P.y + d)) == unset && cas(P.y + d, unset, to_word(c)) == unset;
+    }
+    case OP_ADD: atomic_add(P.y + d, c); break;
+    default: atomic_combine<T>(C, P.acc + d, c); break;
+    }
+    *touched = true;
+    return false;
 }
 
 /* Merges c into y[d] (d owned by the caller's thread); true when d joins. As apply_* in

@@ -1,5 +1,5 @@
 /*
- * gpu_build.cuh — what the GPU preprocessing builds (gpu_preprocess.cu, gpu_dense.cu) share: one
+ * gpu_build.cuh — what the GPU preprocessing builds (gpu_preprocess.cu, dense_blocks.cu) share: one
  * build's stream, timing events and device blocks, tracked so that a single cleanup path frees
  * whatever is left after a failure; allocation that reports MG_OUT_OF_MEMORY naming the purpose;
  * CUB's two-phase calls with grown temporary storage; CUDA errors as an mg_status naming the entry

@@ -1,12 +1,12 @@
 /*
  * gpu_fallback.c — the GPU preprocessing entry points for a build without CUDA: each reports
  * MG_UNAVAILABLE, so the C code and the tests that call them link in CPU-only builds. With CUDA the
- * real ones are in gpu_preprocess.cu and gpu_dense.cu and this file is empty.
+ * real ones are in gpu_preprocess.cu and dense_blocks.cu and this file is empty.
  */
 #ifndef MG_HAVE_CUDA
 
 #include "preprocess/gpu_preprocess.h"
-#include "preprocess/gpu_dense.h"
+#include "preprocess/dense_blocks.h"
 
 mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo, const mg_graph_options *opts,
                               mg__gpu_graph *out) {
@@ -66,6 +66,7 @@ void mg__gpu_dense_free(mg__gpu_dense **d) {
 }
 
 #else
-/* The CUDA build defines these in gpu_preprocess.cu and gpu_dense.cu; keep the translation unit non-empty. */
+/* The CUDA build defines these in gpu_preprocess.cu and dense_blocks.cu; keep the translation unit
+ * non-empty. */
 typedef int mg__gpu_fallback_unused;
 #endif

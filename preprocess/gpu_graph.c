@@ -4,7 +4,7 @@
  * a cached property, LAGraph style). Works in every build: without CUDA or without a device the
  * query says why, and preparing answers MG_UNAVAILABLE.
  */
-#include "preprocess/gpu_dense.h"
+#include "preprocess/dense_blocks.h"
 #include "preprocess/gpu_preprocess.h"
 
 #include <omp.h>

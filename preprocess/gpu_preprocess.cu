@@ -29,7 +29,7 @@ extern "C" {
 #include "mg_internal.h"
 }
 #include "preprocess/gpu_preprocess.h"
-#include "preprocess/gpu_dense.h"
+#include "preprocess/dense_blocks.h"
 
 namespace {
 

@@ -68,7 +68,7 @@ typedef struct {
     uint32_t seg_size, seg_count;
     uint32_t *d_seg_ptr;        /* n * (seg_count + 1) */
     size_t seg_bytes;
-    /* The dense-frontier form (MultiGraphD, preprocess/gpu_dense.h), one per edge direction
+    /* The dense-frontier form (MultiGraphD, preprocess/dense_blocks.h), one per edge direction
      * (indexed by mg_edges), built on first use by the engine and freed with the graph. Not counted
      * in device_bytes (mg__gpu_dense_get_stats reports its own). */
     struct mg__gpu_dense *dense[2];

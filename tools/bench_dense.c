@@ -26,40 +26,15 @@
  *       bench_dense --iterations 1
  */
 #define _POSIX_C_SOURCE 200809L
-#include "../preprocess/gpu_dense.h"
-#include "../frontier/gpu_engine.h"
-#include "mg_internal.h"
+#define BENCH_NAME "bench_dense"
+#include "bench_common.h"
+#include "../preprocess/dense_blocks.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #ifdef MG_BENCH_CUSPARSE
 #include <cusparse.h>
 #endif
-
-static mg_context ctx;
-
-#define DIE_IF(st)                                                                                 \
-    do {                                                                                           \
-        if ((st) != MG_SUCCESS) {                                                                  \
-            fprintf(stderr, "bench_dense: %s (bench_dense.c:%d)\n", mg_context_error(ctx),         \
-                    __LINE__);                                                                     \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(const double *t, int n) {
-    double c[64];
-    memcpy(c, t, (size_t)n * sizeof *t);
-    qsort(c, (size_t)n, sizeof *c, cmp_double);
-    return c[n / 2];
-}
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static uint64_t next_rand(void) {
@@ -75,9 +50,9 @@ typedef struct {
     mg__gpu_graph dev;
     float *d_x, *d_y, *d_ref;
     float *h_y0;      /* 0.15 / n everywhere: cusparse's preset y */
-} bench_graph;
+} pr_graph;
 
-static void graph_build(bench_graph *B, mg_generator kind, int scale, bool renumber) {
+static void pr_graph_build(pr_graph *B, mg_generator kind, int scale, bool renumber) {
     memset(B, 0, sizeof *B);
     snprintf(B->name, sizeof B->name, "%s%d%s", kind == MG_GEN_RMAT ? "rmat" : "uniform", scale,
              renumber ? " renum" : "");
@@ -139,7 +114,7 @@ static void graph_build(bench_graph *B, mg_generator kind, int scale, bool renum
            n, (unsigned long long)B->dev.m, B->dev.csr_bytes / 1e6, B->dev.seconds * 1e3);
 }
 
-static void graph_free(bench_graph *B) {
+static void pr_graph_free(pr_graph *B) {
     mg__gpu_graph_free(&B->dev);
     mg__gpu_free(B->d_x);
     mg__gpu_free(B->d_y);
@@ -158,7 +133,7 @@ static void pagerank_program(mg_program *p, uint32_t n) {
 
 /* Median milliseconds of `runs` dense (d != NULL) or pull iterations after one warm-up (none when
  * runs is 0: one timed iteration). */
-static double time_engine(bench_graph *B, const mg__gpu_dense *d, int runs, mg__gpu_timer *timer) {
+static double time_engine(pr_graph *B, const mg__gpu_dense *d, int runs, mg__gpu_timer *timer) {
     mg_program p;
     pagerank_program(&p, B->dev.n);
     DIE_IF(mg_context_set_mode(ctx, d ? MG_MODE_AUTO : MG_MODE_PULL));
@@ -207,7 +182,7 @@ static double worst_difference(const float *d_got, const float *d_want, uint32_t
     } while (0)
 
 /* cusparseSpMV on the transition matrix; returns the median ms, leaves y in B->d_y. */
-static double time_cusparse(bench_graph *B, int runs, mg__gpu_timer *timer) {
+static double time_cusparse(pr_graph *B, int runs, mg__gpu_timer *timer) {
     const uint32_t n = B->dev.n;
     const uint64_t m = B->dev.m;
     uint64_t *in_off = malloc(((size_t)n + 1) * 8), *out_off = malloc(((size_t)n + 1) * 8);
@@ -285,7 +260,7 @@ static void print_form(const char *label, const mg__gpu_dense *d) {
 }
 
 /* One graph: dense vs pull vs cusparse; appends a summary row. */
-static void bench_graph_pagerank(bench_graph *B, int runs, mg__gpu_timer *timer, char *summary,
+static void bench_graph_pagerank(pr_graph *B, int runs, mg__gpu_timer *timer, char *summary,
                                  size_t cap) {
     const uint32_t n = B->dev.n;
     const double m = (double)B->dev.m;
@@ -319,7 +294,7 @@ static void bench_graph_pagerank(bench_graph *B, int runs, mg__gpu_timer *timer,
 
 /* Heavy threshold x panel width (panel height derived from the width), then a few panel heights
  * and unit sizes at the derived width and threshold, on B: build, memory, iteration time. */
-static void sweep(bench_graph *B, int runs, mg__gpu_timer *timer) {
+static void sweep(pr_graph *B, int runs, mg__gpu_timer *timer) {
     static const mg__gpu_dense_params configs[] = {
         {4096, 0, 1024, 0, 0},     {4096, 0, 4096, 0, 0},     {4096, 0, 16384, 0, 0},
         {8192, 0, 1024, 0, 0},     {8192, 0, 4096, 0, 0},     {8192, 0, 16384, 0, 0},
@@ -349,7 +324,7 @@ static void sweep(bench_graph *B, int runs, mg__gpu_timer *timer) {
 
 /* The band size (slots per band of row panels; derived: one band) at the derived panels, on B:
  * 1/16 to all of the H100's 50 MB of L2 in 4-byte values, and one band. */
-static void band_sweep(bench_graph *B, int runs, mg__gpu_timer *timer) {
+static void band_sweep(pr_graph *B, int runs, mg__gpu_timer *timer) {
     const mg__gpu_dense *derived = NULL;
     DIE_IF(mg__gpu_dense_get(ctx, &B->dev, MG_EDGES_OUT, &derived));
     mg__gpu_dense_stats ds;
@@ -396,30 +371,23 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    if (scale < 8 || scale > 26 || runs < 5 || runs > 63 || (iterations != 0 && iterations != 1) ||
+    if (scale < 8 || scale > 26 || runs < 5 || runs > BENCH_MAX_RUNS ||
+        (iterations != 0 && iterations != 1) ||
         band_slots < -1 || band_slots > 4294967295LL || (band_slots >= 0 && iterations != 1)) {
         fprintf(stderr, "bench_dense: --scale 8..26, --runs 5..63, --iterations 1, --band-slots "
                         "0..4294967295 with --iterations 1\n");
         return 2;
     }
-    if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
     mg__gpu_info gi;
-    mg_status st = mg__gpu_query(ctx, 0, &gi);
-    if (st == MG_UNAVAILABLE) {
-        printf("bench_dense: skipped: %s\n", mg_context_error(ctx));
-        mg_context_free(&ctx);
-        return 0;
-    }
-    DIE_IF(st);
-    /* as a GPU context does: the memory pool keeps freed memory (the engines' temporaries) */
-    DIE_IF(mg__gpu_keep_pool(ctx, 0));
+    const int early = bench_start(&gi);
+    if (early >= 0) return early;
     printf("device: %s, %d SMs, %.1f GB, shared memory %zu B per block (opt-in), %zu B per SM\n",
            gi.name, gi.sm_count, gi.total_memory / 1e9, gi.shared_per_block_optin, gi.shared_per_sm);
     mg__gpu_timer *timer = NULL;
     DIE_IF(mg__gpu_timer_create(ctx, &timer));
-    bench_graph B;
+    pr_graph B;
     if (iterations == 1) {
-        graph_build(&B, profile_kind, scale, false);
+        pr_graph_build(&B, profile_kind, scale, false);
         const mg__gpu_dense *d = NULL;
         mg__gpu_dense *own = NULL;
         if (band_slots >= 0) {
@@ -432,7 +400,7 @@ int main(int argc, char **argv) {
         print_form(own ? "dense form (--band-slots)" : "dense form (derived)", d);
         printf("one dense iteration: %.3f ms\n", time_engine(&B, d, 0, timer));
         mg__gpu_dense_free(&own);
-        graph_free(&B);
+        pr_graph_free(&B);
         mg__gpu_timer_free(&timer);
         mg_context_free(&ctx);
         return 0;
@@ -444,11 +412,11 @@ int main(int argc, char **argv) {
     const mg_generator kinds[2] = {MG_GEN_RMAT, MG_GEN_UNIFORM};
     for (int k = 0; k < 2; k++)
         for (int renumber = 0; renumber < 2; renumber++) {
-            graph_build(&B, kinds[k], scale, renumber);
+            pr_graph_build(&B, kinds[k], scale, renumber);
             bench_graph_pagerank(&B, runs, timer, summary, sizeof summary);
             if (do_sweep && k == 0 && !renumber) sweep(&B, runs, timer);
             if (do_sweep && !renumber) band_sweep(&B, runs, timer);
-            graph_free(&B);
+            pr_graph_free(&B);
         }
     printf("\npagerank iteration, float, median of %d (ms, GTEPS = stored edges / time); speedup = "
            "other / dense; mem = dense form / plain CSR; build = dense form on the device\n", runs);

@@ -18,102 +18,24 @@
  * frontiers (sum of the frontier vertices' degrees over all levels) per second.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "../frontier/gpu_engine.h"
-#include "mg_internal.h"
+#define BENCH_NAME "bench_gpu"
+#include "bench_common.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 enum { VARIANTS = 4 };
 static const char *variant_names[VARIANTS] = {"engine", "sparse", "sp-seg", "baseline"};
 
-static mg_context ctx;
-
-#define DIE_IF(st)                                                                                 \
-    do {                                                                                           \
-        if ((st) != MG_SUCCESS) {                                                                  \
-            fprintf(stderr, "bench_gpu: %s (bench_gpu.c:%d)\n", mg_context_error(ctx), __LINE__); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(double *t, int n) {
-    double c[64];
-    memcpy(c, t, (size_t)n * sizeof *t);
-    qsort(c, (size_t)n, sizeof *c, cmp_double);
-    return c[n / 2];
-}
-
-/* One graph in both forms, with the device buffers of the runs. */
-typedef struct {
-    const char *name;
-    mg_graph host;
-    mg__gpu_graph dev;
-    uint32_t *new_of_old;
-    void *d_y, *d_x, *d_in, *d_out;
-} bench_graph;
-
-static void graph_build(bench_graph *B, const char *name, const mg_gen_options *o) {
-    memset(B, 0, sizeof *B);
-    B->name = name;
-    DIE_IF(mg_generate(ctx, &B->host, o));
-    const uint32_t n = B->host->n;
-    const uint64_t m = B->host->m;
-    const uint64_t *off;
-    const uint32_t *idx;
-    mg_graph_csr(B->host, &off, &idx, NULL);
-    /* the stored edges are already both ways: give them to the device builder as a directed list */
-    mg__coo coo;
-    DIE_IF(mg__coo_init(ctx, &coo, m, false, MG_WEIGHT_NONE));
-    coo.n = n;
-    coo.m = m;
-#pragma omp parallel for schedule(dynamic, 4096)
-    for (uint32_t v = 0; v < n; v++)
-        for (uint64_t e = off[v]; e < off[v + 1]; e++) {
-            coo.src[e] = v;
-            coo.dst[e] = idx[e];
-        }
-    mg_graph_options go;
-    mg_graph_options_init(&go);
-    go.directed = true;
-    go.keep_self_loops = true;
-    go.keep_duplicates = true;
-    DIE_IF(mg__gpu_graph_build(ctx, &coo, &go, &B->dev));
-    DIE_IF(mg__gpu_graph_segment(ctx, &B->dev, 0)); /* for the sp-seg variant only */
-    mg__coo_free(&coo);
-    if (B->dev.n != n || B->dev.m != m) {
-        fprintf(stderr, "bench_gpu: device graph %s has n=%u m=%llu, host n=%u m=%llu\n", name,
-                B->dev.n, (unsigned long long)B->dev.m, n, (unsigned long long)m);
-        exit(1);
-    }
-    B->new_of_old = malloc((size_t)n * 4 + 4);
-    if (B->new_of_old == NULL) exit(1);
-    DIE_IF(mg__gpu_copy_to_host(ctx, B->new_of_old, B->dev.d_new_of_old, (size_t)n * 4));
-    DIE_IF(mg__gpu_alloc(ctx, &B->d_y, (size_t)n * 8 + 8));
-    DIE_IF(mg__gpu_alloc(ctx, &B->d_x, (size_t)n * 8 + 8));
-    DIE_IF(mg__gpu_alloc(ctx, &B->d_in, (size_t)n * 4 + 4));
-    DIE_IF(mg__gpu_alloc(ctx, &B->d_out, (size_t)n * 4 + 4));
+/* graph_build with the destination segments (the sp-seg variant only) and the device form's
+ * figures. */
+static void graph_build_segmented(bench_graph *B, const char *name, const mg_gen_options *o) {
+    graph_build(B, name, o);
+    DIE_IF(mg__gpu_graph_segment(ctx, &B->dev, 0));
     printf("\n%s: n=%u m=%llu (stored directed edges), device form %.1f MB, preprocessing %.1f ms, "
            "groups 1-4 (in-degree >= 256): %u vertices in %u segment(s) of %u destinations "
            "(%.1f MB of segment offsets)\n",
-           name, n, (unsigned long long)m, B->dev.device_bytes / 1e6, B->dev.seconds * 1e3,
+           name, B->dev.n, (unsigned long long)B->dev.m, B->dev.device_bytes / 1e6, B->dev.seconds * 1e3,
            B->dev.group_start[4], B->dev.seg_count, B->dev.seg_size, B->dev.seg_bytes / 1e6);
-}
-
-static void graph_free(bench_graph *B) {
-    mg_graph_free(&B->host);
-    mg__gpu_graph_free(&B->dev);
-    free(B->new_of_old);
-    mg__gpu_free(B->d_y);
-    mg__gpu_free(B->d_x);
-    mg__gpu_free(B->d_in);
-    mg__gpu_free(B->d_out);
 }
 
 /* Per-level record of one variant's runs. */
@@ -129,17 +51,8 @@ typedef struct {
  * checks the depths against want. */
 static int bfs_run(bench_graph *B, int v, uint32_t source, const int32_t *want, int32_t *buf,
                    mg__gpu_timer *timer, int cap, level_log *L, double *ms) {
-    const uint32_t n = B->host->n;
-    for (uint32_t i = 0; i < n; i++) buf[i] = -1;
-    const uint32_t s_new = B->new_of_old[source];
-    buf[s_new] = 0;
-    DIE_IF(mg__gpu_copy_to_device(ctx, B->d_y, buf, (size_t)n * 4));
-    DIE_IF(mg__gpu_copy_to_device(ctx, B->d_in, &s_new, 4));
     mg_program p;
-    mg_program_init(&p);
-    p.contribution = MG_CONTRIB_SRC_PLUS_ONE;
-    p.combine = MG_COMBINE_ANY;
-    p.apply = MG_APPLY_IF_UNSET;
+    bfs_start(B, source, buf, &p);
     DIE_IF(mg_context_set_mode(ctx, v == 1 || v == 2 ? MG_MODE_SPARSE : MG_MODE_AUTO));
     const uint32_t seg_count = B->dev.seg_count;
     if (v != 2) B->dev.seg_count = 0; /* the engine then leaves d_seg_ptr alone */
@@ -168,32 +81,16 @@ static int bfs_run(bench_graph *B, int v, uint32_t source, const int32_t *want, 
     }
     DIE_IF(mg_context_set_mode(ctx, MG_MODE_AUTO));
     B->dev.seg_count = seg_count;
-    DIE_IF(mg__gpu_copy_to_host(ctx, buf, B->d_y, (size_t)n * 4));
-    uint32_t wrong = 0;
-    for (uint32_t i = 0; i < n; i++) wrong += buf[B->new_of_old[i]] != want[i];
-    if (wrong) {
-        fprintf(stderr, "bench_gpu: %s BFS by %s: %u depths differ from mg_bfs\n", B->name,
-                variant_names[v], wrong);
-        exit(1);
-    }
+    bfs_check(B, want, buf, variant_names[v]);
     return level;
 }
 
 static void bench_bfs(bench_graph *B, int runs, int max_rows) {
     const uint32_t n = B->host->n;
+    int32_t *want = xmalloc((size_t)n * 4), *buf = xmalloc((size_t)n * 4);
+    const uint32_t source = bfs_reference(B, want);
     const uint64_t *off;
     mg_graph_csr(B->host, &off, NULL, NULL);
-    /* the source: a vertex of largest degree (in the giant component of these graphs) */
-    uint32_t source = 0;
-    for (uint32_t v = 1; v < n; v++)
-        if (off[v + 1] - off[v] > off[source + 1] - off[source]) source = v;
-    mg_vector depth = NULL;
-    DIE_IF(mg_vector_create(ctx, &depth, B->host, MG_INT32));
-    DIE_IF(mg_bfs(ctx, B->host, source, depth, NULL));
-    int32_t *want = malloc((size_t)n * 4), *buf = malloc((size_t)n * 4);
-    if (!want || !buf) exit(1);
-    DIE_IF(mg_vector_extract(ctx, depth, want));
-    mg_vector_free(&depth);
     int32_t maxd = 0;
     uint32_t reached = 0;
     for (uint32_t v = 0; v < n; v++) {
@@ -262,26 +159,9 @@ static void bench_bfs(bench_graph *B, int runs, int max_rows) {
  * (pulls) and the baseline (pushes with atomics), each checked against the CPU engine's step. */
 static void bench_pagerank(bench_graph *B, int runs) {
     const uint32_t n = B->host->n;
-    double *x = malloc((size_t)n * 8), *got = malloc((size_t)n * 8), *cpu = malloc((size_t)n * 8);
-    if (!x || !got || !cpu) exit(1);
-    for (uint32_t v = 0; v < n; v++) x[v] = (1.0 + (v % 7)) / n; /* not uniform: ids matter */
+    double *x = xmalloc((size_t)n * 8), *got = xmalloc((size_t)n * 8), *cpu = xmalloc((size_t)n * 8);
     mg_program p;
-    mg_program_init(&p);
-    p.contribution = MG_CONTRIB_SRC_DIV_OUTDEG;
-    p.combine = MG_COMBINE_SUM;
-    p.apply = MG_APPLY_AFFINE;
-    p.alpha = 0.85;
-    p.beta = 0.15 / n;
-    mg_vector vx = NULL, vy = NULL;
-    DIE_IF(mg_vector_create(ctx, &vx, B->host, MG_DOUBLE));
-    DIE_IF(mg_vector_create(ctx, &vy, B->host, MG_DOUBLE));
-    DIE_IF(mg_vector_load(ctx, vx, x));
-    DIE_IF(mg_advance(ctx, B->host, &p, NULL, vx, vy, NULL, NULL));
-    DIE_IF(mg_vector_extract(ctx, vy, cpu));
-    mg_vector_free(&vx);
-    mg_vector_free(&vy);
-    for (uint32_t v = 0; v < n; v++) got[B->new_of_old[v]] = x[v];
-    DIE_IF(mg__gpu_copy_to_device(ctx, B->d_x, got, (size_t)n * 8));
+    pagerank_step(B, &p, x, got, cpu);
     mg__gpu_timer *timer = NULL;
     DIE_IF(mg__gpu_timer_create(ctx, &timer));
     double med[3];
@@ -339,46 +219,26 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    if (scale < 4 || scale > 26 || width < 4 || width > 16384 || runs < 1 || runs > 63 || rows < 1) {
+    if (scale < 4 || scale > 26 || width < 4 || width > 16384 || runs < 1 || runs > BENCH_MAX_RUNS ||
+        rows < 1) {
         fprintf(stderr, "bench_gpu: --rmat-scale 4..26, --grid 4..16384, --runs 1..63, --rows >= 1\n");
         return 2;
     }
-    if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
     mg__gpu_info gi;
-    mg_status st = mg__gpu_query(ctx, 0, &gi);
-    if (st == MG_UNAVAILABLE) {
-        printf("bench_gpu: skipped: %s\n", mg_context_error(ctx));
-        mg_context_free(&ctx);
-        return 0;
-    }
-    DIE_IF(st);
-    /* as a GPU context does: the memory pool keeps freed memory (the engines' temporaries) */
-    DIE_IF(mg__gpu_keep_pool(ctx, 0));
+    const int early = bench_start(&gi);
+    if (early >= 0) return early;
     printf("device: %s, %d SMs, %.1f GB\n", gi.name, gi.sm_count, gi.total_memory / 1e9);
 
-    mg_gen_options o;
-    mg_gen_options_init(&o);
-    o.kind = MG_GEN_RMAT;
-    o.scale = scale;
-    o.edge_factor = 16;
-    o.seed = 1;
-    char name[64];
-    snprintf(name, sizeof name, "rmat%d", scale);
-    bench_graph B;
-    graph_build(&B, name, &o);
-    bench_bfs(&B, runs, 1000);
-    bench_pagerank(&B, runs);
-    graph_free(&B);
-
-    mg_gen_options_init(&o);
-    o.kind = MG_GEN_GRID;
-    o.width = o.height = (uint32_t)width;
-    o.seed = 1;
-    snprintf(name, sizeof name, "grid%dx%d", width, width);
-    graph_build(&B, name, &o);
-    bench_bfs(&B, runs, rows);
-    bench_pagerank(&B, runs);
-    graph_free(&B);
+    for (int grid = 0; grid <= 1; grid++) {
+        mg_gen_options o;
+        char name[64];
+        bench_generator(&o, name, sizeof name, grid, grid ? width : scale);
+        bench_graph B;
+        graph_build_segmented(&B, name, &o);
+        bench_bfs(&B, runs, grid ? rows : 1000);
+        bench_pagerank(&B, runs);
+        graph_free(&B);
+    }
     mg_context_free(&ctx);
     return 0;
 }

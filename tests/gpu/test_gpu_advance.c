@@ -1,5 +1,5 @@
 /*
- * test_gpu_advance.c — the GPU advance kernels (frontier/gpu_engine.cu) against a brute-force
+ * test_gpu_advance.c — the GPU advance kernels (frontier/sparse_engine.cu) against a brute-force
  * evaluation of the same edge program in the caller's numbering (the approach of
  * tests/unit/test_engine.c): every value type, contribution, combine and apply that test covers,
  * with and without frontier, mask and complement, along out- and in-edges, forced push, forced pull
@@ -10,11 +10,8 @@
  * Exits 77 (ctest: skipped) when no GPU can be used. MG_GPU_TEST_SMALL=1 runs a sample of the
  * configurations and a small R-MAT graph (for compute-sanitizer).
  */
-#include "mg_internal.h"
-#include "../../preprocess/gpu_preprocess.h"
-#include "../../frontier/gpu_engine.h"
 #include "check.h"
-#include "program_reference.h"
+#include "gpu_test.h"
 
 #include <math.h>
 #include <omp.h>
@@ -23,118 +20,25 @@
  * destinations >= 128 in-edges (degree groups 1-5: the pull's warp per destination). */
 enum { N = 1000, M = 12000 };
 
-static mg_context ctx;
-static bool small_mode;
-
-static uint64_t rng = 88172645463325252ull;
-static uint32_t next_rand(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
-}
-
-/* A graph in both forms: the host graph (caller numbering, for brute force) and the device form
- * with its permutation copied back. Device buffers for one case are kept here and reused. */
-typedef struct {
-    mg_graph host;
-    mg__gpu_graph dev;
-    uint32_t *new_of_old, *old_of_new;
-    void *d_x, *d_y, *d_mask, *d_in, *d_out_list, *d_out_bm;
-} pair;
-
-static bool pair_build(pair *P, const mg__coo *coo, const mg_graph_options *opts) {
-    memset(P, 0, sizeof *P);
-    mg_status st = mg_graph_create_from_coo(ctx, &P->host, coo->n, coo->m, coo->src, coo->dst,
-                                            coo->weights, coo->weight_type, opts);
-    CHECK_OK(ctx, st);
-    if (st != MG_SUCCESS) return false;
-    st = mg__gpu_graph_build(ctx, coo, opts, &P->dev);
-    CHECK_OK(ctx, st);
-    if (st != MG_SUCCESS) return false;
-    CHECK(P->dev.n == P->host->n && P->dev.m == P->host->m);
-    const uint32_t n = coo->n;
-    const size_t words = mg__bitmap_words(n);
-    P->new_of_old = malloc((size_t)n * 4 + 4);
-    P->old_of_new = malloc((size_t)n * 4 + 4);
-    st = mg__gpu_copy_to_host(ctx, P->new_of_old, P->dev.d_new_of_old, (size_t)n * 4);
-    if (st == MG_SUCCESS) st = mg__gpu_copy_to_host(ctx, P->old_of_new, P->dev.d_old_of_new, (size_t)n * 4);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_x, (size_t)n * 8 + 8);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_y, (size_t)n * 8 + 8);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_mask, words * 8 + 8);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_in, (size_t)n * 4 + 4);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_out_list, (size_t)n * 4 + 4);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_out_bm, words * 8 + 8);
-    CHECK_OK(ctx, st);
-    return st == MG_SUCCESS;
-}
-
-static void pair_free(pair *P) {
-    mg_graph_free(&P->host);
-    mg__gpu_graph_free(&P->dev);
-    free(P->new_of_old);
-    free(P->old_of_new);
-    mg__gpu_free(P->d_x);
-    mg__gpu_free(P->d_y);
-    mg__gpu_free(P->d_mask);
-    mg__gpu_free(P->d_in);
-    mg__gpu_free(P->d_out_list);
-    mg__gpu_free(P->d_out_bm);
-}
-
-/* Host value arrays of the type's C type <-> doubles. */
-static void to_typed(mg_type t, void *dst, size_t i, double v) {
-    switch (t) {
-    case MG_INT64: ((int64_t *)dst)[i] = (int64_t)v; break;
-    case MG_FLOAT: ((float *)dst)[i] = (float)v; break;
-    case MG_DOUBLE: ((double *)dst)[i] = v; break;
-    default: ((int32_t *)dst)[i] = (int32_t)v; break;
-    }
-}
-static double from_typed(mg_type t, const void *src, size_t i) {
-    switch (t) {
-    case MG_INT64: return (double)((const int64_t *)src)[i];
-    case MG_FLOAT: return ((const float *)src)[i];
-    case MG_DOUBLE: return ((const double *)src)[i];
-    default: return ((const int32_t *)src)[i];
-    }
-}
-
 static int pushes, pulls, baselines;
 
 /* Runs one configuration on the device and compares with brute force; returns the mismatches. */
 static int run_case(pair *P, mg_type type, const mg_program *p, bool use_in, bool use_mask,
                     mg_mode mode, bool baseline) {
-    int bad = 0;
-    const bool fp = type == MG_FLOAT || type == MG_DOUBLE;
     const uint32_t n = P->host->n;
     const size_t words = mg__bitmap_words(n), ts = mg__type_size(type);
     double xv[N], y0[N];
-    bool in_set[N], mask_set[N];
+    bool in_set[N], mask_set[N], joined[N];
     uint8_t xbuf[N * 8], ybuf[N * 8];
     uint32_t list[N], out_list[N];
     uint64_t mask_bm[(N + 63) / 64], out_bm[(N + 63) / 64];
-    uint32_t count = 0;
-    memset(mask_bm, 0, sizeof mask_bm);
-    for (uint32_t v = 0; v < n; v++) {
-        xv[v] = fp ? (next_rand() % 1000) / 8.0 : (double)(next_rand() % 1000);
-        y0[v] = (p->apply == MG_APPLY_IF_UNSET && next_rand() % 2) ? p->unset
-                                                                   : (double)(next_rand() % 1200);
-        in_set[v] = use_in ? next_rand() % 3 == 0 : true;
-        mask_set[v] = next_rand() % 2;
-        const uint32_t nv = P->new_of_old[v];
-        to_typed(type, xbuf, nv, xv[v]);
-        to_typed(type, ybuf, nv, y0[v]);
-        if (use_in && in_set[v]) list[count++] = nv;
-        if (mask_set[v]) mask_bm[nv >> 6] |= 1ull << (nv & 63);
-    }
-    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_x, xbuf, n * ts));
-    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_y, ybuf, n * ts));
-    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_in, list, count * 4));
-    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_mask, mask_bm, words * 8));
+    gpu_case k = {.type = type, .p = p, .use_in = use_in, .use_mask = use_mask, .x = xv, .y0 = y0,
+                  .in = in_set, .mask = mask_set, .xbuf = xbuf, .ybuf = ybuf, .list = list,
+                  .mask_bm = mask_bm};
+    case_inputs(P, &k, false);
     mg__gpu_advance_args a = {
         .g = &P->dev, .program = p, .type = type,
-        .d_in_list = use_in ? P->d_in : NULL, .in_count = count,
+        .d_in_list = use_in ? P->d_in : NULL, .in_count = k.count,
         .d_x = p->contribution == MG_CONTRIB_SRC_ID ? NULL : P->d_x, .d_y = P->d_y,
         .d_mask = use_mask ? P->d_mask : NULL,
         .d_out_list = P->d_out_list, .d_out_bitmap = P->d_out_bm,
@@ -156,109 +60,33 @@ static int run_case(pair *P, mg_type type, const mg_program *p, bool use_in, boo
     const uint32_t listed = a.out_count < n ? a.out_count : n;
     CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, out_list, P->d_out_list, (size_t)listed * 4));
     CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, out_bm, P->d_out_bm, words * 8));
-
-    /* The list holds each member of the bitmap once. */
-    bool seen[N] = {false};
-    uint32_t members = 0;
-    for (size_t w = 0; w < words; w++) members += (uint32_t)__builtin_popcountll(out_bm[w]);
-    CHECK(members == a.out_count);
-    for (uint32_t i = 0; i < listed; i++) {
-        const uint32_t d = out_list[i];
-        if (d >= n || seen[d] || !mg__bit_test(out_bm, d)) {
-            if (bad < 3) fprintf(stderr, "  bad output list entry %u (position %u)\n", d, i);
-            bad++;
-            continue;
-        }
-        seen[d] = true;
-    }
-
-    const uint64_t *off, *ioff;
-    const uint32_t *idx, *iidx;
-    const void *w, *iw;
-    mg_graph_csr(P->host, &off, &idx, &w);
-    mg_graph_csc(P->host, &ioff, &iidx, &iw);
-    /* along MG_EDGES_OUT a destination's sources are its in-neighbours (CSC); along IN, the CSR;
-     * each array's weights are those of the same edges */
-    const bool along_out = p->edges == MG_EDGES_OUT;
-    const uint64_t *doff = along_out ? ioff : off;
-    const uint32_t *didx = along_out ? iidx : idx;
-    const int32_t *dw = along_out ? iw : w;
-    for (uint32_t d = 0; d < n; d++) {
-        double c = 0;
-        bool found = false, eligible = !use_mask || (mask_set[d] != p->mask_complement);
-        bool any_ok = false;
-        const uint32_t nd = P->new_of_old[d];
-        const double got = from_typed(type, ybuf, nd);
-        for (uint64_t e = doff[d]; e < doff[d + 1] && eligible; e++) {
-            uint32_t s = didx[e];
-            if (!in_set[s]) continue;
-            const double wt = dw[e];
-            const double cv = ref_contribution(p, type, xv[s], s, wt, (double)(off[s + 1] - off[s]));
-            ref_combine(p, cv, got, &c, &found, &any_ok);
-        }
-        double expect;
-        const bool joins = ref_apply(p, fp, found, eligible, c, y0[d], &expect);
-        const bool value_ok = ref_value_ok(p, fp, found, joins, any_ok, got, expect);
-        const bool in_out = mg__bit_test(out_bm, nd);
-        if (!value_ok || in_out != joins) {
-            if (bad < 3)
-                fprintf(stderr,
-                        "  mismatch type %d contrib %d combine %d apply %d edges %d compl %d in %d "
-                        "mask %d mode %d pulled %d: vertex %u got %g expected %g, joined %d "
-                        "expected %d\n",
-                        type, p->contribution, p->combine, p->apply, p->edges, p->mask_complement,
-                        use_in, use_mask, mode, info.pulled, d, got, expect, in_out, joins);
-            bad++;
-        }
-    }
-    return bad;
+    int bad = read_joined(n, a.out_count, out_list, out_bm, OUT_BOTH, joined);
+    char what[64];
+    snprintf(what, sizeof what, "mode %d pulled %d", mode, info.pulled);
+    return bad + reference_mismatches(P, &k, ybuf, joined, what);
 }
 
 /* Every configuration test_engine.c covers (with its skips), on one graph. */
 static void all_configs(pair *P, const char *name, int *cases, int *failed) {
-    const mg_type types[] = {MG_INT32, MG_INT64, MG_FLOAT, MG_DOUBLE};
-    const mg_apply applies[] = {MG_APPLY_MIN, MG_APPLY_MAX, MG_APPLY_IF_UNSET,
-                                MG_APPLY_ASSIGN, MG_APPLY_ADD, MG_APPLY_AFFINE};
     const mg_mode modes[] = {MG_MODE_SPARSE, MG_MODE_PULL, MG_MODE_AUTO};
     int here = 0, bad_here = 0, combo = 0;
-    for (int ti = 0; ti < 4; ti++)
-        for (int k = MG_CONTRIB_SRC; k <= MG_CONTRIB_SRC_ID; k++)
-            for (int c = MG_COMBINE_MIN; c <= MG_COMBINE_ANY; c++)
-                for (int a = 0; a < 6; a++)
-                    for (int variant = 0; variant < 4; variant++) {
-                        mg_type t = types[ti];
-                        bool fp = t == MG_FLOAT || t == MG_DOUBLE;
-                        if (k == MG_CONTRIB_SRC_DIV_OUTDEG && !fp) continue;
-                        if (k == MG_CONTRIB_SRC_ID && fp) continue;
-                        if (c == MG_COMBINE_ANY && applies[a] != MG_APPLY_IF_UNSET &&
-                            applies[a] != MG_APPLY_ASSIGN)
-                            continue;
-                        if (c == MG_COMBINE_SUM && k == MG_CONTRIB_SRC_TIMES_WEIGHT && !fp) continue;
-                        /* the sanitizer runs see a sample that still reaches every kernel family */
-                        if (small_mode && combo++ % 23 != 0) continue;
-                        mg_program p;
-                        mg_program_init(&p);
-                        p.contribution = (mg_contribution)k;
-                        p.combine = (mg_combine)c;
-                        p.apply = applies[a];
-                        p.edges = variant & 1 ? MG_EDGES_IN : MG_EDGES_OUT;
-                        if (k == MG_CONTRIB_SRC_DIV_OUTDEG) p.edges = MG_EDGES_OUT;
-                        p.mask_complement = variant & 2;
-                        p.alpha = fp ? 0.5 : 2;
-                        p.beta = 3;
-                        p.epsilon = 2.5;
-                        /* mi 3: the baseline kernel, under a forced pull it must ignore */
-                        for (int mi = 0; mi < 4; mi++) {
-                            bool use_in = (*cases % 3) != 0, use_mask = (*cases % 2) == 0;
-                            (*cases)++;
-                            here++;
-                            int bad = run_case(P, t, &p, use_in, use_mask,
-                                               mi < 3 ? modes[mi] : MG_MODE_PULL, mi == 3);
-                            CHECK(bad == 0);
-                            *failed += bad != 0;
-                            bad_here += bad != 0;
-                        }
-                    }
+    for (int i = 0; i < PROGRAMS; i++) {
+        mg_type t;
+        mg_program p;
+        if (!test_program(i, &t, &p)) continue;
+        /* the sanitizer runs see a sample that still reaches every kernel family */
+        if (small_mode && combo++ % 23 != 0) continue;
+        /* mi 3: the baseline kernel, under a forced pull it must ignore */
+        for (int mi = 0; mi < 4; mi++) {
+            bool use_in = (*cases % 3) != 0, use_mask = (*cases % 2) == 0;
+            (*cases)++;
+            here++;
+            int bad = run_case(P, t, &p, use_in, use_mask, mi < 3 ? modes[mi] : MG_MODE_PULL, mi == 3);
+            CHECK(bad == 0);
+            *failed += bad != 0;
+            bad_here += bad != 0;
+        }
+    }
     printf("device advance %s: %d configurations, %d with mismatches\n", name, here, bad_here);
 }
 
@@ -273,28 +101,13 @@ static void rmat_loops(int scale) {
     mg_graph g = NULL;
     CHECK_OK(ctx, mg_generate(ctx, &g, &o));
     if (g == NULL) return;
-    const uint64_t *off;
-    const uint32_t *idx;
-    mg_graph_csr(g, &off, &idx, NULL);
-    mg__coo coo;
-    CHECK_OK(ctx, mg__coo_init(ctx, &coo, g->m, false, MG_WEIGHT_NONE));
-    coo.n = g->n;
-    coo.m = g->m;
-    for (uint32_t v = 0; v < g->n; v++)
-        for (uint64_t e = off[v]; e < off[v + 1]; e++) {
-            coo.src[e] = v;
-            coo.dst[e] = idx[e];
-        }
-    mg_graph_free(&g);
-    mg_graph_options go;
-    mg_graph_options_init(&go); /* the edges are already both ways: keep them as they are */
     pair P;
-    if (!pair_build(&P, &coo, &go)) {
-        mg__coo_free(&coo);
+    const bool built = pair_from_graph(&P, g); /* the edges are already both ways: kept as they are */
+    mg_graph_free(&g);
+    if (!built) {
         pair_free(&P);
         return;
     }
-    mg__coo_free(&coo);
     const uint32_t n = P.host->n;
     uint32_t source = 0; /* the first vertex with edges */
     {
@@ -421,28 +234,12 @@ static void rmat_loops(int scale) {
 }
 
 int main(void) {
-    small_mode = getenv("MG_GPU_TEST_SMALL") != NULL && atoi(getenv("MG_GPU_TEST_SMALL")) != 0;
-    if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
     mg__gpu_info ginfo;
-    mg_status st = mg__gpu_query(ctx, 0, &ginfo);
-    if (st == MG_UNAVAILABLE) {
-        printf("skipped: %s\n", mg_context_error(ctx));
-        mg_context_free(&ctx);
-        return 77;
-    }
-    CHECK_OK(ctx, st);
-    if (st != MG_SUCCESS) return check_report();
+    const int early = gpu_test_start(&ginfo);
+    if (early >= 0) return early;
 
     mg__coo coo;
-    CHECK_OK(ctx, mg__coo_init(ctx, &coo, M, true, MG_WEIGHT_INT32));
-    coo.n = N;
-    coo.m = M;
-    for (int e = 0; e < M; e++) {
-        /* skew: a few vertices get many edges, so pull and push differ in cost */
-        coo.src[e] = next_rand() % 4 == 0 ? next_rand() % 8 : next_rand() % N;
-        coo.dst[e] = next_rand() % 5 == 0 ? 8 + next_rand() % 4 : next_rand() % N;
-        ((int32_t *)coo.weights)[e] = 1 + (int32_t)(next_rand() % 50);
-    }
+    if (!skewed_coo(&coo, N, M)) return check_report();
     int cases = 0, failed = 0;
     for (int undirected = 0; undirected <= 1; undirected++) {
         if (small_mode && undirected) break;

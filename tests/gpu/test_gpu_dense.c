@@ -1,6 +1,6 @@
 /*
- * test_gpu_dense.c — the dense-frontier engine (MultiGraphD: preprocess/gpu_dense.cu builds the form,
- * frontier/gpu_dense.cu advances on it) against the brute-force meaning of every edge program
+ * test_gpu_dense.c — the dense-frontier engine (MultiGraphD: preprocess/dense_blocks.cu builds the form,
+ * frontier/dense_engine.cu advances on it) against the brute-force meaning of every edge program
  * (tests/program_reference.h, the approach of test_gpu_advance.c): every value type, contribution,
  * combine and apply, along out- and in-edges, with the full frontier and a partial one, with and
  * without mask and complement, on a skewed directed graph and an undirected one, each under three
@@ -16,128 +16,36 @@
  * Exits 77 (ctest: skipped) when no GPU can be used. MG_GPU_TEST_SMALL=1 runs a sample of the
  * configurations, the directed graph only and a small R-MAT graph (for compute-sanitizer).
  */
-#include "mg_internal.h"
-#include "../../preprocess/gpu_preprocess.h"
-#include "../../preprocess/gpu_dense.h"
-#include "../../preprocess/gpu_dense_layout.h" /* the slot codes' escapes, checked here */
-#include "../../frontier/gpu_engine.h"
+#include "../../preprocess/dense_blocks.h"
+#include "../../preprocess/dense_blocks_layout.h" /* the slot codes' escapes, checked here */
 #include "check.h"
-#include "program_reference.h"
+#include "gpu_test.h"
 
 #include <math.h>
 
 enum { N = 1000, M = 12000 };
 
-static mg_context ctx;
-static bool small_mode;
-
-static uint64_t rng = 88172645463325252ull;
-static uint32_t next_rand(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
-}
-
-/* A graph in both forms: the host graph (caller numbering, for brute force) and the device graph
- * with its permutation copied back; device buffers for one case, reused. */
-typedef struct {
-    mg_graph host;
-    mg__gpu_graph dev;
-    uint32_t *new_of_old;
-    void *d_x, *d_y, *d_mask, *d_in, *d_out_list, *d_out_bm;
-} pair;
-
-static bool pair_build(pair *P, const mg__coo *coo, const mg_graph_options *opts) {
-    memset(P, 0, sizeof *P);
-    mg_status st = mg_graph_create_from_coo(ctx, &P->host, coo->n, coo->m, coo->src, coo->dst,
-                                            coo->weights, coo->weight_type, opts);
-    CHECK_OK(ctx, st);
-    if (st != MG_SUCCESS) return false;
-    st = mg__gpu_graph_build(ctx, coo, opts, &P->dev);
-    CHECK_OK(ctx, st);
-    if (st != MG_SUCCESS) return false;
-    const uint32_t n = coo->n;
-    const size_t words = mg__bitmap_words(n);
-    P->new_of_old = malloc((size_t)n * 4 + 4);
-    st = P->new_of_old ? MG_SUCCESS : MG_OUT_OF_MEMORY;
-    if (st == MG_SUCCESS) st = mg__gpu_copy_to_host(ctx, P->new_of_old, P->dev.d_new_of_old, (size_t)n * 4);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_x, (size_t)n * 8 + 8);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_y, (size_t)n * 8 + 8);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_mask, words * 8 + 8);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_in, (size_t)n * 4 + 4);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_out_list, (size_t)n * 4 + 4);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_out_bm, words * 8 + 8);
-    CHECK_OK(ctx, st);
-    return st == MG_SUCCESS;
-}
-
-static void pair_free(pair *P) {
-    mg_graph_free(&P->host);
-    mg__gpu_graph_free(&P->dev); /* frees the cached dense forms too */
-    free(P->new_of_old);
-    mg__gpu_free(P->d_x);
-    mg__gpu_free(P->d_y);
-    mg__gpu_free(P->d_mask);
-    mg__gpu_free(P->d_in);
-    mg__gpu_free(P->d_out_list);
-    mg__gpu_free(P->d_out_bm);
-}
-
-static void to_typed(mg_type t, void *dst, size_t i, double v) {
-    switch (t) {
-    case MG_INT64: ((int64_t *)dst)[i] = (int64_t)v; break;
-    case MG_FLOAT: ((float *)dst)[i] = (float)v; break;
-    case MG_DOUBLE: ((double *)dst)[i] = v; break;
-    default: ((int32_t *)dst)[i] = (int32_t)v; break;
-    }
-}
-static double from_typed(mg_type t, const void *src, size_t i) {
-    switch (t) {
-    case MG_INT64: return (double)((const int64_t *)src)[i];
-    case MG_FLOAT: return ((const float *)src)[i];
-    case MG_DOUBLE: return ((const double *)src)[i];
-    default: return ((const int32_t *)src)[i];
-    }
-}
-
 /* One configuration through the dense engine on form d, compared with brute force; returns the
  * mismatches. */
 static int run_case(pair *P, const mg__gpu_dense *d, mg_type type, const mg_program *p, bool use_in,
                     bool use_mask) {
-    int bad = 0;
-    const bool fp = type == MG_FLOAT || type == MG_DOUBLE;
     const uint32_t n = P->host->n;
     const size_t words = mg__bitmap_words(n), ts = mg__type_size(type);
     double xv[N], y0[N];
-    bool in_set[N], mask_set[N];
+    bool in_set[N], mask_set[N], joined[N];
     uint8_t xbuf[N * 8], ybuf[N * 8];
     uint32_t list[N], out_list[N];
     uint64_t mask_bm[(N + 63) / 64], out_bm[(N + 63) / 64];
-    uint32_t count = 0;
-    memset(mask_bm, 0, sizeof mask_bm);
-    for (uint32_t v = 0; v < n; v++) {
-        xv[v] = fp ? (next_rand() % 1000) / 8.0 : (double)(next_rand() % 1000);
-        y0[v] = (p->apply == MG_APPLY_IF_UNSET && next_rand() % 2) ? p->unset
-                                                                   : (double)(next_rand() % 1200);
-        in_set[v] = use_in ? next_rand() % 3 == 0 : true;
-        mask_set[v] = next_rand() % 2;
-        const uint32_t nv = P->new_of_old[v];
-        to_typed(type, xbuf, nv, xv[v]);
-        to_typed(type, ybuf, nv, y0[v]);
-        if (use_in && in_set[v]) list[count++] = nv;
-        if (mask_set[v]) mask_bm[nv >> 6] |= 1ull << (nv & 63);
-    }
-    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_x, xbuf, n * ts));
-    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_y, ybuf, n * ts));
-    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_in, list, count * 4));
-    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_mask, mask_bm, words * 8));
+    gpu_case k = {.type = type, .p = p, .use_in = use_in, .use_mask = use_mask, .x = xv, .y0 = y0,
+                  .in = in_set, .mask = mask_set, .xbuf = xbuf, .ybuf = ybuf, .list = list,
+                  .mask_bm = mask_bm};
+    case_inputs(P, &k, false);
     /* stale output from an earlier case must not survive: the engine clears what it writes */
     memset(out_bm, 0xa5, sizeof out_bm);
     CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_out_bm, out_bm, words * 8));
     mg__gpu_advance_args a = {
         .g = &P->dev, .program = p, .type = type,
-        .d_in_list = use_in ? P->d_in : NULL, .in_count = count,
+        .d_in_list = use_in ? P->d_in : NULL, .in_count = k.count,
         .d_x = p->contribution == MG_CONTRIB_SRC_ID ? NULL : P->d_x, .d_y = P->d_y,
         .d_mask = use_mask ? P->d_mask : NULL,
         .d_out_list = P->d_out_list, .d_out_bitmap = P->d_out_bm,
@@ -146,112 +54,45 @@ static int run_case(pair *P, const mg__gpu_dense *d, mg_type type, const mg_prog
     mg_status st = mg__gpu_dense_advance(ctx, d, &a, &info);
     CHECK_OK(ctx, st);
     if (st != MG_SUCCESS) return 1;
-    CHECK(!info.pulled && info.frontier_vertices == (use_in ? count : n));
+    CHECK(!info.pulled && info.frontier_vertices == (use_in ? k.count : n));
     CHECK(a.out_count <= n && info.output_vertices == a.out_count);
     CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, ybuf, P->d_y, n * ts));
     const uint32_t listed = a.out_count < n ? a.out_count : n;
     CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, out_list, P->d_out_list, (size_t)listed * 4));
     CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, out_bm, P->d_out_bm, words * 8));
-
-    /* the list holds each member of the bitmap once */
-    bool seen[N] = {false};
-    uint32_t members = 0;
-    for (size_t w = 0; w < words; w++) members += (uint32_t)__builtin_popcountll(out_bm[w]);
-    CHECK(members == a.out_count);
-    for (uint32_t i = 0; i < listed; i++) {
-        const uint32_t dd = out_list[i];
-        if (dd >= n || seen[dd] || !mg__bit_test(out_bm, dd)) {
-            if (bad < 3) fprintf(stderr, "  bad output list entry %u (position %u)\n", dd, i);
-            bad++;
-            continue;
-        }
-        seen[dd] = true;
-    }
+    const int bad = read_joined(n, a.out_count, out_list, out_bm, OUT_BOTH, joined);
 
     const uint64_t *off, *ioff;
-    const uint32_t *idx, *iidx;
-    const void *w, *iw;
-    mg_graph_csr(P->host, &off, &idx, &w);
-    mg_graph_csc(P->host, &ioff, &iidx, &iw);
+    mg_graph_csr(P->host, &off, NULL, NULL);
+    mg_graph_csc(P->host, &ioff, NULL, NULL);
     const bool along_out = p->edges == MG_EDGES_OUT;
-    const uint64_t *doff = along_out ? ioff : off;
-    const uint32_t *didx = along_out ? iidx : idx;
-    const int32_t *dw = along_out ? iw : w;
     uint64_t frontier_edges = 0;
     for (uint32_t s = 0; s < n; s++)
         if (in_set[s]) frontier_edges += along_out ? off[s + 1] - off[s] : ioff[s + 1] - ioff[s];
     CHECK(info.frontier_edges == frontier_edges);
-    for (uint32_t v = 0; v < n; v++) {
-        double c = 0;
-        bool found = false, eligible = !use_mask || (mask_set[v] != p->mask_complement);
-        bool any_ok = false;
-        const double got = from_typed(type, ybuf, P->new_of_old[v]);
-        for (uint64_t e = doff[v]; e < doff[v + 1] && eligible; e++) {
-            const uint32_t s = didx[e];
-            if (!in_set[s]) continue;
-            const double cv = ref_contribution(p, type, xv[s], s, dw[e], (double)(off[s + 1] - off[s]));
-            ref_combine(p, cv, got, &c, &found, &any_ok);
-        }
-        double expect;
-        const bool joins = ref_apply(p, fp, found, eligible, c, y0[v], &expect);
-        const bool value_ok = ref_value_ok(p, fp, found, joins, any_ok, got, expect);
-        const bool in_out = mg__bit_test(out_bm, P->new_of_old[v]);
-        if (!value_ok || in_out != joins) {
-            if (bad < 3)
-                fprintf(stderr,
-                        "  mismatch type %d contrib %d combine %d apply %d edges %d compl %d in %d "
-                        "mask %d: vertex %u got %g expected %g, joined %d expected %d\n",
-                        type, p->contribution, p->combine, p->apply, p->edges, p->mask_complement,
-                        use_in, use_mask, v, got, expect, in_out, joins);
-            bad++;
-        }
-    }
-    return bad;
+    return bad + reference_mismatches(P, &k, ybuf, joined, "dense");
 }
 
 /* Every configuration test_gpu_advance.c covers, each with the full frontier and a partial one;
  * forms[e] serves direction e. */
 static void all_configs(pair *P, const mg__gpu_dense *const forms[2], const char *name, int *cases,
                         int *failed) {
-    const mg_type types[] = {MG_INT32, MG_INT64, MG_FLOAT, MG_DOUBLE};
-    const mg_apply applies[] = {MG_APPLY_MIN, MG_APPLY_MAX, MG_APPLY_IF_UNSET,
-                                MG_APPLY_ASSIGN, MG_APPLY_ADD, MG_APPLY_AFFINE};
     int here = 0, bad_here = 0, combo = 0;
-    for (int ti = 0; ti < 4; ti++)
-        for (int k = MG_CONTRIB_SRC; k <= MG_CONTRIB_SRC_ID; k++)
-            for (int c = MG_COMBINE_MIN; c <= MG_COMBINE_ANY; c++)
-                for (int a = 0; a < 6; a++)
-                    for (int variant = 0; variant < 4; variant++) {
-                        const mg_type t = types[ti];
-                        const bool fp = t == MG_FLOAT || t == MG_DOUBLE;
-                        if (k == MG_CONTRIB_SRC_DIV_OUTDEG && !fp) continue;
-                        if (k == MG_CONTRIB_SRC_ID && fp) continue;
-                        if (c == MG_COMBINE_ANY && applies[a] != MG_APPLY_IF_UNSET &&
-                            applies[a] != MG_APPLY_ASSIGN)
-                            continue;
-                        if (c == MG_COMBINE_SUM && k == MG_CONTRIB_SRC_TIMES_WEIGHT && !fp) continue;
-                        if (small_mode && combo++ % 23 != 0) continue;
-                        mg_program p;
-                        mg_program_init(&p);
-                        p.contribution = (mg_contribution)k;
-                        p.combine = (mg_combine)c;
-                        p.apply = applies[a];
-                        p.edges = variant & 1 ? MG_EDGES_IN : MG_EDGES_OUT;
-                        if (k == MG_CONTRIB_SRC_DIV_OUTDEG) p.edges = MG_EDGES_OUT;
-                        p.mask_complement = variant & 2;
-                        p.alpha = fp ? 0.5 : 2;
-                        p.beta = 3;
-                        p.epsilon = 2.5;
-                        for (int partial = 0; partial < 2; partial++) {
-                            const bool use_mask = (*cases % 3) != 0;
-                            (*cases)++;
-                            here++;
-                            const int bad = run_case(P, forms[p.edges], t, &p, partial, use_mask);
-                            CHECK(bad == 0);
-                            *failed += bad != 0;
-                            bad_here += bad != 0;
-                        }
-                    }
+    for (int i = 0; i < PROGRAMS; i++) {
+        mg_type t;
+        mg_program p;
+        if (!test_program(i, &t, &p)) continue;
+        if (small_mode && combo++ % 23 != 0) continue;
+        for (int partial = 0; partial < 2; partial++) {
+            const bool use_mask = (*cases % 3) != 0;
+            (*cases)++;
+            here++;
+            const int bad = run_case(P, forms[p.edges], t, &p, partial, use_mask);
+            CHECK(bad == 0);
+            *failed += bad != 0;
+            bad_here += bad != 0;
+        }
+    }
     printf("dense advance %s: %d configurations, %d with mismatches\n", name, here, bad_here);
 }
 
@@ -355,7 +196,7 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 /* The slots and escapes of P's form along dir with one row panel (every destination), column panels
- * of W sources and every block light or every block heavy, from gpu_dense_layout.h's definitions:
+ * of W sources and every block light or every block heavy, from dense_blocks_layout.h's definitions:
  * the blocks' slots in column panel order, a light block's one per edge by destination, a heavy
  * block's one per destination; a slot is escaped at the start of a window, and where its destination
  * is below the previous slot's or 255 and more above it (*long_steps counts the escapes for that
@@ -493,24 +334,9 @@ static void rmat_loops(int scale) {
     mg_graph g = NULL;
     CHECK_OK(ctx, mg_generate(ctx, &g, &o));
     if (g == NULL) return;
-    const uint64_t *off;
-    const uint32_t *idx;
-    mg_graph_csr(g, &off, &idx, NULL);
-    mg__coo coo;
-    CHECK_OK(ctx, mg__coo_init(ctx, &coo, g->m, false, MG_WEIGHT_NONE));
-    coo.n = g->n;
-    coo.m = g->m;
-    for (uint32_t v = 0; v < g->n; v++)
-        for (uint64_t e = off[v]; e < off[v + 1]; e++) {
-            coo.src[e] = v;
-            coo.dst[e] = idx[e];
-        }
-    mg_graph_free(&g);
-    mg_graph_options go;
-    mg_graph_options_init(&go); /* the edges are already both ways: keep them as they are */
     pair P;
-    const bool built = pair_build(&P, &coo, &go);
-    mg__coo_free(&coo);
+    const bool built = pair_from_graph(&P, g); /* the edges are already both ways: kept as they are */
+    mg_graph_free(&g);
     if (!built) {
         pair_free(&P);
         return;
@@ -639,28 +465,12 @@ static void rmat_loops(int scale) {
 }
 
 int main(void) {
-    small_mode = getenv("MG_GPU_TEST_SMALL") != NULL && atoi(getenv("MG_GPU_TEST_SMALL")) != 0;
-    if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
     mg__gpu_info ginfo;
-    mg_status st = mg__gpu_query(ctx, 0, &ginfo);
-    if (st == MG_UNAVAILABLE) {
-        printf("skipped: %s\n", mg_context_error(ctx));
-        mg_context_free(&ctx);
-        return 77;
-    }
-    CHECK_OK(ctx, st);
-    if (st != MG_SUCCESS) return check_report();
+    const int early = gpu_test_start(&ginfo);
+    if (early >= 0) return early;
 
     mg__coo coo;
-    CHECK_OK(ctx, mg__coo_init(ctx, &coo, M, true, MG_WEIGHT_INT32));
-    coo.n = N;
-    coo.m = M;
-    for (int e = 0; e < M; e++) {
-        /* skew: a few sources and destinations hold many edges (dense blocks beside sparse ones) */
-        coo.src[e] = next_rand() % 4 == 0 ? next_rand() % 8 : next_rand() % N;
-        coo.dst[e] = next_rand() % 5 == 0 ? 8 + next_rand() % 4 : next_rand() % N;
-        ((int32_t *)coo.weights)[e] = 1 + (int32_t)(next_rand() % 50);
-    }
+    if (!skewed_coo(&coo, N, M)) return check_report();
     int cases = 0, failed = 0;
     for (int undirected = 0; undirected <= 1; undirected++) {
         if (small_mode && undirected) break;

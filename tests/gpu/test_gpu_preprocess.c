@@ -11,12 +11,10 @@
 #include "mg_internal.h"
 #include "../../preprocess/gpu_preprocess.h"
 #include "check.h"
+#include "gpu_test.h"
 
 #include <math.h>
 #include <omp.h>
-
-static mg_context ctx;
-static bool small_mode;
 
 /* ---- helpers ----------------------------------------------------------------------------------- */
 
@@ -390,17 +388,9 @@ static void huge(void) {
 }
 
 int main(void) {
-    small_mode = getenv("MG_GPU_TEST_SMALL") != NULL && atoi(getenv("MG_GPU_TEST_SMALL")) != 0;
-    if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
     mg__gpu_info info;
-    mg_status st = mg__gpu_query(ctx, 0, &info);
-    if (st == MG_UNAVAILABLE) {
-        printf("skipped: %s\n", mg_context_error(ctx));
-        mg_context_free(&ctx);
-        return 77;
-    }
-    CHECK_OK(ctx, st);
-    if (st != MG_SUCCESS) return check_report();
+    const int early = gpu_test_start(&info);
+    if (early >= 0) return early;
     printf("device %d: %s, cc %d.%d, %d SMs, %.1f GiB (%.1f free), shared %zu KB/block (opt-in), "
            "%zu KB/SM\n", info.device, info.name, info.cc_major, info.cc_minor, info.sm_count,
            info.total_memory / 1073741824.0, info.free_memory / 1073741824.0,

@@ -1,5 +1,5 @@
 /*
- * gpu_lb_engine.cu — the Gunrock-style baseline engine (issue 5): one edge-program step on a graph's
+ * baseline_engine.cu — the Gunrock-style baseline engine (issue 5): one edge-program step on a graph's
  * device form, with mg__gpu_advance's semantics (the CPU engine, frontier/cpu_engine.c, is the
  * reference), computed the way established GPU graph frameworks do, so that MultiGraph's engines
  * are measured against a fair, load-balanced baseline rather than a strawman.
@@ -33,16 +33,15 @@
  *    to push when the frontier shrinks below n / beta. Other programs push, as Gunrock's SSSP, BC
  *    and CC do. Like the other engines, a frontier whose edges are under m / 32 is pushed outright.
  *
- * Kernels are templates over value type, contribution and combine (the per-edge code has no
- * branches on those). Scratch memory is taken per call from the device's stream-ordered pool
- * (cudaMallocAsync, released with cudaFreeAsync on every path); the GPU backend tells the pool to
- * keep what it holds (mg__gpu_keep_pool), so later calls reuse that memory instead of mapping new
- * memory. Every CUDA call is checked
- * (MG_DEVICE_ERROR naming it, MG_OUT_OF_MEMORY for allocations), except the cudaFreeAsync of the
- * cleanup, which runs in a destructor and has no status to report to.
+ * Kernels are templates over value type, contribution and combine: for the built-in algorithms'
+ * programs (Hot, gpu_engine_host.cuh) the per-edge code has no branches on those; every other
+ * program runs its value type's generic instantiation (kRuntime). Scratch memory is taken per call
+ * from the device's stream-ordered pool (cudaMallocAsync, released with cudaFreeAsync on every
+ * path); the GPU backend tells the pool to keep what it holds (mg__gpu_keep_pool), so later calls
+ * reuse that memory instead of mapping new memory. Every CUDA call is checked (MG_DEVICE_ERROR
+ * naming it, MG_OUT_OF_MEMORY for allocations), except the cudaFreeAsync of the cleanup, which
+ * runs in a destructor and has no status to report to.
  */
-#include <limits>
-
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -50,11 +49,13 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
-#include "frontier/gpu_lb_engine.h"
+#include "frontier/gpu_engine_host.cuh"
+#include "frontier/baseline_engine.h"
 #include "core/gpu_resident.h"
 
 namespace {
 
+constexpr const char *kEntry = "mg__gpu_lb_advance"; /* what errors name (gpu_engine_host.cuh) */
 constexpr int kBlock = 256;               /* threads per block, all kernels                        */
 constexpr int kItems = 4;                 /* merged items (vertices + edges) per thread of a tile  */
 constexpr int kTile = kBlock * kItems;    /* merged items per tile (one block at a time)           */
@@ -145,23 +146,13 @@ __device__ __forceinline__ uint32_t row_of(const uint64_t *s_scan, uint32_t nrow
 
 /* Edge e of a source with per-source value xs. True when its destination *d is new to the list the
  * push builds: the output (it joined: y improved) or, through the accumulator, the touched list. */
-template <typename T, int K, int C>
-__device__ __forceinline__ bool push_edge(const Params<T> &P, T xs, uint64_t e, uint32_t *dst) {
+template <typename T>
+__device__ __forceinline__ bool push_edge(const Params<T> &P, int K, int C, T xs, uint64_t e, uint32_t *dst) {
     const uint32_t d = P.push_idx[e];
     if (!eligible(P, d)) return false;
-    const T c = edge_value<T, K>(P, xs, P.push_w, e);
-    bool joined = false, touched = false;
-    switch (P.op) {
-    case OP_MIN: joined = atomic_min(P.y + d, c); break;
-    case OP_MAX: joined = atomic_max(P.y + d, c); break;
-    case OP_IF_UNSET: {
-        const typename Word<T>::U unset = to_word(P.unset);
-        joined = to_word(load(P.y + d)) == unset && cas(P.y + d, unset, to_word(c)) == unset;
-        break;
-    }
-    case OP_ADD: atomic_add(P.y + d, c); touched = true; break;
-    default: atomic_combine<T, C>(P.acc + d, c); touched = true; break;
-    }
+    const T c = edge_value<T>(P, K, xs, P.push_w, e);
+    bool touched;
+    const bool joined = push_update(P, C, d, c, &touched);
     *dst = d;
     if (joined) return bit_claim(P.out_bm, d);
     if (touched) return bit_claim(P.touched, d);
@@ -172,8 +163,9 @@ __device__ __forceinline__ bool push_edge(const Params<T> &P, T xs, uint64_t e, 
  * P.count rows with exclusive offsets scan[0..P.count] (the scanned degrees of P.list, or the CSR
  * offsets themselves when every vertex is active). Grid-stride over tiles: the number of tiles is
  * read on the device, so the host needs no wait for it. */
-template <typename T, int K, int C>
+template <typename T, int K_, int C_>
 __global__ void __launch_bounds__(kBlock) lb_push_kernel(Params<T> P, const uint64_t *scan, ull *frontier_edges) {
+    const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
     typedef cub::BlockScan<uint32_t, kBlock> BlockScan;
     __shared__ uint64_t s_scan[kTile + 2];
     __shared__ uint64_t s_first[kTile + 1]; /* CSR position of each row's first edge */
@@ -193,7 +185,7 @@ __global__ void __launch_bounds__(kBlock) lb_push_kernel(Params<T> P, const uint
         for (uint32_t r = threadIdx.x; r < t.nrows; r += kBlock) {
             const uint32_t s = P.list ? P.list[t.x0 + r] : t.x0 + r;
             s_first[r] = P.push_off[s];
-            s_xs[r] = source_value<T, K>(P, s);
+            s_xs[r] = source_value<T>(P, K, s);
         }
         __syncthreads();
         uint32_t found[kItems];
@@ -205,7 +197,7 @@ __global__ void __launch_bounds__(kBlock) lb_push_kernel(Params<T> P, const uint
             if (y >= t.y1) continue;
             const uint32_t r = row_of(s_scan, t.nrows, y);
             uint32_t d;
-            if (push_edge<T, K, C>(P, s_xs[r], s_first[r] + (y - s_scan[r]), &d)) {
+            if (push_edge<T>(P, K, C, s_xs[r], s_first[r] + (y - s_scan[r]), &d)) {
                 found[j] = d;
                 nfound++;
             }
@@ -249,20 +241,21 @@ template <typename T> __global__ void apply_all_kernel(Params<T> P) {
 
 /* Destination d's in-edges [lo, hi) combined by one thread; MG_COMBINE_ANY stops at the first
  * active source. True when some source was active. */
-template <typename T, int K, int C>
-__device__ __forceinline__ bool pull_alone(const Params<T> &P, uint64_t lo, uint64_t hi, T *acc, ull *scanned) {
+template <typename T>
+__device__ __forceinline__ bool pull_alone(const Params<T> &P, int K, int C, uint64_t lo, uint64_t hi, T *acc,
+                                           ull *scanned) {
     bool found = false;
     for (uint64_t e = lo; e < hi; e++) {
         ++*scanned;
         const uint32_t s = P.pull_idx[e];
         if (P.active_bm != nullptr && !bit(P.active_bm, s)) continue;
-        const T c = edge_value<T, K>(P, source_value<T, K>(P, s), P.pull_w, e);
+        const T c = edge_value<T>(P, K, source_value<T>(P, K, s), P.pull_w, e);
         found = true;
         if (C == MG_COMBINE_ANY) {
             *acc = c;
             break;
         }
-        *acc = combine<T, C>(*acc, c);
+        *acc = combine<T>(C, *acc, c);
     }
     return found;
 }
@@ -276,7 +269,8 @@ __device__ __forceinline__ bool pull_alone(const Params<T> &P, uint64_t lo, uint
  * warp votes and the closing sum are converged. */
 constexpr uint64_t kWarpEdges = 32;
 
-template <typename T, int K, int C> __global__ void pull_rows_kernel(Params<T> P) {
+template <typename T, int K_, int C_> __global__ void pull_rows_kernel(Params<T> P) {
+    const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
     const uint32_t lane = threadIdx.x & 31;
     const uint32_t stride = gridDim.x * blockDim.x;
     const uint32_t rounds = (P.n + stride - 1) / stride;
@@ -292,8 +286,8 @@ template <typename T, int K, int C> __global__ void pull_rows_kernel(Params<T> P
         }
         const bool big = todo && hi - lo > kWarpEdges;
         if (todo && !big) {
-            T acc = identity<T, C>();
-            const bool found = pull_alone<T, K, C>(P, lo, hi, &acc, &scanned);
+            T acc = identity<T>(C);
+            const bool found = pull_alone<T>(P, K, C, lo, hi, &acc, &scanned);
             if ((found || P.apply == MG_APPLY_AFFINE) && apply_one(P, d, acc, found)) emit_joined(P, d);
         }
         for (unsigned bigs = __ballot_sync(0xffffffffu, big); bigs; bigs &= bigs - 1) {
@@ -301,17 +295,17 @@ template <typename T, int K, int C> __global__ void pull_rows_kernel(Params<T> P
             const uint32_t bd = __shfl_sync(0xffffffffu, d, leader);
             const uint64_t blo = __shfl_sync(0xffffffffu, (unsigned long long)lo, leader);
             const uint64_t bhi = __shfl_sync(0xffffffffu, (unsigned long long)hi, leader);
-            T acc = identity<T, C>();
+            T acc = identity<T>(C);
             bool found = false;
             for (uint64_t base = blo; base < bhi; base += 32) {
                 const uint64_t e = base + lane;
                 bool active = false;
-                T v = identity<T, C>();
+                T v = identity<T>(C);
                 if (e < bhi) {
                     scanned++;
                     const uint32_t s = P.pull_idx[e];
                     if (P.active_bm == nullptr || bit(P.active_bm, s)) {
-                        v = edge_value<T, K>(P, source_value<T, K>(P, s), P.pull_w, e);
+                        v = edge_value<T>(P, K, source_value<T>(P, K, s), P.pull_w, e);
                         active = true;
                     }
                 }
@@ -323,12 +317,12 @@ template <typename T, int K, int C> __global__ void pull_rows_kernel(Params<T> P
                         break;
                     }
                 } else {
-                    acc = combine<T, C>(acc, v);
+                    acc = combine<T>(C, acc, v);
                     found = found || who != 0;
                 }
             }
             if (C != MG_COMBINE_ANY)
-                for (int o = 16; o > 0; o >>= 1) acc = combine<T, C>(acc, shfl_xor(acc, o));
+                for (int o = 16; o > 0; o >>= 1) acc = combine<T>(C, acc, shfl_xor(acc, o));
             if ((uint32_t)leader == lane && (found || P.apply == MG_APPLY_AFFINE) && apply_one(P, bd, acc, found))
                 emit_joined(P, bd);
         }
@@ -340,9 +334,10 @@ template <typename T, int K, int C> __global__ void pull_rows_kernel(Params<T> P
  * rows is NULL) with exclusive offsets scan[0..count]. Consecutive lanes hold consecutive edges, so
  * a destination's edges within one warp are a run of lanes: a segmented shuffle scan combines each
  * run and its last lane makes one atomic into the accumulator (and marks the destination touched). */
-template <typename T, int K, int C>
+template <typename T, int K_, int C_>
 __global__ void __launch_bounds__(kBlock) lb_pull_kernel(Params<T> P, const uint64_t *scan,
                                                         const uint32_t *rows, uint32_t count) {
+    const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
     __shared__ uint64_t s_scan[kTile + 2];
     __shared__ uint64_t s_first[kTile + 1]; /* CSC position of each row's first in-edge */
     __shared__ uint32_t s_row[kTile + 1];
@@ -364,14 +359,14 @@ __global__ void __launch_bounds__(kBlock) lb_pull_kernel(Params<T> P, const uint
             if (!__any_sync(0xffffffffu, valid)) continue; /* warp-uniform */
             /* lanes past the tile's end get keys of their own, above every row */
             uint32_t key = t.nrows + lane;
-            T c = identity<T, C>();
+            T c = identity<T>(C);
             int got = 0;
             if (valid) {
                 key = row_of(s_scan, t.nrows, y);
                 const uint64_t e = s_first[key] + (y - s_scan[key]);
                 const uint32_t s = P.pull_idx[e];
                 if (P.active_bm == nullptr || bit(P.active_bm, s)) {
-                    c = edge_value<T, K>(P, source_value<T, K>(P, s), P.pull_w, e);
+                    c = edge_value<T>(P, K, source_value<T>(P, K, s), P.pull_w, e);
                     got = 1;
                 }
             }
@@ -381,14 +376,14 @@ __global__ void __launch_bounds__(kBlock) lb_pull_kernel(Params<T> P, const uint
                 const uint32_t okey = __shfl_up_sync(0xffffffffu, key, o);
                 const int ogot = __shfl_up_sync(0xffffffffu, got, o);
                 if (lane >= (uint32_t)o && okey == key) {
-                    c = combine<T, C>(c, oc);
+                    c = combine<T>(C, c, oc);
                     got |= ogot;
                 }
             }
             const uint32_t next = __shfl_down_sync(0xffffffffu, key, 1);
             if (valid && got && (lane == 31 || next != key)) {
                 const uint32_t d = s_row[key];
-                atomic_combine<T, C>(P.acc + d, c);
+                atomic_combine<T>(C, P.acc + d, c);
                 bit_claim(P.touched, d);
             }
         }
@@ -414,7 +409,7 @@ template <typename T> __global__ void fill_kernel(T *a, uint32_t n, T v) {
 /* x[s] / outdeg(s) once per source, with source_value's arithmetic (the same bits). */
 template <typename T> __global__ void scale_kernel(Params<T> P, T *scaled) {
     for (uint32_t s = blockIdx.x * blockDim.x + threadIdx.x; s < P.n; s += gridDim.x * blockDim.x)
-        scaled[s] = source_value<T, MG_CONTRIB_SRC_DIV_OUTDEG>(P, s);
+        scaled[s] = source_value<T>(P, MG_CONTRIB_SRC_DIV_OUTDEG, s);
 }
 
 /* Beamer's m_u: the in-edges (along the pull) of the destinations a pull would still scan:
@@ -459,31 +454,6 @@ template <typename T> struct PullRow {
 
 /* ---- host side ---------------------------------------------------------------------------------- */
 
-mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
-    (void)cudaGetLastError();
-    if (e == cudaErrorMemoryAllocation)
-        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_lb_advance: out of device memory in %s "
-                         "(gpu_lb_engine.cu:%d)", call, line);
-    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_lb_advance: %s failed: %s: %s (gpu_lb_engine.cu:%d)",
-                     call, cudaGetErrorName(e), cudaGetErrorString(e), line);
-}
-
-#define CU(expr)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (expr);                                                                   \
-        if (e_ != cudaSuccess) return cu_fail(ctx, e_, #expr, __LINE__);                           \
-    } while (0)
-#define LAUNCHED(name)                                                                             \
-    do {                                                                                           \
-        cudaError_t e_ = cudaGetLastError();                                                       \
-        if (e_ != cudaSuccess) return cu_fail(ctx, e_, "launch of " name, __LINE__);               \
-    } while (0)
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        mg_status s_ = (expr);                                                                     \
-        if (s_ != MG_SUCCESS) return s_;                                                           \
-    } while (0)
-
 /* One call's device scratch, from the stream-ordered pool, handed back (in stream order, after the
  * call's kernels) when the call returns, whichever way it returns. */
 struct Scratch {
@@ -522,12 +492,6 @@ constexpr size_t aligned(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 /* Counters a call reads back at its end, in one copy. */
 enum { CNT_OUT = 0, CNT_TOUCHED, CNT_SCANNED, CNT_FRONTIER_EDGES, CNT_UNVISITED_EDGES, CNT_ROWS, CNT_COUNT };
 
-unsigned grid_for(uint64_t threads) {
-    uint64_t g = (threads + kBlock - 1) / kBlock;
-    if (g == 0) g = 1;
-    return (unsigned)(g > 65535 * 4 ? 65535 * 4 : g);
-}
-
 /* Blocks for the tile kernels: one per tile up to kBlocksPerSm per SM (they then loop). */
 unsigned tile_grid(uint64_t items, int sms) {
     uint64_t tiles = (items + kTile - 1) / kTile;
@@ -536,49 +500,21 @@ unsigned tile_grid(uint64_t items, int sms) {
     return (unsigned)(tiles ? tiles : 1);
 }
 
-bool is_direct(const mg_program *p) {
-    switch (p->apply) {
-    case MG_APPLY_MIN: return p->combine == MG_COMBINE_MIN || p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_MAX: return p->combine == MG_COMBINE_MAX || p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_IF_UNSET: return p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_ADD: return p->combine == MG_COMBINE_SUM;
-    default: return false;
-    }
-}
-
-template <typename T> T host_identity(int combine) {
-    typedef std::numeric_limits<T> L;
-    if (combine == MG_COMBINE_MIN) return L::has_infinity ? L::infinity() : L::max();
-    if (combine == MG_COMBINE_MAX) return L::has_infinity ? -L::infinity() : L::lowest();
-    return (T)0;
-}
-
-/* Kernel dispatch: the switch instantiates each (contribution, combine) pair. */
+/* Kernel launches, instantiated by LAUNCH_BY_PROGRAM. A pull never sees MG_CONTRIB_SRC_DIV_OUTDEG
+ * (the sources are divided first) and lb_pull_kernel never MG_COMBINE_ANY: no kernels for those. */
 template <typename T, int K, int C>
 void launch_push(const Params<T> &P, const uint64_t *scan, ull *frontier_edges, unsigned grid) {
     lb_push_kernel<T, K, C><<<grid, kBlock>>>(P, scan, frontier_edges);
 }
 template <typename T, int K, int C>
 void launch_pull(const Params<T> &P, const uint64_t *scan, const uint32_t *rows, uint32_t count, unsigned grid) {
-    lb_pull_kernel<T, K, C><<<grid, kBlock>>>(P, scan, rows, count);
+    if constexpr (K != MG_CONTRIB_SRC_DIV_OUTDEG && C != MG_COMBINE_ANY)
+        lb_pull_kernel<T, K, C><<<grid, kBlock>>>(P, scan, rows, count);
 }
 template <typename T, int K, int C> void launch_pull_rows(const Params<T> &P) {
-    pull_rows_kernel<T, K, C><<<grid_for(P.n), kBlock>>>(P);
+    if constexpr (K != MG_CONTRIB_SRC_DIV_OUTDEG) pull_rows_kernel<T, K, C><<<grid_for(P.n), kBlock>>>(P);
 }
 
-#define KC_CASE(F, K, C, ...) case (K) * 4 + (C): F<T, K, C>(__VA_ARGS__); break;
-#define KC_CASES(F, K, ...)                                                                        \
-    KC_CASE(F, K, MG_COMBINE_MIN, __VA_ARGS__) KC_CASE(F, K, MG_COMBINE_MAX, __VA_ARGS__)          \
-    KC_CASE(F, K, MG_COMBINE_SUM, __VA_ARGS__) KC_CASE(F, K, MG_COMBINE_ANY, __VA_ARGS__)
-/* pulls: no MG_CONTRIB_SRC_DIV_OUTDEG (pre-divided into MG_CONTRIB_SRC), no MG_COMBINE_ANY */
-#define KC_PULL_CASES(K, F, ...)                                                                   \
-    KC_CASE(F, K, MG_COMBINE_MIN, __VA_ARGS__) KC_CASE(F, K, MG_COMBINE_MAX, __VA_ARGS__)          \
-    KC_CASE(F, K, MG_COMBINE_SUM, __VA_ARGS__)
-#define PULL_K(X, ...)                                                                             \
-    X(MG_CONTRIB_SRC, __VA_ARGS__) X(MG_CONTRIB_SRC_PLUS_ONE, __VA_ARGS__)                         \
-    X(MG_CONTRIB_SRC_PLUS_WEIGHT, __VA_ARGS__) X(MG_CONTRIB_SRC_TIMES_WEIGHT, __VA_ARGS__)         \
-    X(MG_CONTRIB_SRC_ID, __VA_ARGS__)
-#define KC_ROWS_CASES(K, F, ...) KC_CASES(F, K, __VA_ARGS__)
 
 /* One call, resolved: the arguments, the scratch and the counters. */
 template <typename T> struct Call {
@@ -599,14 +535,7 @@ template <typename T> mg_status push_step(Call<T> &c, const uint64_t *scan, uint
     Params<T> &P = c.P;
     const mg_program *p = c.p;
     const uint32_t n = P.n;
-    const bool direct = is_direct(p);
-    switch (p->apply) {
-    case MG_APPLY_MIN: P.op = direct ? OP_MIN : OP_ACC; break;
-    case MG_APPLY_MAX: P.op = direct ? OP_MAX : OP_ACC; break;
-    case MG_APPLY_IF_UNSET: P.op = direct ? OP_IF_UNSET : OP_ACC; break;
-    case MG_APPLY_ADD: P.op = direct ? OP_ADD : OP_ACC; break;
-    default: P.op = OP_ACC; break;
-    }
+    P.op = push_op(p);
     if (P.op == OP_ACC || P.op == OP_ADD) {
         TRY(take(ctx, c.S, &P.touched, c.words * sizeof(uint64_t), "the touched bitmap"));
         TRY(take(ctx, c.S, &P.tlist, (size_t)n * sizeof(uint32_t), "the touched list"));
@@ -622,15 +551,7 @@ template <typename T> mg_status push_step(Call<T> &c, const uint64_t *scan, uint
     if (P.count > 0) {
         const unsigned grid = tile_grid(items, c.sms);
         ull *const fe = c.counters + CNT_FRONTIER_EDGES;
-        switch ((int)p->contribution * 4 + (int)p->combine) {
-            KC_CASES(launch_push, MG_CONTRIB_SRC, P, scan, fe, grid)
-            KC_CASES(launch_push, MG_CONTRIB_SRC_PLUS_ONE, P, scan, fe, grid)
-            KC_CASES(launch_push, MG_CONTRIB_SRC_PLUS_WEIGHT, P, scan, fe, grid)
-            KC_CASES(launch_push, MG_CONTRIB_SRC_TIMES_WEIGHT, P, scan, fe, grid)
-            KC_CASES(launch_push, MG_CONTRIB_SRC_DIV_OUTDEG, P, scan, fe, grid)
-            KC_CASES(launch_push, MG_CONTRIB_SRC_ID, P, scan, fe, grid)
-        default: break;
-        }
+        LAUNCH_BY_PROGRAM(Hot<T>, (int)p->contribution, (int)p->combine, launch_push, P, scan, fe, grid);
         LAUNCHED("lb_push_kernel");
     }
     if (p->apply == MG_APPLY_AFFINE) {
@@ -669,15 +590,12 @@ template <typename T> mg_status pull_step(Call<T> &c) {
             LAUNCHED("scale_kernel");
         }
         P.x = scaled;
-        K = MG_CONTRIB_SRC;
+        K = P.contribution = MG_CONTRIB_SRC; /* what the generic kernels read */
     }
     if (n == 0) return MG_SUCCESS;
     const uint64_t max_degree = p->edges == MG_EDGES_OUT ? c.g->max_in_degree : c.g->max_out_degree;
     if (p->combine == MG_COMBINE_ANY || max_degree <= kWarpEdges) {
-        switch (K * 4 + (int)p->combine) {
-            PULL_K(KC_ROWS_CASES, launch_pull_rows, P)
-        default: break;
-        }
+        LAUNCH_BY_PROGRAM(Hot<T>, K, (int)p->combine, launch_pull_rows, P);
         LAUNCHED("pull_rows_kernel");
         return MG_SUCCESS;
     }
@@ -723,10 +641,7 @@ template <typename T> mg_status pull_step(Call<T> &c) {
     CU(cudaMemcpyAsync(c.counters + CNT_SCANNED, scan + nrows, sizeof(ull), cudaMemcpyDeviceToDevice));
     if (nrows > 0) {
         const unsigned grid = tile_grid(items, c.sms);
-        switch (K * 4 + (int)p->combine) {
-            PULL_K(KC_PULL_CASES, launch_pull, P, scan, rows, nrows, grid)
-        default: break;
-        }
+        LAUNCH_BY_PROGRAM(Hot<T>, K, (int)p->combine, launch_pull, P, scan, rows, nrows, grid);
         LAUNCHED("lb_pull_kernel");
         pull_apply_kernel<T><<<grid_for(nrows), kBlock>>>(P, rows, nrows);
         LAUNCHED("pull_apply_kernel");
@@ -750,29 +665,7 @@ template <typename T> mg_status advance_t(mg_context ctx, mg__gpu_advance_args *
     CU(cudaDeviceGetAttribute(&c.sms, cudaDevAttrMultiProcessorCount, device));
 
     Params<T> &P = c.P;
-    memset(&P, 0, sizeof P);
-    P.n = n;
-    P.push_off = along_out ? g->d_out_offsets : g->d_in_offsets;
-    P.push_idx = along_out ? g->d_out_indices : g->d_in_indices;
-    P.push_w = along_out ? g->d_out_weights : g->d_in_weights;
-    P.pull_off = along_out ? g->d_in_offsets : g->d_out_offsets;
-    P.pull_idx = along_out ? g->d_in_indices : g->d_out_indices;
-    P.pull_w = along_out ? g->d_in_weights : g->d_out_weights;
-    P.outdeg_off = g->d_out_offsets;
-    P.old_of_new = g->d_old_of_new;
-    P.wt = (int)g->weight_type;
-    P.list = a->d_in_list;
-    P.count = a->d_in_list ? a->in_count : n;
-    P.mask = a->d_mask;
-    P.complement = p->mask_complement;
-    P.x = static_cast<const T *>(a->d_x);
-    P.y = static_cast<T *>(a->d_y);
-    P.apply = (int)p->apply;
-    P.unset = (T)p->unset;
-    P.alpha = p->alpha;
-    P.beta = p->beta;
-    P.eps = p->epsilon;
-    P.out_list = a->d_out_list;
+    params_init(P, a);
 
     /* The scratch every call needs, in one allocation (a BFS level on a road graph is a few
      * microseconds of kernel work, so each call's API calls count): the counters, the output bitmap
@@ -864,27 +757,7 @@ template <typename T> mg_status advance_t(mg_context ctx, mg__gpu_advance_args *
 } // namespace
 
 extern "C" mg_status mg__gpu_lb_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
-    if (a == nullptr || info == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_lb_advance: NULL %s", a ? "info" : "args");
-    memset(info, 0, sizeof *info);
-    a->out_count = 0;
-    const mg_program *p = a->program;
-    if (a->g == nullptr || p == nullptr || a->d_y == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_lb_advance: NULL %s",
-                         a->g == nullptr ? "graph" : p == nullptr ? "program" : "d_y");
-    if ((unsigned)p->contribution > MG_CONTRIB_SRC_ID || (unsigned)p->combine > MG_COMBINE_ANY ||
-        (unsigned)p->apply > MG_APPLY_AFFINE || (unsigned)p->edges > MG_EDGES_IN)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_lb_advance: program has an unknown "
-                         "contribution, combine, apply or edges value");
-    if (p->contribution != MG_CONTRIB_SRC_ID && a->d_x == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_lb_advance: d_x is NULL but the "
-                         "contribution reads source values");
-    if (p->contribution == MG_CONTRIB_SRC_DIV_OUTDEG && p->edges != MG_EDGES_OUT)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_lb_advance: MG_CONTRIB_SRC_DIV_OUTDEG "
-                         "needs MG_EDGES_OUT");
-    if (a->d_in_list != nullptr && a->in_count > a->g->n)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_lb_advance: in_count %u exceeds n = %u",
-                         a->in_count, a->g->n);
+    TRY(check_args(ctx, kEntry, a, info));
     switch (a->type) {
     case MG_INT32: case MG_VERTEX: return advance_t<int32_t>(ctx, a, info);
     case MG_INT64: return advance_t<int64_t>(ctx, a, info);

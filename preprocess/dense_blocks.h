@@ -1,5 +1,5 @@
 /*
- * gpu_dense.h — the dense-frontier form of a device graph (MultiGraphD, thesis Sec. 3.4, Figures
+ * dense_blocks.h — the dense-frontier form of a device graph (MultiGraphD, thesis Sec. 3.4, Figures
  * 3.2-3.4), built on the GPU from the device CSR/CSC of preprocess/gpu_preprocess.h (internal).
  *
  * The edge matrix (rows: destinations, columns: sources, in the device numbering) is cut into
@@ -12,14 +12,14 @@
  * panel's slots with one thread block; their destinations are coded in a byte each (the step from
  * the previous slot's, with a side table for the few that cannot be). Consecutive row panels may form bands (params.band_slots):
  * a band's light entries are written and reduced before the next band's, to keep its slots in L2
- * (one band by default: smaller ones measured slower, gpu_dense.cu's derive_params).
+ * (one band by default: smaller ones measured slower, dense_blocks.cu's derive_params).
  *
  * One form per edge direction: MG_EDGES_OUT gathers along stored edges (destination rows from the
- * CSC), MG_EDGES_IN along reversed ones (from the CSR). Kernels: frontier/gpu_dense.cu. C-callable;
+ * CSC), MG_EDGES_IN along reversed ones (from the CSR). Kernels: frontier/dense_engine.cu. C-callable;
  * builds without CUDA get MG_UNAVAILABLE.
  */
-#ifndef MG_GPU_DENSE_H
-#define MG_GPU_DENSE_H
+#ifndef MG_DENSE_BLOCKS_H
+#define MG_DENSE_BLOCKS_H
 
 #include "gpu_preprocess.h" /* relative: tools and tests include this header by path */
 
@@ -44,7 +44,7 @@ typedef struct {
     uint32_t col_panels, row_panels;
     uint64_t heavy_blocks, heavy_edges, light_blocks, light_edges, slots;
     uint64_t escapes;            /* slots whose destination is stored whole, not as a step
-                                    from the previous slot's (gpu_dense_layout.h)          */
+                                    from the previous slot's (dense_blocks_layout.h)          */
     uint64_t heavy_units;        /* thread blocks of the heavy kernel                      */
     uint64_t light_items;        /* light thread blocks of the light/phase-2 kernel        */
     uint32_t bands;              /* bands of row panels                                    */
@@ -72,4 +72,4 @@ void mg__gpu_dense_free(mg__gpu_dense **d);
 #ifdef __cplusplus
 }
 #endif
-#endif /* MG_GPU_DENSE_H */
+#endif /* MG_DENSE_BLOCKS_H */

@@ -1,5 +1,5 @@
 /*
- * gpu_engine.cu — the CUDA advance: one step of an edge program on a graph's device form, with the
+ * sparse_engine.cu — the CUDA advance: one step of an edge program on a graph's device form, with the
  * CPU engine's semantics (frontier/cpu_engine.c is the reference; read its comments first).
  *
  *  - push (MultiGraphS, Sec. 3.5): the frontier is cut into groups of 64 vertices, one group per
@@ -19,20 +19,22 @@
  * The choice uses the CPU engine's constants (frontier edges against the eligible destinations'
  * edges); ctx->mode forces either.
  *
- * Kernels are templates over value type, contribution and combine (instantiated by the dispatch
- * switch), so the per-edge code has no branches on those; the apply is a uniform runtime switch.
+ * Kernels are templates over value type, contribution and combine: for the built-in algorithms'
+ * programs (Hot, gpu_engine_host.cuh) the per-edge code has no branches on those; every other
+ * program runs its value type's generic instantiation (kRuntime). The apply is a uniform runtime
+ * switch.
  * Every CUDA call is checked (MG_DEVICE_ERROR naming it, MG_OUT_OF_MEMORY for allocations). Scratch
  * arrays live in a workspace on the context, kept between calls and freed with it; a call waits
  * for the device once, at its end (and once more only when the push/pull choice needs the
  * frontier's edge count).
  */
-#include <limits>
-
 #include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
-#include "frontier/gpu_engine.h"
+#include "frontier/gpu_engine_host.cuh"
 #include "core/gpu_resident.h"
 
 namespace {
+
+constexpr const char *kEntry = "mg__gpu_advance"; /* what errors name (gpu_engine_host.cuh) */
 
 /* Same heuristics as the CPU engine (cpu_engine.c). */
 constexpr uint64_t kPushCheap = 32;
@@ -49,29 +51,20 @@ constexpr int kHubShift = 40;        /* hub_count: (hubs << kHubShift) | chunks 
 /* ---- push ------------------------------------------------------------------------------------- */
 
 /* One edge e of source s (per-source value xs). */
-template <typename T, int K, int C>
-__device__ __forceinline__ void push_edge(const Params<T> &P, T xs, uint64_t e) {
+template <typename T>
+__device__ __forceinline__ void push_edge(const Params<T> &P, int K, int C, T xs, uint64_t e) {
     const uint32_t d = P.push_idx[e];
     if (!eligible(P, d)) return;
-    const T c = edge_value<T, K>(P, xs, P.push_w, e);
-    bool joined = false, touched = false;
-    switch (P.op) {
-    case OP_MIN: joined = atomic_min(P.y + d, c); break;
-    case OP_MAX: joined = atomic_max(P.y + d, c); break;
-    case OP_IF_UNSET: {
-        const typename Word<T>::U unset = to_word(P.unset);
-        joined = to_word(load(P.y + d)) == unset && cas(P.y + d, unset, to_word(c)) == unset;
-        break;
-    }
-    case OP_ADD: atomic_add(P.y + d, c); touched = true; break;
-    default: atomic_combine<T, C>(P.acc + d, c); touched = true; break;
-    }
+    const T c = edge_value<T>(P, K, xs, P.push_w, e);
+    bool touched;
+    const bool joined = push_update(P, C, d, c, &touched);
     if (joined && bit_claim(P.out_bm, d)) append(P.out_list, P.out_count, d);
     if (touched && bit_claim(P.touched, d)) append(P.tlist, P.tcount, d);
 }
 
 /* MultiGraphS: a block of 256 threads per group of 64 frontier vertices, three stages. */
-template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) push_kernel(Params<T> P) {
+template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) push_kernel(Params<T> P) {
+    const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
     __shared__ uint64_t s_lo[kGroup];
     __shared__ uint64_t s_deg[kGroup];
     __shared__ T s_xs[kGroup];
@@ -93,7 +86,7 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
                 /* with segments, the edges into groups 1-4 went through seg_push_kernel */
                 if (P.seg_ptr) lo += P.seg_ptr[(uint64_t)s * (P.nseg + 1) + P.nseg];
                 deg = P.push_off[s + 1] - lo;
-                if (deg) xs = source_value<T, K>(P, s);
+                if (deg) xs = source_value<T>(P, K, s);
             }
             s_lo[tid] = lo;
             s_deg[tid] = deg;
@@ -122,7 +115,7 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
             const int k = tid >> 2;
             const uint64_t deg = s_deg[k], r1 = deg % 32, from = s_lo[k] + deg - r1;
             const T xs = s_xs[k];
-            for (uint64_t j = tid & 3; j < r1; j += 4) push_edge<T, K, C>(P, xs, from + j);
+            for (uint64_t j = tid & 3; j < r1; j += 4) push_edge<T>(P, K, C, xs, from + j);
         }
         /* stage 2: warp w takes vertices 8w..8w+7, (E - E % 32) % 256 edges each */
         {
@@ -131,7 +124,7 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
                 const uint64_t deg = s_deg[k], rest = deg - deg % 32, r2 = rest % 256;
                 const uint64_t from = s_lo[k] + rest - r2;
                 const T xs = s_xs[k];
-                for (uint64_t j = lane; j < r2; j += 32) push_edge<T, K, C>(P, xs, from + j);
+                for (uint64_t j = lane; j < r2; j += 32) push_edge<T>(P, K, C, xs, from + j);
             }
         }
         /* stage 3: the whole block, vertex after vertex, a multiple of 256 edges each */
@@ -140,7 +133,7 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
             const int k = s_big[b];
             const uint64_t deg = s_deg[k], rest = deg - deg % 32, r3 = rest - rest % 256;
             const T xs = s_xs[k];
-            for (uint64_t j = tid; j < r3; j += kBlock) push_edge<T, K, C>(P, xs, s_lo[k] + j);
+            for (uint64_t j = tid; j < r3; j += kBlock) push_edge<T>(P, K, C, xs, s_lo[k] + j);
         }
         __syncthreads(); /* the shared arrays are rewritten for the next group */
     }
@@ -148,7 +141,8 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
 
 /* Stage 3 of the hubs push_kernel listed, a chunk of kHubChunk edges per block at a time: chunk c
  * belongs to the last hub whose first chunk is <= c (the list is in that order). */
-template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) hub_kernel(Params<T> P) {
+template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) hub_kernel(Params<T> P) {
+    const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
     const ull counted = *P.hub_count;
     const uint32_t hubs = (uint32_t)(counted >> kHubShift);
     const ull chunks = counted & ((1ull << kHubShift) - 1);
@@ -166,8 +160,8 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) hu
         const uint64_t deg = P.push_off[s + 1] - lo, rest = deg - deg % 32, r3 = rest - rest % 256;
         const uint64_t from = (c - (h >> 32)) * kHubChunk;
         const uint64_t to = from + kHubChunk < r3 ? from + kHubChunk : r3;
-        const T xs = source_value<T, K>(P, s);
-        for (uint64_t j = from + threadIdx.x; j < to; j += kBlock) push_edge<T, K, C>(P, xs, lo + j);
+        const T xs = source_value<T>(P, K, s);
+        for (uint64_t j = from + threadIdx.x; j < to; j += kBlock) push_edge<T>(P, K, C, xs, lo + j);
     }
 }
 
@@ -197,7 +191,7 @@ template <typename T> __device__ __forceinline__ void shared_max(T *p, T v) {
         old = from_word<T>(seen);
     }
 }
-template <typename T, int C> __device__ __forceinline__ void shared_combine(T *p, T v) {
+template <typename T> __device__ __forceinline__ void shared_combine(int C, T *p, T v) {
     switch (C) {
     case MG_COMBINE_MIN: shared_min(p, v); break;
     case MG_COMBINE_MAX: shared_max(p, v); break;
@@ -206,8 +200,9 @@ template <typename T, int C> __device__ __forceinline__ void shared_combine(T *p
     }
 }
 
-template <typename T, int K, int C>
+template <typename T, int K_, int C_>
 __global__ void __launch_bounds__(kSegBlock) seg_push_kernel(Params<T> P, uint32_t subsegs) {
+    const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
     extern __shared__ __align__(16) unsigned char smem[];
     T *sval = reinterpret_cast<T *>(smem);
     uint32_t *sbit = reinterpret_cast<uint32_t *>(smem + (size_t)P.seg_size * sizeof(T));
@@ -216,7 +211,7 @@ __global__ void __launch_bounds__(kSegBlock) seg_push_kernel(Params<T> P, uint32
     T init = (T)0;
     if (P.op == OP_MIN) init = Lim<T>::max();
     else if (P.op == OP_MAX) init = Lim<T>::lowest();
-    else if (P.op == OP_ACC) init = identity<T, C>();
+    else if (P.op == OP_ACC) init = identity<T>(C);
     for (uint64_t b = blockIdx.x; b < total; b += gridDim.x) {
         const uint32_t seg = (uint32_t)(b % P.nseg), sub = (uint32_t)(b / P.nseg);
         const uint32_t d0 = seg * P.seg_size;
@@ -231,12 +226,12 @@ __global__ void __launch_bounds__(kSegBlock) seg_push_kernel(Params<T> P, uint32
             const uint32_t *sp = P.seg_ptr + (uint64_t)s * (P.nseg + 1) + seg;
             const uint64_t base = P.push_off[s], lo = base + sp[0], hi = base + sp[1];
             if (lo == hi) continue;
-            const T xs = source_value<T, K>(P, s);
+            const T xs = source_value<T>(P, K, s);
             for (uint64_t e = lo + lane; e < hi; e += 32) {
                 const uint32_t d = P.push_idx[e];
                 if (!eligible(P, d)) continue;
                 if (P.op == OP_IF_UNSET && load(P.y + d) != P.unset) continue;
-                const T c = edge_value<T, K>(P, xs, P.push_w, e);
+                const T c = edge_value<T>(P, K, xs, P.push_w, e);
                 const uint32_t l = d - d0, word = l >> 5, mask = 1u << (l & 31);
                 switch (P.op) {
                 case OP_MIN: shared_min(sval + l, c); break;
@@ -246,7 +241,7 @@ __global__ void __launch_bounds__(kSegBlock) seg_push_kernel(Params<T> P, uint32
                     if (!(atomicOr(&sbit[word], mask) & mask)) sval[l] = c;
                     continue;
                 case OP_ADD: atomic_add(sval + l, c); break;
-                default: shared_combine<T, C>(sval + l, c); break;
+                default: shared_combine<T>(C, sval + l, c); break;
                 }
                 atomicOr(&sbit[word], mask);
             }
@@ -256,18 +251,8 @@ __global__ void __launch_bounds__(kSegBlock) seg_push_kernel(Params<T> P, uint32
             if (!((sbit[i >> 5] >> (i & 31)) & 1u)) continue;
             const uint32_t d = d0 + i;
             const T v = sval[i];
-            bool joined = false, touched = false;
-            switch (P.op) {
-            case OP_MIN: joined = atomic_min(P.y + d, v); break;
-            case OP_MAX: joined = atomic_max(P.y + d, v); break;
-            case OP_IF_UNSET: {
-                const typename Word<T>::U unset = to_word(P.unset);
-                joined = to_word(load(P.y + d)) == unset && cas(P.y + d, unset, to_word(v)) == unset;
-                break;
-            }
-            case OP_ADD: atomic_add(P.y + d, v); touched = true; break;
-            default: atomic_combine<T, C>(P.acc + d, v); touched = true; break;
-            }
+            bool touched;
+            const bool joined = push_update(P, C, d, v, &touched);
             if (joined && bit_claim(P.out_bm, d)) append(P.out_list, P.out_count, d);
             if (touched && bit_claim(P.touched, d)) append(P.tlist, P.tcount, d);
         }
@@ -278,14 +263,15 @@ __global__ void __launch_bounds__(kSegBlock) seg_push_kernel(Params<T> P, uint32
 /* The plain CSR baseline (a benchmark comparison, not an engine): one thread per active source,
  * scanning all its out-edges alone with the same global atomics. High-degree sources serialise on
  * one thread and a warp's lanes read unrelated rows: exactly what MultiGraphS's stages avoid. */
-template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) baseline_kernel(Params<T> P) {
+template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) baseline_kernel(Params<T> P) {
+    const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
     const uint32_t stride = gridDim.x * blockDim.x;
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < P.count; i += stride) {
         const uint32_t s = P.list ? P.list[i] : i;
         const uint64_t lo = P.push_off[s], hi = P.push_off[s + 1];
         if (lo == hi) continue;
-        const T xs = source_value<T, K>(P, s);
-        for (uint64_t e = lo; e < hi; e++) push_edge<T, K, C>(P, xs, e);
+        const T xs = source_value<T>(P, K, s);
+        for (uint64_t e = lo; e < hi; e++) push_edge<T>(P, K, C, xs, e);
     }
 }
 
@@ -324,11 +310,12 @@ template <typename T> __global__ void fill_kernel(T *a, uint32_t n, T v) {
 /* ---- pull ------------------------------------------------------------------------------------- */
 
 /* Destination d by a team of W lanes (1: a thread, 32: a warp); lane 0 applies. */
-template <typename T, int K, int C, int W>
-__device__ __forceinline__ void pull_one(const Params<T> &P, uint32_t d, int lane, ull &scanned) {
+template <typename T, int W>
+__device__ __forceinline__ void pull_one(const Params<T> &P, int K, int C, uint32_t d, int lane,
+                                         ull &scanned) {
     if (!eligible(P, d)) return;
     if (P.apply == MG_APPLY_IF_UNSET && load(P.y + d) != P.unset) return;
-    T acc = identity<T, C>();
+    T acc = identity<T>(C);
     bool found = false;
     const uint64_t lo = P.pull_off[d], hi = P.pull_off[d + 1];
     uint64_t e = lo + lane;
@@ -336,17 +323,17 @@ __device__ __forceinline__ void pull_one(const Params<T> &P, uint32_t d, int lan
         scanned++;
         const uint32_t s = P.pull_idx[e];
         if (P.active_bm && !bit(P.active_bm, s)) continue;
-        const T c = edge_value<T, K>(P, source_value<T, K>(P, s), P.pull_w, e);
+        const T c = edge_value<T>(P, K, source_value<T>(P, K, s), P.pull_w, e);
         found = true;
         if (C == MG_COMBINE_ANY) { acc = c; break; }
-        acc = combine<T, C>(acc, c);
+        acc = combine<T>(C, acc, c);
     }
     if (W > 1) {
         const unsigned who = __ballot_sync(0xffffffffu, found);
         if (C == MG_COMBINE_ANY) {
             acc = who ? shfl(acc, __ffs(who) - 1) : acc;
         } else {
-            for (int o = 16; o > 0; o >>= 1) acc = combine<T, C>(acc, shfl_xor(acc, o));
+            for (int o = 16; o > 0; o >>= 1) acc = combine<T>(C, acc, shfl_xor(acc, o));
         }
         found = who != 0;
         if (lane != 0) return;
@@ -363,7 +350,10 @@ __device__ __forceinline__ void add_scanned(ull *total, ull mine) {
 }
 
 /* One thread per destination from, from + step, ... below to (step > 1: the hybrid's sample). */
-template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pull_thread_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
+template <typename T, int K_, int C_>
+__global__ void __launch_bounds__(kBlock)
+pull_thread_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
+    const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
     ull scanned = 0;
     const uint32_t span = (to - from + step - 1) / step;
     const uint32_t stride = gridDim.x * blockDim.x;
@@ -371,25 +361,31 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
     const uint32_t rounds = (span + stride - 1) / stride;
     for (uint32_t r = 0; r < rounds; r++) {
         const uint32_t i = r * stride + blockIdx.x * blockDim.x + threadIdx.x;
-        if (i < span) pull_one<T, K, C, 1>(P, from + i * step, 0, scanned);
+        if (i < span) pull_one<T, 1>(P, K, C, from + i * step, 0, scanned);
     }
     add_scanned(P.scanned, scanned);
 }
 
 /* One warp per destination from, from + step, ... below to (the high in-degree groups). */
-template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pull_warp_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
+template <typename T, int K_, int C_>
+__global__ void __launch_bounds__(kBlock)
+pull_warp_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
+    const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
     ull scanned = 0;
     const int lane = threadIdx.x & 31;
     const uint32_t warps = gridDim.x * (blockDim.x / 32);
     const uint32_t span = (to - from + step - 1) / step;
     for (uint32_t i = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; i < span; i += warps)
-        pull_one<T, K, C, 32>(P, from + i * step, lane, scanned);
+        pull_one<T, 32>(P, K, C, from + i * step, lane, scanned);
     add_scanned(P.scanned, scanned);
 }
 
 /* One block per destination from, from + step, ... below to (the hubs: in-degree group 1, 2048 edges
  * and more; a warp would take R-MAT 22's largest, 162,775 edges, in 5,000 rounds). */
-template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pull_block_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
+template <typename T, int K_, int C_>
+__global__ void __launch_bounds__(kBlock)
+pull_block_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
+    const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
     __shared__ T s_acc[kBlock / 32];
     __shared__ bool s_found[kBlock / 32];
     ull scanned = 0;
@@ -399,23 +395,23 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
         const uint32_t d = from + i * step;
         if (!eligible(P, d)) continue; /* the same d for the whole block: a uniform branch */
         if (P.apply == MG_APPLY_IF_UNSET && load(P.y + d) != P.unset) continue;
-        T acc = identity<T, C>();
+        T acc = identity<T>(C);
         bool found = false;
         const uint64_t lo = P.pull_off[d], hi = P.pull_off[d + 1];
         for (uint64_t e = lo + threadIdx.x; e < hi; e += kBlock) {
             scanned++;
             const uint32_t s = P.pull_idx[e];
             if (P.active_bm && !bit(P.active_bm, s)) continue;
-            const T c = edge_value<T, K>(P, source_value<T, K>(P, s), P.pull_w, e);
+            const T c = edge_value<T>(P, K, source_value<T>(P, K, s), P.pull_w, e);
             found = true;
             if (C == MG_COMBINE_ANY) { acc = c; break; }
-            acc = combine<T, C>(acc, c);
+            acc = combine<T>(C, acc, c);
         }
         const unsigned who = __ballot_sync(0xffffffffu, found);
         if (C == MG_COMBINE_ANY) {
             acc = who ? shfl(acc, __ffs(who) - 1) : acc;
         } else {
-            for (int o = 16; o > 0; o >>= 1) acc = combine<T, C>(acc, shfl_xor(acc, o));
+            for (int o = 16; o > 0; o >>= 1) acc = combine<T>(C, acc, shfl_xor(acc, o));
         }
         if (lane == 0) {
             s_acc[warp] = acc;
@@ -423,11 +419,11 @@ template <typename T, int K, int C> __global__ void __launch_bounds__(kBlock) pu
         }
         __syncthreads();
         if (threadIdx.x == 0) {
-            T total = identity<T, C>();
+            T total = identity<T>(C);
             bool any = false;
             for (int w = 0; w < kBlock / 32; w++) {
                 if (!s_found[w]) continue;
-                total = any && C == MG_COMBINE_ANY ? total : any ? combine<T, C>(total, s_acc[w]) : s_acc[w];
+                total = any && C == MG_COMBINE_ANY ? total : any ? combine<T>(C, total, s_acc[w]) : s_acc[w];
                 any = true;
             }
             if ((any || P.apply == MG_APPLY_AFFINE) && apply_one(P, d, total, any)) {
@@ -462,33 +458,6 @@ __global__ void sample_list_kernel(const uint32_t *list, uint32_t count, uint32_
 }
 
 /* ---- host side -------------------------------------------------------------------------------- */
-
-unsigned grid_for(uint64_t threads) {
-    uint64_t g = (threads + kBlock - 1) / kBlock;
-    if (g == 0) g = 1;
-    return (unsigned)(g > 65535 * 4 ? 65535 * 4 : g);
-}
-
-mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
-    (void)cudaGetLastError();
-    if (e == cudaErrorMemoryAllocation)
-        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_advance: out of device memory in %s "
-                         "(gpu_engine.cu:%d)", call, line);
-    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_advance: %s failed: %s: %s (gpu_engine.cu:%d)",
-                     call, cudaGetErrorName(e), cudaGetErrorString(e), line);
-}
-
-#define CU(expr)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (expr);                                                                   \
-        if (e_ != cudaSuccess) return cu_fail(ctx, e_, #expr, __LINE__);                           \
-    } while (0)
-#define LAUNCHED(name) CU_NAMED_LAUNCH(name)
-#define CU_NAMED_LAUNCH(name)                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = cudaGetLastError();                                                       \
-        if (e_ != cudaSuccess) return cu_fail(ctx, e_, "launch of " name, __LINE__);               \
-    } while (0)
 
 /* Device scratch kept on the context between calls (ctx->gpu_workspace). A BFS level on a road
  * graph is a few microseconds of kernel work, so per-call cudaMalloc/cudaFree and synchronising
@@ -533,7 +502,7 @@ mg_status workspace_get(mg_context ctx, uint32_t n, Workspace **out) {
     Workspace *w = static_cast<Workspace *>(ctx->gpu_workspace);
     int device = 0;
     cudaError_t e = cudaGetDevice(&device);
-    if (e != cudaSuccess) return cu_fail(ctx, e, "cudaGetDevice", __LINE__);
+    if (e != cudaSuccess) return engine_fail(ctx, e, kEntry, "cudaGetDevice", __FILE__, __LINE__);
     if (w != nullptr && (w->device != device || w->capacity < n)) {
         workspace_free(w);
         ctx->gpu_workspace = w = nullptr;
@@ -571,22 +540,6 @@ template <typename U> mg_status workspace_array(mg_context ctx, U **array, size_
     return MG_SUCCESS;
 }
 
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        mg_status s_ = (expr);                                                                     \
-        if (s_ != MG_SUCCESS) return s_;                                                           \
-    } while (0)
-
-bool is_direct(const mg_program *p) {
-    switch (p->apply) {
-    case MG_APPLY_MIN: return p->combine == MG_COMBINE_MIN || p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_MAX: return p->combine == MG_COMBINE_MAX || p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_IF_UNSET: return p->combine == MG_COMBINE_ANY;
-    case MG_APPLY_ADD: return p->combine == MG_COMBINE_SUM;
-    default: return false;
-    }
-}
-
 template <typename T, int K, int C> void launch_push(const Params<T> &P, unsigned grid) {
     push_kernel<T, K, C><<<grid, kBlock>>>(P);
 }
@@ -616,22 +569,6 @@ template <typename T, int K, int C> void launch_pull(const Params<T> &P, uint32_
         pull_thread_kernel<T, K, C><<<grid_for((P.n - warp_end) / step), kBlock>>>(P, warp_end, P.n, step);
 }
 
-#define KC_CASE(F, K, C, ...) case (K) * 4 + (C): F<T, K, C>(__VA_ARGS__); break;
-#define K_CASES(F, K, ...)                                                                         \
-    KC_CASE(F, K, MG_COMBINE_MIN, __VA_ARGS__) KC_CASE(F, K, MG_COMBINE_MAX, __VA_ARGS__)          \
-    KC_CASE(F, K, MG_COMBINE_SUM, __VA_ARGS__) KC_CASE(F, K, MG_COMBINE_ANY, __VA_ARGS__)
-#define ALL_CASES(F, ...)                                                                          \
-    K_CASES(F, MG_CONTRIB_SRC, __VA_ARGS__) K_CASES(F, MG_CONTRIB_SRC_PLUS_ONE, __VA_ARGS__)       \
-    K_CASES(F, MG_CONTRIB_SRC_PLUS_WEIGHT, __VA_ARGS__)                                            \
-    K_CASES(F, MG_CONTRIB_SRC_TIMES_WEIGHT, __VA_ARGS__)                                           \
-    K_CASES(F, MG_CONTRIB_SRC_DIV_OUTDEG, __VA_ARGS__) K_CASES(F, MG_CONTRIB_SRC_ID, __VA_ARGS__)
-
-template <typename T, int C> T host_identity() {
-    if (C == MG_COMBINE_MIN) return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
-    if (C == MG_COMBINE_MAX) return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
-    return (T)0;
-}
-
 /* how: MG__GPU_STEP_RULE (ctx->mode, else the push/pull rule below), or forced push or pull; a
  * stride > 1 runs a sample: every stride-th frontier vertex (push) or destination (pull). */
 template <typename T>
@@ -646,29 +583,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
     TRY(workspace_get(ctx, n, &w));
     const size_t cap_words = mg__bitmap_words(w->capacity);
     Params<T> P;
-    memset(&P, 0, sizeof P);
-    P.n = n;
-    P.push_off = along_out ? g->d_out_offsets : g->d_in_offsets;
-    P.push_idx = along_out ? g->d_out_indices : g->d_in_indices;
-    P.push_w = along_out ? g->d_out_weights : g->d_in_weights;
-    P.pull_off = along_out ? g->d_in_offsets : g->d_out_offsets;
-    P.pull_idx = along_out ? g->d_in_indices : g->d_out_indices;
-    P.pull_w = along_out ? g->d_in_weights : g->d_out_weights;
-    P.outdeg_off = g->d_out_offsets;
-    P.old_of_new = g->d_old_of_new;
-    P.wt = (int)g->weight_type;
-    P.list = a->d_in_list;
-    P.count = a->d_in_list ? a->in_count : n;
-    P.mask = a->d_mask;
-    P.complement = p->mask_complement;
-    P.x = static_cast<const T *>(a->d_x);
-    P.y = static_cast<T *>(a->d_y);
-    P.apply = (int)p->apply;
-    P.unset = (T)p->unset;
-    P.alpha = p->alpha;
-    P.beta = p->beta;
-    P.eps = p->epsilon;
-    P.out_list = a->d_out_list;
+    params_init(P, a);
     if (stride > 1 && how == MG__GPU_STEP_PUSH && P.count > 0) {
         const uint32_t sampled = (uint32_t)(((uint64_t)P.count + stride - 1) / stride);
         TRY(workspace_array(ctx, &w->sample, (size_t)w->capacity * sizeof(uint32_t), "the frontier sample"));
@@ -706,7 +621,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
     bool pull;
     if (how != MG__GPU_STEP_RULE) pull = how == MG__GPU_STEP_PULL;
     else if (baseline || ctx->mode == MG_MODE_SPARSE) pull = false; /* the baseline always pushes */
-    else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE) pull = true; /* dense: gpu_dense.cu */
+    else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE) pull = true; /* dense: dense_engine.cu */
     else if (a->d_in_list == nullptr || p->apply == MG_APPLY_AFFINE) pull = true;
     else if ((uint64_t)P.count * max_degree < g->m / kPushCheap) pull = false;
     else {
@@ -743,18 +658,11 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
         const uint32_t block_end = grouped ? g->group_start[1] : 0;
         const uint32_t warp_end = grouped ? g->group_start[MG__GPU_GROUPS - 1] : 0;
         if (n > 0) {
-            switch (K * 4 + C) { ALL_CASES(launch_pull, P, block_end, warp_end, stride) default: break; }
+            LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_pull, P, block_end, warp_end, stride);
             LAUNCHED("pull kernel");
         }
     } else {
-        const bool direct = is_direct(p);
-        switch (p->apply) {
-        case MG_APPLY_MIN: P.op = direct ? OP_MIN : OP_ACC; break;
-        case MG_APPLY_MAX: P.op = direct ? OP_MAX : OP_ACC; break;
-        case MG_APPLY_IF_UNSET: P.op = direct ? OP_IF_UNSET : OP_ACC; break;
-        case MG_APPLY_ADD: P.op = direct ? OP_ADD : OP_ACC; break;
-        default: P.op = OP_ACC; break;
-        }
+        P.op = push_op(p);
         if (P.op == OP_ACC || P.op == OP_ADD) {
             TRY(workspace_array(ctx, &w->touched, cap_words * sizeof(uint64_t), "the touched bitmap"));
             TRY(workspace_array(ctx, &w->tlist, (size_t)w->capacity * sizeof(uint32_t), "the touched list"));
@@ -765,18 +673,13 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
         if (P.op == OP_ACC) {
             TRY(workspace_array(ctx, &w->acc, (size_t)w->capacity * 8, "the accumulator"));
             P.acc = static_cast<T *>(w->acc);
-            T id = (T)0;
-            switch (C) {
-            case MG_COMBINE_MIN: id = host_identity<T, MG_COMBINE_MIN>(); break;
-            case MG_COMBINE_MAX: id = host_identity<T, MG_COMBINE_MAX>(); break;
-            }
             if (n > 0) {
-                fill_kernel<T><<<grid_for(n), kBlock>>>(P.acc, n, id);
+                fill_kernel<T><<<grid_for(n), kBlock>>>(P.acc, n, host_identity<T>(C));
                 LAUNCHED("fill_kernel");
             }
         }
         if (P.count > 0 && baseline) {
-            switch (K * 4 + C) { ALL_CASES(launch_baseline, P, grid_for(P.count)) default: break; }
+            LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_baseline, P, grid_for(P.count));
             LAUNCHED("baseline_kernel");
         } else if (P.count > 0) {
             /* high in-degree destinations (groups 1-4) through shared-memory segments, along the
@@ -789,7 +692,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
                 const uint32_t subsegs = (P.count + kSubSeg - 1) / kSubSeg;
                 const size_t shmem = (size_t)g->seg_size * sizeof(T) + ((size_t)g->seg_size + 31) / 32 * 4;
                 cudaError_t err = cudaSuccess;
-                switch (K * 4 + C) { ALL_CASES(launch_seg, P, subsegs, shmem, &err) default: break; }
+                LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_seg, P, subsegs, shmem, &err);
                 CU(err);
                 LAUNCHED("seg_push_kernel");
             }
@@ -801,10 +704,10 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
             }
             const uint32_t groups = (P.count + kGroup - 1) / kGroup;
             const unsigned grid = groups > 65535u * 4 ? 65535u * 4 : groups;
-            switch (K * 4 + C) { ALL_CASES(launch_push, P, grid) default: break; }
+            LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_push, P, grid);
             LAUNCHED("push_kernel");
             if (P.hubs != nullptr) {
-                switch (K * 4 + C) { ALL_CASES(launch_hubs, P) default: break; }
+                LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_hubs, P);
                 LAUNCHED("hub_kernel");
             }
         }
@@ -837,27 +740,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
 /* Every entry point: the same checks, then the engine or the baseline. */
 mg_status advance_entry(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info, bool baseline,
                         mg__gpu_step how, uint32_t stride) {
-    if (a == nullptr || info == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: NULL %s", a ? "info" : "args");
-    memset(info, 0, sizeof *info);
-    a->out_count = 0;
-    const mg_program *p = a->program;
-    if (a->g == nullptr || p == nullptr || a->d_y == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: NULL %s",
-                         a->g == nullptr ? "graph" : p == nullptr ? "program" : "d_y");
-    if ((unsigned)p->contribution > MG_CONTRIB_SRC_ID || (unsigned)p->combine > MG_COMBINE_ANY ||
-        (unsigned)p->apply > MG_APPLY_AFFINE || (unsigned)p->edges > MG_EDGES_IN)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: program has an unknown "
-                         "contribution, combine, apply or edges value");
-    if (p->contribution != MG_CONTRIB_SRC_ID && a->d_x == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: d_x is NULL but the "
-                         "contribution reads source values");
-    if (p->contribution == MG_CONTRIB_SRC_DIV_OUTDEG && p->edges != MG_EDGES_OUT)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: MG_CONTRIB_SRC_DIV_OUTDEG "
-                         "needs MG_EDGES_OUT");
-    if (a->d_in_list != nullptr && a->in_count > a->g->n)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance: in_count %u exceeds n = %u",
-                         a->in_count, a->g->n);
+    TRY(check_args(ctx, kEntry, a, info));
     switch (a->type) {
     case MG_INT32: case MG_VERTEX: return advance_t<int32_t>(ctx, a, info, baseline, how, stride);
     case MG_INT64: return advance_t<int64_t>(ctx, a, info, baseline, how, stride);

@@ -1,6 +1,6 @@
 /*
- * gpu_dense.cu — builds the dense-frontier form of a device graph on the GPU (MultiGraphD, thesis
- * Sec. 3.4, Figures 3.2-3.4). The layout is described in gpu_dense_layout.h; read it first.
+ * dense_blocks.cu — builds the dense-frontier form of a device graph on the GPU (MultiGraphD, thesis
+ * Sec. 3.4, Figures 3.2-3.4). The layout is described in dense_blocks_layout.h; read it first.
  *
  * The build works on runs: a run is the edges of one destination from one column panel (rows are
  * sorted by source, so a run is a contiguous piece of a row). Steps, all on one stream:
@@ -34,7 +34,7 @@
 extern "C" {
 #include "mg_internal.h"
 }
-#include "preprocess/gpu_dense_layout.h"
+#include "preprocess/dense_blocks_layout.h"
 
 namespace {
 
@@ -293,7 +293,7 @@ __global__ void panel_first_kernel(const uint32_t *row_slot, uint32_t row_panels
     }
 }
 
-/* Whether slot i's destination is stored whole (gpu_dense_layout.h): the first slot of a window or
+/* Whether slot i's destination is stored whole (dense_blocks_layout.h): the first slot of a window or
  * of a row panel, or one whose destination is below the previous slot's or 255 and more above. */
 __device__ __forceinline__ bool escaped(const uint16_t *dst, const uint32_t *first, uint32_t i) {
     if (i % MG__DENSE_SLOT_WINDOW == 0 || ((first[i >> 5] >> (i & 31)) & 1u)) return true;

@@ -1,5 +1,5 @@
 /*
- * gpu_lb_engine.h — the Gunrock-style baseline GPU engine (internal, issue 5): one step of an edge
+ * baseline_engine.h — the Gunrock-style baseline GPU engine (internal, issue 5): one step of an edge
  * program on a graph's device form, with exactly the semantics of mg__gpu_advance (gpu_engine.h;
  * the reference is the CPU engine, frontier/cpu_engine.c), computed the way the established GPU
  * graph frameworks do it rather than the MultiGraph way:
@@ -20,10 +20,10 @@
  *    DOBFS does; other programs push, as Gunrock's SSSP, BC and CC do.
  *
  * It uses only the CSR and CSC of mg__gpu_graph (not its degree groups or segments). The function
- * is C-callable; without CUDA (gpu_lb_fallback.c) it returns MG_UNAVAILABLE.
+ * is C-callable; without CUDA (baseline_engine_fallback.c) it returns MG_UNAVAILABLE.
  */
-#ifndef MG_GPU_LB_ENGINE_H
-#define MG_GPU_LB_ENGINE_H
+#ifndef MG_BASELINE_ENGINE_H
+#define MG_BASELINE_ENGINE_H
 
 #include "gpu_engine.h"
 
@@ -41,4 +41,4 @@ mg_status mg__gpu_lb_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance
 #ifdef __cplusplus
 }
 #endif
-#endif /* MG_GPU_LB_ENGINE_H */
+#endif /* MG_BASELINE_ENGINE_H */

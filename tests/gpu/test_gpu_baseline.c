@@ -1,5 +1,5 @@
 /*
- * test_gpu_lb.c — the Gunrock-style baseline engine (frontier/gpu_lb_engine.cu) against a
+ * test_gpu_baseline.c — the Gunrock-style baseline engine (frontier/baseline_engine.cu) against a
  * brute-force evaluation of the same edge program in the caller's numbering (tests/
  * program_reference.h, as tests/gpu/test_gpu_advance.c does for mg__gpu_advance): every value
  * type, contribution, combine and apply, with and without frontier, mask and complement, along out-
@@ -13,124 +13,21 @@
  * Exits 77 (ctest: skipped) when no GPU can be used. MG_GPU_TEST_SMALL=1 runs a sample of the
  * configurations and small graphs (for compute-sanitizer).
  */
-#include "mg_internal.h"
-#include "../../preprocess/gpu_preprocess.h"
-#include "../../frontier/gpu_lb_engine.h"
+#include "../../frontier/baseline_engine.h"
+#define GPU_TEST_SEED 0x9e3779b97f4a7c15ull
 #include "check.h"
-#include "program_reference.h"
+#include "gpu_test.h"
 
 #include <math.h>
 
 enum { N = 3000, M = 24000 };
 
-static mg_context ctx;
-static bool small_mode;
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t next_rand(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
-}
-
-/* A graph in both forms: the host graph (caller numbering, for brute force) and the device form
- * with its permutation copied back, plus the device buffers of one case. */
-typedef struct {
-    mg_graph host;
-    mg__gpu_graph dev;
-    uint32_t *new_of_old;
-    void *d_x, *d_y, *d_mask, *d_in, *d_out_list, *d_out_bm;
-} pair;
-
-static bool pair_build(pair *P, const mg__coo *coo, const mg_graph_options *opts) {
-    memset(P, 0, sizeof *P);
-    mg_status st = mg_graph_create_from_coo(ctx, &P->host, coo->n, coo->m, coo->src, coo->dst,
-                                            coo->weights, coo->weight_type, opts);
-    CHECK_OK(ctx, st);
-    if (st != MG_SUCCESS) return false;
-    st = mg__gpu_graph_build(ctx, coo, opts, &P->dev);
-    CHECK_OK(ctx, st);
-    if (st != MG_SUCCESS) return false;
-    CHECK(P->dev.n == P->host->n && P->dev.m == P->host->m);
-    const uint32_t n = coo->n;
-    const size_t words = mg__bitmap_words(n);
-    P->new_of_old = malloc((size_t)n * 4 + 4);
-    if (P->new_of_old == NULL) return false;
-    st = mg__gpu_copy_to_host(ctx, P->new_of_old, P->dev.d_new_of_old, (size_t)n * 4);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_x, (size_t)n * 8 + 8);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_y, (size_t)n * 8 + 8);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_mask, words * 8 + 8);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_in, (size_t)n * 4 + 4);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_out_list, (size_t)n * 4 + 4);
-    if (st == MG_SUCCESS) st = mg__gpu_alloc(ctx, &P->d_out_bm, words * 8 + 8);
-    CHECK_OK(ctx, st);
-    return st == MG_SUCCESS;
-}
-
-/* The host graph g (stored edges, both ways when undirected) as a directed device graph. */
-static bool pair_from_graph(pair *P, mg_graph g) {
-    const uint64_t *off;
-    const uint32_t *idx;
-    mg_graph_csr(g, &off, &idx, NULL);
-    mg__coo coo;
-    mg_status st = mg__coo_init(ctx, &coo, g->m, false, MG_WEIGHT_NONE);
-    CHECK_OK(ctx, st);
-    if (st != MG_SUCCESS) return false;
-    coo.n = g->n;
-    coo.m = g->m;
-    for (uint32_t v = 0; v < g->n; v++)
-        for (uint64_t e = off[v]; e < off[v + 1]; e++) {
-            coo.src[e] = v;
-            coo.dst[e] = idx[e];
-        }
-    mg_graph_options go;
-    mg_graph_options_init(&go);
-    const bool ok = pair_build(P, &coo, &go);
-    mg__coo_free(&coo);
-    return ok;
-}
-
-static void pair_free(pair *P) {
-    mg_graph_free(&P->host);
-    mg__gpu_graph_free(&P->dev);
-    free(P->new_of_old);
-    mg__gpu_free(P->d_x);
-    mg__gpu_free(P->d_y);
-    mg__gpu_free(P->d_mask);
-    mg__gpu_free(P->d_in);
-    mg__gpu_free(P->d_out_list);
-    mg__gpu_free(P->d_out_bm);
-}
-
-static void to_typed(mg_type t, void *dst, size_t i, double v) {
-    switch (t) {
-    case MG_INT64: ((int64_t *)dst)[i] = (int64_t)v; break;
-    case MG_FLOAT: ((float *)dst)[i] = (float)v; break;
-    case MG_DOUBLE: ((double *)dst)[i] = v; break;
-    default: ((int32_t *)dst)[i] = (int32_t)v; break;
-    }
-}
-static double from_typed(mg_type t, const void *src, size_t i) {
-    switch (t) {
-    case MG_INT64: return (double)((const int64_t *)src)[i];
-    case MG_FLOAT: return ((const float *)src)[i];
-    case MG_DOUBLE: return ((const double *)src)[i];
-    default: return ((const int32_t *)src)[i];
-    }
-}
-
 static int pushes, pulls;
-
-/* The output forms a case asks for. */
-enum { OUT_BOTH = 0, OUT_LIST, OUT_BITMAP };
 
 /* Runs one configuration and compares with brute force; returns the mismatches. empty: an empty
  * frontier list. */
 static int run_case(pair *P, mg_type type, const mg_program *p, bool use_in, bool empty, bool use_mask,
                     mg_mode mode, int outs) {
-    int bad = 0;
-    const bool fp = type == MG_FLOAT || type == MG_DOUBLE;
     const uint32_t n = P->host->n;
     const size_t words = mg__bitmap_words(n), ts = mg__type_size(type);
     static double xv[N], y0[N];
@@ -138,26 +35,13 @@ static int run_case(pair *P, mg_type type, const mg_program *p, bool use_in, boo
     static uint8_t xbuf[N * 8], ybuf[N * 8];
     static uint32_t list[N], out_list[N];
     static uint64_t mask_bm[(N + 63) / 64], out_bm[(N + 63) / 64];
-    uint32_t count = 0;
-    memset(mask_bm, 0, sizeof mask_bm);
-    for (uint32_t v = 0; v < n; v++) {
-        xv[v] = fp ? (next_rand() % 1000) / 8.0 : (double)(next_rand() % 1000);
-        y0[v] = (p->apply == MG_APPLY_IF_UNSET && next_rand() % 2) ? p->unset : (double)(next_rand() % 1200);
-        in_set[v] = use_in ? !empty && next_rand() % 3 == 0 : true;
-        mask_set[v] = next_rand() % 2;
-        const uint32_t nv = P->new_of_old[v];
-        to_typed(type, xbuf, nv, xv[v]);
-        to_typed(type, ybuf, nv, y0[v]);
-        if (use_in && in_set[v]) list[count++] = nv;
-        if (mask_set[v]) mask_bm[nv >> 6] |= 1ull << (nv & 63);
-    }
-    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_x, xbuf, n * ts));
-    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_y, ybuf, n * ts));
-    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_in, list, count * 4));
-    CHECK_OK(ctx, mg__gpu_copy_to_device(ctx, P->d_mask, mask_bm, words * 8));
+    gpu_case k = {.type = type, .p = p, .use_in = use_in, .use_mask = use_mask, .x = xv, .y0 = y0,
+                  .in = in_set, .mask = mask_set, .xbuf = xbuf, .ybuf = ybuf, .list = list,
+                  .mask_bm = mask_bm};
+    case_inputs(P, &k, empty);
     mg__gpu_advance_args a = {
         .g = &P->dev, .program = p, .type = type,
-        .d_in_list = use_in ? P->d_in : NULL, .in_count = count,
+        .d_in_list = use_in ? P->d_in : NULL, .in_count = k.count,
         .d_x = p->contribution == MG_CONTRIB_SRC_ID ? NULL : P->d_x, .d_y = P->d_y,
         .d_mask = use_mask ? P->d_mask : NULL,
         .d_out_list = outs != OUT_BITMAP ? P->d_out_list : NULL,
@@ -177,126 +61,52 @@ static int run_case(pair *P, mg_type type, const mg_program *p, bool use_in, boo
 
     /* the info fields: the frontier and its edges along the program's direction */
     const uint64_t *off, *ioff;
-    const uint32_t *idx, *iidx;
-    const void *w, *iw;
-    mg_graph_csr(P->host, &off, &idx, &w);
-    mg_graph_csc(P->host, &ioff, &iidx, &iw);
-    const bool along_out = p->edges == MG_EDGES_OUT;
-    const uint64_t *soff = along_out ? off : ioff;
+    mg_graph_csr(P->host, &off, NULL, NULL);
+    mg_graph_csc(P->host, &ioff, NULL, NULL);
+    const uint64_t *soff = p->edges == MG_EDGES_OUT ? off : ioff;
     uint64_t fe = 0;
     for (uint32_t v = 0; v < n; v++)
         if (in_set[v]) fe += soff[v + 1] - soff[v];
-    CHECK(info.frontier_vertices == (use_in ? count : n));
+    CHECK(info.frontier_vertices == (use_in ? k.count : n));
     CHECK(info.frontier_edges == fe);
     if (!info.pulled) CHECK(info.edges_scanned == fe);
     else CHECK(info.edges_scanned <= P->host->m);
 
     CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, ybuf, P->d_y, n * ts));
     const uint32_t listed = a.out_count < n ? a.out_count : n;
-    if (outs != OUT_BITMAP) CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, out_list, P->d_out_list, (size_t)listed * 4));
+    if (outs != OUT_BITMAP)
+        CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, out_list, P->d_out_list, (size_t)listed * 4));
     if (outs != OUT_LIST) CHECK_OK(ctx, mg__gpu_copy_to_host(ctx, out_bm, P->d_out_bm, words * 8));
-
-    /* The joined set, from the list (each member once) and/or the bitmap; both agree. */
-    memset(joined, 0, sizeof joined);
-    uint32_t members = 0;
-    if (outs != OUT_LIST) {
-        for (size_t i = 0; i < words; i++) members += (uint32_t)__builtin_popcountll(out_bm[i]);
-        CHECK(members == a.out_count);
-    }
-    if (outs != OUT_BITMAP) {
-        for (uint32_t i = 0; i < listed; i++) {
-            const uint32_t d = out_list[i];
-            if (d >= n || joined[d] || (outs == OUT_BOTH && !mg__bit_test(out_bm, d))) {
-                if (bad < 3) fprintf(stderr, "  bad output list entry %u (position %u)\n", d, i);
-                bad++;
-                continue;
-            }
-            joined[d] = true;
-        }
-    } else {
-        for (uint32_t d = 0; d < n; d++) joined[d] = mg__bit_test(out_bm, d);
-    }
-
-    /* along MG_EDGES_OUT a destination's sources are its in-neighbours (CSC); along IN, the CSR */
-    const uint64_t *doff = along_out ? ioff : off;
-    const uint32_t *didx = along_out ? iidx : idx;
-    const int32_t *dw = along_out ? iw : w;
-    for (uint32_t d = 0; d < n; d++) {
-        double c = 0;
-        bool found = false, any_ok = false;
-        const bool eligible = !use_mask || (mask_set[d] != p->mask_complement);
-        const uint32_t nd = P->new_of_old[d];
-        const double got = from_typed(type, ybuf, nd);
-        for (uint64_t e = doff[d]; e < doff[d + 1] && eligible; e++) {
-            const uint32_t s = didx[e];
-            if (!in_set[s]) continue;
-            const double cv = ref_contribution(p, type, xv[s], s, dw ? dw[e] : 1, (double)(off[s + 1] - off[s]));
-            ref_combine(p, cv, got, &c, &found, &any_ok);
-        }
-        double expect;
-        const bool joins = ref_apply(p, fp, found, eligible, c, y0[d], &expect);
-        const bool value_ok = ref_value_ok(p, fp, found, joins, any_ok, got, expect);
-        if (!value_ok || joined[nd] != joins) {
-            if (bad < 3)
-                fprintf(stderr,
-                        "  mismatch type %d contrib %d combine %d apply %d edges %d compl %d in %d "
-                        "empty %d mask %d mode %d outs %d pulled %d: vertex %u got %g expected %g, "
-                        "joined %d expected %d\n",
-                        type, p->contribution, p->combine, p->apply, p->edges, p->mask_complement,
-                        use_in, empty, use_mask, mode, outs, info.pulled, d, got, expect, joined[nd], joins);
-            bad++;
-        }
-    }
-    return bad;
+    const int bad = read_joined(n, a.out_count, out_list, out_bm, outs, joined);
+    char what[64];
+    snprintf(what, sizeof what, "empty %d mode %d outs %d pulled %d", empty, mode, outs, info.pulled);
+    return bad + reference_mismatches(P, &k, ybuf, joined, what);
 }
 
 /* Every configuration test_gpu_advance.c covers (with its skips), on one graph. */
 static void all_configs(pair *P, const char *name, int *cases, int *failed) {
-    const mg_type types[] = {MG_INT32, MG_INT64, MG_FLOAT, MG_DOUBLE};
-    const mg_apply applies[] = {MG_APPLY_MIN, MG_APPLY_MAX, MG_APPLY_IF_UNSET,
-                                MG_APPLY_ASSIGN, MG_APPLY_ADD, MG_APPLY_AFFINE};
     const mg_mode modes[] = {MG_MODE_SPARSE, MG_MODE_PULL, MG_MODE_AUTO};
     int here = 0, bad_here = 0, combo = 0;
-    for (int ti = 0; ti < 4; ti++)
-        for (int k = MG_CONTRIB_SRC; k <= MG_CONTRIB_SRC_ID; k++)
-            for (int c = MG_COMBINE_MIN; c <= MG_COMBINE_ANY; c++)
-                for (int ai = 0; ai < 6; ai++)
-                    for (int variant = 0; variant < 4; variant++) {
-                        const mg_type t = types[ti];
-                        const bool fp = t == MG_FLOAT || t == MG_DOUBLE;
-                        if (k == MG_CONTRIB_SRC_DIV_OUTDEG && !fp) continue;
-                        if (k == MG_CONTRIB_SRC_ID && fp) continue;
-                        if (c == MG_COMBINE_ANY && applies[ai] != MG_APPLY_IF_UNSET &&
-                            applies[ai] != MG_APPLY_ASSIGN)
-                            continue;
-                        if (c == MG_COMBINE_SUM && k == MG_CONTRIB_SRC_TIMES_WEIGHT && !fp) continue;
-                        /* the sanitizer runs see a sample that still reaches every kernel family */
-                        if (small_mode && combo++ % 17 != 0) continue;
-                        mg_program p;
-                        mg_program_init(&p);
-                        p.contribution = (mg_contribution)k;
-                        p.combine = (mg_combine)c;
-                        p.apply = applies[ai];
-                        p.edges = variant & 1 ? MG_EDGES_IN : MG_EDGES_OUT;
-                        if (k == MG_CONTRIB_SRC_DIV_OUTDEG) p.edges = MG_EDGES_OUT;
-                        p.mask_complement = variant & 2;
-                        p.alpha = fp ? 0.5 : 2;
-                        p.beta = 3;
-                        p.epsilon = 2.5;
-                        for (int mi = 0; mi < 3; mi++) {
-                            /* frontier: a list (2 in 3, one in 8 of those empty) or all active;
-                             * mask: every other case; outputs: both, list only, bitmap only */
-                            const bool use_in = (*cases % 3) != 0, use_mask = (*cases % 2) == 0;
-                            const bool empty = use_in && *cases % 8 == 1;
-                            const int outs = (*cases / 2) % 3;
-                            (*cases)++;
-                            here++;
-                            const int bad = run_case(P, t, &p, use_in, empty, use_mask, modes[mi], outs);
-                            CHECK(bad == 0);
-                            *failed += bad != 0;
-                            bad_here += bad != 0;
-                        }
-                    }
+    for (int i = 0; i < PROGRAMS; i++) {
+        mg_type t;
+        mg_program p;
+        if (!test_program(i, &t, &p)) continue;
+        /* the sanitizer runs see a sample that still reaches every kernel family */
+        if (small_mode && combo++ % 17 != 0) continue;
+        for (int mi = 0; mi < 3; mi++) {
+            /* frontier: a list (2 in 3, one in 8 of those empty) or all active; mask: every other
+             * case; outputs: both, list only, bitmap only */
+            const bool use_in = (*cases % 3) != 0, use_mask = (*cases % 2) == 0;
+            const bool empty = use_in && *cases % 8 == 1;
+            const int outs = (*cases / 2) % 3;
+            (*cases)++;
+            here++;
+            const int bad = run_case(P, t, &p, use_in, empty, use_mask, modes[mi], outs);
+            CHECK(bad == 0);
+            *failed += bad != 0;
+            bad_here += bad != 0;
+        }
+    }
     printf("lb advance %s: %d configurations, %d with mismatches\n", name, here, bad_here);
 }
 
@@ -455,17 +265,9 @@ static void generated_loops(const mg_gen_options *o, const char *name, int expec
 }
 
 int main(void) {
-    small_mode = getenv("MG_GPU_TEST_SMALL") != NULL && atoi(getenv("MG_GPU_TEST_SMALL")) != 0;
-    if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
     mg__gpu_info ginfo;
-    mg_status st = mg__gpu_query(ctx, 0, &ginfo);
-    if (st == MG_UNAVAILABLE) {
-        printf("skipped: %s\n", mg_context_error(ctx));
-        mg_context_free(&ctx);
-        return 77;
-    }
-    CHECK_OK(ctx, st);
-    if (st != MG_SUCCESS) return check_report();
+    const int early = gpu_test_start(&ginfo);
+    if (early >= 0) return early;
 
     /* skewed: two sources of ~1650 distinct out-edges (rows across merge-path tiles), four
      * destinations of ~1000 in-edges (runs across warps in the pull, the merge-path pull); flat:

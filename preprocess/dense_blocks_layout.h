@@ -1,7 +1,7 @@
 /*
- * gpu_dense_layout.h — the layout of a dense-frontier form (struct mg__gpu_dense), private to its
- * builder (preprocess/gpu_dense.cu), its kernels (frontier/gpu_dense.cu) and its test (which checks
- * the slot codes). Read gpu_dense.h first.
+ * dense_blocks_layout.h — the layout of a dense-frontier form (struct mg__gpu_dense), private to its
+ * builder (preprocess/dense_blocks.cu), its kernels (frontier/dense_engine.cu) and its test (which checks
+ * the slot codes). Read dense_blocks.h first.
  *
  * Terms. Along the form's direction every edge goes from a source s to a destination d (both in the
  * device numbering). The edge matrix has a row per destination and a column per source.
@@ -26,7 +26,7 @@
  *    aligned slots, one warp's share in phase 2), and where the destination goes down (a block's
  *    first slot, mostly) or up by 255 or more. window_escape[w] counts the escapes before window w,
  *    so a warp decodes its window alone: a warp sum of each thread's escapes and of its codes after
- *    the last one, and the window's escaped destinations by shuffles (frontier/gpu_dense.cu's
+ *    the last one, and the window's escaped destinations by shuffles (frontier/dense_engine.cu's
  *    phase2_panel). About 1.03 bytes per slot instead of 2 (uniform random scale 22: 0.63% of the
  *    slots escaped, a block of ~400 slots over 4096 rows starting with one, and a window with one).
  *
@@ -51,7 +51,7 @@
  *
  * Bands: consecutive row panels [band_row[b], band_row[b + 1]) whose slots number at most
  * params.band_slots (a row panel with more is a band alone); derived: one band of all row panels
- * (smaller bands measured slower: gpu_dense.cu's derive_params). A band's light entries of column
+ * (smaller bands measured slower: dense_blocks.cu's derive_params). A band's light entries of column
  * panel c are a contiguous piece of that panel's stream; each piece is cut into items of at most
  * MG__DENSE_LIGHT_ITEM_EDGES(W) entries (a thread block each: a long piece would otherwise keep one
  * SM busy after the others finish). Items are numbered band by band, [band_item[b],
@@ -64,10 +64,10 @@
  * panel's slots; every advance rewrites the slots it reads, and for a partial frontier the flags,
  * which are kept, say which).
  */
-#ifndef MG_GPU_DENSE_LAYOUT_H
-#define MG_GPU_DENSE_LAYOUT_H
+#ifndef MG_DENSE_BLOCKS_LAYOUT_H
+#define MG_DENSE_BLOCKS_LAYOUT_H
 
-#include "gpu_dense.h"
+#include "dense_blocks.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -174,4 +174,4 @@ struct mg__gpu_dense {
 #ifdef __cplusplus
 }
 #endif
-#endif /* MG_GPU_DENSE_LAYOUT_H */
+#endif /* MG_DENSE_BLOCKS_LAYOUT_H */

@@ -1,7 +1,7 @@
 /*
- * gpu_dense.cu — the dense-frontier advance (MultiGraphD, thesis Sec. 3.4, Algorithms 4 and 5) on
- * the form preprocess/gpu_dense.cu builds; the layout is in preprocess/gpu_dense_layout.h. The
- * semantics are those of mg__gpu_advance (frontier/gpu_engine.cu) and so of the CPU engine
+ * dense_engine.cu — the dense-frontier advance (MultiGraphD, thesis Sec. 3.4, Algorithms 4 and 5) on
+ * the form preprocess/dense_blocks.cu builds; the layout is in preprocess/dense_blocks_layout.h. The
+ * semantics are those of mg__gpu_advance (frontier/sparse_engine.cu) and so of the CPU engine
  * (frontier/cpu_engine.c): the shared device code is frontier/gpu_program.cuh.
  *
  *  - phase 1, heavy units (Algorithm 4): a thread block per unit stages its column panel's source
@@ -28,19 +28,22 @@
  * full frontier, and from per-slot flags otherwise.
  *
  * Kernels are templates over value type, the per-edge part of the contribution (none, + weight,
- * * weight), combine, and whether the frontier is partial. Shared memory is sized at launch from the
+ * * weight), combine, and whether the frontier is partial; for the programs of the built-in
+ * algorithms (HotDense) the per-edge code has no branches on the program, every other program runs
+ * its value type's generic instantiation (kRuntime). Shared memory is sized at launch from the
  * panels; the workspace (slot values, flags, bitmaps, counters) lives in the form and is reused, so a
  * call allocates nothing except the first time an 8-byte type or a partial frontier needs more.
  */
 #include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
-#include "frontier/gpu_engine.h"
-#include "preprocess/gpu_dense_layout.h"
+#include "frontier/gpu_engine_host.cuh"
+#include "preprocess/dense_blocks_layout.h"
 #include "core/gpu_resident.h"
 
 #include <cub/warp/warp_scan.cuh>
 
 namespace {
 
+constexpr const char *kEntry = "mg__gpu_dense_advance"; /* what errors name (gpu_engine_host.cuh) */
 constexpr int kHeavy = MG__DENSE_HEAVY_THREADS;
 constexpr int kThreads = MG__DENSE_THREADS;
 constexpr int kSmall = 256; /* threads of the small helper kernels */
@@ -103,7 +106,7 @@ template <typename T> __device__ __forceinline__ void smem_max(T *p, T v) {
         old = from_word<T>(seen);
     }
 }
-template <typename T, int C> __device__ __forceinline__ void smem_combine(T *p, T v) {
+template <typename T> __device__ __forceinline__ void smem_combine(int C, T *p, T v) {
     switch (C) {
     case MG_COMBINE_MIN: smem_min(p, v); break;
     case MG_COMBINE_MAX: smem_max(p, v); break;
@@ -159,7 +162,7 @@ template <> __device__ __forceinline__ int64_t shfl_up(int64_t v, int delta) {
  * value (and whether any of it was found) and true. Neighbouring lanes often share a destination
  * (a hub's light edges, the columns of one long heavy run): merging them here leaves one
  * shared-memory atomic per run instead of up to 32 on one address. */
-template <typename T, int C> __device__ __forceinline__ bool warp_runs(uint32_t key, T &v, bool &found) {
+template <typename T> __device__ __forceinline__ bool warp_runs(int C, uint32_t key, T &v, bool &found) {
     const int lane = threadIdx.x & 31;
     const uint32_t prev = __shfl_up_sync(0xffffffffu, key, 1);
     const unsigned heads = __ballot_sync(0xffffffffu, lane == 0 || prev != key);
@@ -168,7 +171,7 @@ template <typename T, int C> __device__ __forceinline__ bool warp_runs(uint32_t 
         const T ov = shfl_up(v, off);
         const bool of = __shfl_up_sync(0xffffffffu, found, off);
         if (lane - off >= start && of) {
-            v = found ? combine<T, C>(ov, v) : ov;
+            v = found ? combine<T>(C, ov, v) : ov;
             found = true;
         }
     }
@@ -179,11 +182,11 @@ template <typename T, int C> __device__ __forceinline__ bool warp_runs(uint32_t 
 /* What source s sends before the edge's own part (edge_value adds or multiplies the weight). */
 template <typename T> __device__ __forceinline__ T staged_value(const Params<T> &P, int K, uint32_t s) {
     switch (K) {
-    case MG_CONTRIB_SRC_ID: return source_value<T, MG_CONTRIB_SRC_ID>(P, s);
-    case MG_CONTRIB_SRC_DIV_OUTDEG: return source_value<T, MG_CONTRIB_SRC_DIV_OUTDEG>(P, s);
+    case MG_CONTRIB_SRC_ID: return source_value<T>(P, MG_CONTRIB_SRC_ID, s);
+    case MG_CONTRIB_SRC_DIV_OUTDEG: return source_value<T>(P, MG_CONTRIB_SRC_DIV_OUTDEG, s);
     case MG_CONTRIB_SRC_PLUS_ONE:
-        return edge_value<T, MG_CONTRIB_SRC_PLUS_ONE>(P, source_value<T, MG_CONTRIB_SRC>(P, s), nullptr, 0);
-    default: return source_value<T, MG_CONTRIB_SRC>(P, s);
+        return edge_value<T>(P, MG_CONTRIB_SRC_PLUS_ONE, source_value<T>(P, MG_CONTRIB_SRC, s), nullptr, 0);
+    default: return source_value<T>(P, MG_CONTRIB_SRC, s);
     }
 }
 
@@ -227,8 +230,9 @@ __device__ __forceinline__ void stage(const Params<T> &P, const Layout &D, uint3
 
 /* Phase 1, heavy units (Algorithm 4). Shared memory: W staged values, max_ranks accumulators, then
  * (partial frontier) W active bits and max_ranks found bits. */
-template <typename T, int KE, int C, bool PARTIAL>
+template <typename T, int KE_, int C_, bool PARTIAL>
 __global__ void __launch_bounds__(kHeavy) heavy_kernel(Params<T> P, Layout D) {
+    const int KE = resolved<KE_>(P.contribution), C = resolved<C_>(P.combine);
     extern __shared__ __align__(16) unsigned char smem[];
     T *sval = reinterpret_cast<T *>(smem);
     T *sacc = sval + D.W;
@@ -236,7 +240,7 @@ __global__ void __launch_bounds__(kHeavy) heavy_kernel(Params<T> P, Layout D) {
     uint32_t *sfound = sact + D.W / 32;
     const mg__dense_unit U = D.units[blockIdx.x];
     stage<T, PARTIAL>(P, D, U.col_panel, sval, sact);
-    for (uint32_t i = threadIdx.x; i < U.ranks; i += blockDim.x) sacc[i] = identity<T, C>();
+    for (uint32_t i = threadIdx.x; i < U.ranks; i += blockDim.x) sacc[i] = identity<T>(C);
     if (PARTIAL)
         for (uint32_t i = threadIdx.x; i < (U.ranks + 31) / 32; i += blockDim.x) sfound[i] = 0;
     __syncthreads();
@@ -244,7 +248,7 @@ __global__ void __launch_bounds__(kHeavy) heavy_kernel(Params<T> P, Layout D) {
     const uint32_t c = threadIdx.x, per_col = U.rows - 1;
     const uint64_t q0 = (uint64_t)c * per_col;
     uint32_t rank = UINT32_MAX; /* columns past the stream hold no run */
-    T acc = identity<T, C>();
+    T acc = identity<T>(C);
     bool found = false;
     if (q0 < U.length) {
         const uint32_t cnt = U.length - q0 < per_col ? (uint32_t)(U.length - q0) : per_col;
@@ -262,25 +266,25 @@ __global__ void __launch_bounds__(kHeavy) heavy_kernel(Params<T> P, Layout D) {
                 if (r0 + k > cnt) break;
                 if (e[k] & MG__DENSE_MARKER) {
                     if (found) {
-                        smem_combine<T, C>(sacc + rank, acc);
+                        smem_combine<T>(C, sacc + rank, acc);
                         if (PARTIAL) atomicOr(sfound + (rank >> 5), 1u << (rank & 31));
                     }
                     rank = e[k] & ~MG__DENSE_MARKER;
-                    acc = identity<T, C>();
+                    acc = identity<T>(C);
                     found = false;
                 } else if (!PARTIAL || bit32(sact, e[k])) {
                     T v = sval[e[k]];
                     if (KE != MG_CONTRIB_SRC)
-                        v = edge_value<T, KE>(P, v, D.heavy_w, base + (uint64_t)(r0 + k) * kHeavy);
-                    acc = combine<T, C>(acc, v);
+                        v = edge_value<T>(P, KE, v, D.heavy_w, base + (uint64_t)(r0 + k) * kHeavy);
+                    acc = combine<T>(C, acc, v);
                     found = true;
                 }
             }
         }
     }
     /* the last runs of neighbouring columns are often one destination's */
-    if (warp_runs<T, C>(rank, acc, found) && found) {
-        smem_combine<T, C>(sacc + rank, acc);
+    if (warp_runs<T>(C, rank, acc, found) && found) {
+        smem_combine<T>(C, sacc + rank, acc);
         if (PARTIAL) atomicOr(sfound + (rank >> 5), 1u << (rank & 31));
     }
     __syncthreads();
@@ -298,9 +302,10 @@ __global__ void __launch_bounds__(kHeavy) heavy_kernel(Params<T> P, Layout D) {
  * first plus the block starts (bit 15) after the item's first entry up to it: counted by ballots in
  * the warp and across the round's warps in shared memory (s_warps, two rounds' worth, so one
  * barrier per round suffices). */
-template <typename T, int KE, bool PARTIAL>
-__device__ __forceinline__ void light_item(const Params<T> &P, const Layout &D, const mg__dense_light_item &item,
-                                           const T *sval, const uint32_t *sact, uint32_t (*s_warps)[32]) {
+template <typename T, bool PARTIAL>
+__device__ __forceinline__ void light_item(const Params<T> &P, int KE, const Layout &D,
+                                           const mg__dense_light_item &item, const T *sval,
+                                           const uint32_t *sact, uint32_t (*s_warps)[32]) {
     const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     const unsigned upto = 0xffffffffu >> (31 - lane); /* lanes up to and including mine */
     T *values = static_cast<T *>(D.values);
@@ -346,7 +351,7 @@ __device__ __forceinline__ void light_item(const Params<T> &P, const Layout &D, 
                 if (!active) continue;
             }
             T v = sval[src];
-            if (KE != MG_CONTRIB_SRC) v = edge_value<T, KE>(P, v, D.light_w, i);
+            if (KE != MG_CONTRIB_SRC) v = edge_value<T>(P, KE, v, D.light_w, i);
             values[slot] = v;
         }
     }
@@ -376,14 +381,14 @@ __device__ __forceinline__ uint32_t bits_above(uint32_t x) {
  * slots are dropped from L2. The output goes out in rounds of a destination per thread: a warp sets
  * its bitmap bits with one atomic per 64-bit word it covers, and the block reserves its list
  * positions with one atomic per round (every destination may join: PageRank's affine apply). */
-template <typename T, int C, bool PARTIAL>
-__device__ __forceinline__ void phase2_panel(const Params<T> &P, const Layout &D, uint32_t r, unsigned char *smem,
-                                             uint32_t &s_count, ull &s_base) {
+template <typename T, bool PARTIAL>
+__device__ __forceinline__ void phase2_panel(const Params<T> &P, int C, const Layout &D, uint32_t r,
+                                             unsigned char *smem, uint32_t &s_count, ull &s_base) {
     T *sacc = reinterpret_cast<T *>(smem);
     uint32_t *sfound = reinterpret_cast<uint32_t *>(sacc + D.max_rows);
     const uint32_t d0 = D.row_start[r], rows = D.row_start[r + 1] - d0;
     const uint32_t s0 = D.row_slot[r], s1 = D.row_slot[r + 1];
-    for (uint32_t i = threadIdx.x; i < rows; i += blockDim.x) sacc[i] = identity<T, C>();
+    for (uint32_t i = threadIdx.x; i < rows; i += blockDim.x) sacc[i] = identity<T>(C);
     if (PARTIAL)
         for (uint32_t i = threadIdx.x; i < (rows + 31) / 32; i += blockDim.x) sfound[i] = 0;
     __syncthreads();
@@ -485,20 +490,20 @@ __device__ __forceinline__ void phase2_panel(const Params<T> &P, const Layout &D
             if (PARTIAL) load_chunk<true>(D.found + c0, fl);
         }
         uint32_t cur = UINT32_MAX;
-        T acc = identity<T, C>();
+        T acc = identity<T>(C);
         bool found = false;
         const auto take = [&](uint32_t k) {
             if (PARTIAL && !fl[k]) return;
             if (dsts[k] != cur) {
                 if (found) {
-                    smem_combine<T, C>(sacc + cur, acc);
+                    smem_combine<T>(C, sacc + cur, acc);
                     if (PARTIAL) atomicOr(sfound + (cur >> 5), 1u << (cur & 31));
                 }
                 cur = dsts[k];
                 acc = val[k];
                 found = true;
             } else {
-                acc = combine<T, C>(acc, val[k]);
+                acc = combine<T>(C, acc, val[k]);
             }
         };
         /* a chunk inside the panel needs no bounds (8-byte values keep one loop: two would
@@ -511,8 +516,8 @@ __device__ __forceinline__ void phase2_panel(const Params<T> &P, const Layout &D
             for (uint32_t k = 0; k < kSlotChunk; k++)
                 if (c0 + k >= s0 && c0 + k < s1) take(k);
         }
-        if (warp_runs<T, C>(cur, acc, found) && found) {
-            smem_combine<T, C>(sacc + cur, acc);
+        if (warp_runs<T>(C, cur, acc, found) && found) {
+            smem_combine<T>(C, sacc + cur, acc);
             if (PARTIAL) atomicOr(sfound + (cur >> 5), 1u << (cur & 31));
         }
         first_escape = next_first;
@@ -561,13 +566,14 @@ __device__ __forceinline__ void phase2_panel(const Params<T> &P, const Layout &D
     }
 }
 
-/* Light items and phase 2, band by band (gpu_dense_layout.h): a thread block takes the next ticket;
+/* Light items and phase 2, band by band (dense_blocks_layout.h): a thread block takes the next ticket;
  * band b's tickets are its light items, then its row panels. A row panel waits until its band's
  * items are done; they hold earlier tickets, so they run or ran already, whatever the order the
  * thread blocks start in. Shared memory: for an item, W staged values, then (partial) W active
  * bits; for a row panel, phase2_panel's. */
-template <typename T, int KE, int C, bool PARTIAL>
+template <typename T, int KE_, int C_, bool PARTIAL>
 __global__ void __launch_bounds__(kThreads, 2) light_phase2_kernel(Params<T> P, Layout D) {
+    const int KE = resolved<KE_>(P.contribution), C = resolved<C_>(P.combine);
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ uint32_t s_job, s_band, s_light;
     __shared__ uint32_t s_warps[2][32];
@@ -599,42 +605,16 @@ __global__ void __launch_bounds__(kThreads, 2) light_phase2_kernel(Params<T> P, 
         const mg__dense_light_item item = D.items[s_job];
         stage<T, PARTIAL>(P, D, item.col_panel, sval, sact);
         __syncthreads();
-        light_item<T, KE, PARTIAL>(P, D, item, sval, sact, s_warps);
+        light_item<T, PARTIAL>(P, KE, D, item, sval, sact, s_warps);
         __threadfence(); /* this block's slots, before the count that releases them */
         __syncthreads();
         if (threadIdx.x == 0) atomicAdd(D.sync + 1 + s_band, 1u);
     } else {
-        phase2_panel<T, C, PARTIAL>(P, D, s_job, smem, s_count, s_base);
+        phase2_panel<T, PARTIAL>(P, C, D, s_job, smem, s_count, s_base);
     }
 }
 
 /* ---- host side -------------------------------------------------------------------------------- */
-
-unsigned grid_for(uint64_t threads) {
-    uint64_t g = (threads + kSmall - 1) / kSmall;
-    if (g == 0) g = 1;
-    return (unsigned)(g > 65535 * 4 ? 65535 * 4 : g);
-}
-
-mg_status cu_fail(mg_context ctx, cudaError_t e, const char *call, int line) {
-    (void)cudaGetLastError();
-    if (e == cudaErrorMemoryAllocation)
-        return mg__error(ctx, MG_OUT_OF_MEMORY, "mg__gpu_dense_advance: out of device memory in %s "
-                         "(gpu_dense.cu:%d)", call, line);
-    return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_dense_advance: %s failed: %s: %s (gpu_dense.cu:%d)",
-                     call, cudaGetErrorName(e), cudaGetErrorString(e), line);
-}
-
-#define CU(expr)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (expr);                                                                   \
-        if (e_ != cudaSuccess) return cu_fail(ctx, e_, #expr, __LINE__);                           \
-    } while (0)
-#define LAUNCHED(name)                                                                             \
-    do {                                                                                           \
-        cudaError_t e_ = cudaGetLastError();                                                       \
-        if (e_ != cudaSuccess) return cu_fail(ctx, e_, "launch of " name, __LINE__);               \
-    } while (0)
 
 /* Replaces a workspace buffer by a larger one, zeroed (the old contents are scratch; phase 2 reads
  * the padding of the slot arrays). */
@@ -671,28 +651,24 @@ cudaError_t launch(void (*kernel)(Params<T>, Layout), int threads, const Params<
     return cudaGetLastError();
 }
 
-/* Dispatch over the per-edge part of the contribution and the combine. */
-#define BY_PROGRAM(KERNEL, THREADS)                                                                \
-    template <typename T, bool PARTIAL>                                                            \
-    cudaError_t KERNEL##_by_program(int KE, int C, const Params<T> &P, const Layout &D,           \
-                                    unsigned grid, size_t smem) {                                  \
-        switch (KE) {                                                                              \
-        case MG_CONTRIB_SRC_PLUS_WEIGHT: BY_COMBINE(KERNEL, THREADS, MG_CONTRIB_SRC_PLUS_WEIGHT)   \
-        case MG_CONTRIB_SRC_TIMES_WEIGHT: BY_COMBINE(KERNEL, THREADS, MG_CONTRIB_SRC_TIMES_WEIGHT) \
-        default: BY_COMBINE(KERNEL, THREADS, MG_CONTRIB_SRC)                                       \
-        }                                                                                          \
-    }
-#define BY_COMBINE(KERNEL, THREADS, KEV)                                                           \
-    switch (C) {                                                                                   \
-    case MG_COMBINE_MIN: return launch(KERNEL<T, KEV, MG_COMBINE_MIN, PARTIAL>, THREADS, P, D, grid, smem); \
-    case MG_COMBINE_MAX: return launch(KERNEL<T, KEV, MG_COMBINE_MAX, PARTIAL>, THREADS, P, D, grid, smem); \
-    case MG_COMBINE_SUM: return launch(KERNEL<T, KEV, MG_COMBINE_SUM, PARTIAL>, THREADS, P, D, grid, smem); \
-    default: return launch(KERNEL<T, KEV, MG_COMBINE_ANY, PARTIAL>, THREADS, P, D, grid, smem);    \
-    }
-BY_PROGRAM(heavy_kernel, kHeavy)
-BY_PROGRAM(light_phase2_kernel, kThreads)
-#undef BY_COMBINE
-#undef BY_PROGRAM
+/* The (per-edge part of the contribution, combine) pairs whose phase kernels are compiled with them
+ * as constants, per value type: Hot (gpu_engine_host.cuh) as this engine sees it, every per-source
+ * part (MG_CONTRIB_SRC_ID, _PLUS_ONE, _DIV_OUTDEG) computed before the phases and so
+ * MG_CONTRIB_SRC here. The other programs run the generic instantiation (kRuntime). */
+template <typename T> struct HotDense;
+template <> struct HotDense<int32_t> {
+    typedef Progs<Prog<MG_CONTRIB_SRC, MG_COMBINE_ANY>, Prog<MG_CONTRIB_SRC, MG_COMBINE_MIN>> type;
+};
+template <> struct HotDense<int64_t> {
+    typedef Progs<Prog<MG_CONTRIB_SRC_PLUS_WEIGHT, MG_COMBINE_MIN>> type;
+};
+template <> struct HotDense<float> {
+    typedef Progs<Prog<MG_CONTRIB_SRC, MG_COMBINE_SUM>> type;
+};
+template <> struct HotDense<double> {
+    typedef Progs<Prog<MG_CONTRIB_SRC_PLUS_WEIGHT, MG_COMBINE_MIN>, Prog<MG_CONTRIB_SRC, MG_COMBINE_SUM>>
+        type;
+};
 
 template <typename T, bool PARTIAL>
 mg_status run_phases(mg_context ctx, const mg__gpu_dense *d, const Params<T> &P, const Layout &D, int KE,
@@ -710,13 +686,22 @@ mg_status run_phases(mg_context ctx, const mg__gpu_dense *d, const Params<T> &P,
                          "values; the device allows %zu", d->params.panel_width,
                          d->params.panel_height, need, t, d->smem_optin);
     if (d->units > 0) {
-        const cudaError_t e = heavy_kernel_by_program<T, PARTIAL>(KE, C, P, D, d->units, heavy_smem);
-        if (e != cudaSuccess) return cu_fail(ctx, e, "launch of the heavy kernel", __LINE__);
+        cudaError_t e = cudaSuccess;
+        by_program(typename HotDense<T>::type(), KE, C, [&](auto prog) {
+            e = launch(heavy_kernel<T, decltype(prog)::k, decltype(prog)::c, PARTIAL>, kHeavy, P, D, d->units,
+                       heavy_smem);
+        });
+        if (e != cudaSuccess)
+            return engine_fail(ctx, e, kEntry, "launch of the heavy kernel", __FILE__, __LINE__);
     }
     if (d->row_panels > 0) {
-        const cudaError_t e = light_phase2_kernel_by_program<T, PARTIAL>(
-            KE, C, P, D, d->light_items + d->row_panels, banded_smem);
-        if (e != cudaSuccess) return cu_fail(ctx, e, "launch of the light/phase-2 kernel", __LINE__);
+        cudaError_t e = cudaSuccess;
+        by_program(typename HotDense<T>::type(), KE, C, [&](auto prog) {
+            e = launch(light_phase2_kernel<T, decltype(prog)::k, decltype(prog)::c, PARTIAL>, kThreads, P, D,
+                       d->light_items + d->row_panels, banded_smem);
+        });
+        if (e != cudaSuccess)
+            return engine_fail(ctx, e, kEntry, "launch of the light/phase-2 kernel", __FILE__, __LINE__);
     }
     return MG_SUCCESS;
 }
@@ -755,23 +740,7 @@ mg_status advance_t(mg_context ctx, const mg__gpu_dense *d, mg__gpu_advance_args
     }
 
     Params<T> P;
-    memset(&P, 0, sizeof P);
-    P.n = n;
-    P.outdeg_off = g->d_out_offsets;
-    P.old_of_new = g->d_old_of_new;
-    P.wt = (int)g->weight_type;
-    P.list = a->d_in_list;
-    P.count = partial ? a->in_count : n;
-    P.mask = a->d_mask;
-    P.complement = p->mask_complement;
-    P.x = static_cast<const T *>(a->d_x);
-    P.y = static_cast<T *>(a->d_y);
-    P.apply = (int)p->apply;
-    P.unset = (T)p->unset;
-    P.alpha = p->alpha;
-    P.beta = p->beta;
-    P.eps = p->epsilon;
-    P.out_list = a->d_out_list;
+    params_init(P, a);
     P.out_bm = a->d_out_bitmap ? a->d_out_bitmap : ws->out_bitmap;
     P.out_count = ws->counters;
     CU(cudaMemsetAsync(ws->counters, 0, ws->counter_bytes)); /* with the band counters */
@@ -796,7 +765,7 @@ mg_status advance_t(mg_context ctx, const mg__gpu_dense *d, mg__gpu_advance_args
     D.max_rows = d->max_rows_per_panel;
     D.sources = a->d_x;
     if (computed_sources && n > 0) {
-        source_values_kernel<T><<<grid_for(n), kSmall>>>(P, K, static_cast<T *>(ws->sources));
+        source_values_kernel<T><<<grid_for(n, kSmall), kSmall>>>(P, K, static_cast<T *>(ws->sources));
         LAUNCHED("source_values_kernel");
         D.sources = ws->sources;
     }
@@ -822,6 +791,7 @@ mg_status advance_t(mg_context ctx, const mg__gpu_dense *d, mg__gpu_advance_args
     const int KE = p->contribution == MG_CONTRIB_SRC_PLUS_WEIGHT || p->contribution == MG_CONTRIB_SRC_TIMES_WEIGHT
                        ? (int)p->contribution
                        : (int)MG_CONTRIB_SRC;
+    P.contribution = KE; /* what the generic kernels read */
     const mg_status st = partial ? run_phases<T, true>(ctx, d, P, D, KE, (int)p->combine)
                                  : run_phases<T, false>(ctx, d, P, D, KE, (int)p->combine);
     if (st != MG_SUCCESS) return st;
@@ -842,28 +812,10 @@ mg_status advance_t(mg_context ctx, const mg__gpu_dense *d, mg__gpu_advance_args
 
 extern "C" mg_status mg__gpu_dense_advance(mg_context ctx, const struct mg__gpu_dense *d,
                                            mg__gpu_advance_args *a, mg_advance_info *info) {
-    if (a == nullptr || info == nullptr || d == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: NULL %s",
-                         a == nullptr ? "args" : info == nullptr ? "info" : "dense form");
-    memset(info, 0, sizeof *info);
-    a->out_count = 0;
+    if (d == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: NULL dense form");
+    TRY(check_args(ctx, kEntry, a, info));
     const mg_program *p = a->program;
-    if (a->g == nullptr || p == nullptr || a->d_y == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: NULL %s",
-                         a->g == nullptr ? "graph" : p == nullptr ? "program" : "d_y");
-    if ((unsigned)p->contribution > MG_CONTRIB_SRC_ID || (unsigned)p->combine > MG_COMBINE_ANY ||
-        (unsigned)p->apply > MG_APPLY_AFFINE || (unsigned)p->edges > MG_EDGES_IN)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: program has an unknown "
-                         "contribution, combine, apply or edges value");
-    if (p->contribution != MG_CONTRIB_SRC_ID && a->d_x == nullptr)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: d_x is NULL but the "
-                         "contribution reads source values");
-    if (p->contribution == MG_CONTRIB_SRC_DIV_OUTDEG && p->edges != MG_EDGES_OUT)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: MG_CONTRIB_SRC_DIV_OUTDEG "
-                         "needs MG_EDGES_OUT");
-    if (a->d_in_list != nullptr && a->in_count > a->g->n)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: in_count %u exceeds n = %u",
-                         a->in_count, a->g->n);
     if (d->n != a->g->n || d->m != a->g->m || (d->edges != p->edges && !a->g->in_shares_out))
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_dense_advance: the dense form (n = %u, "
                          "m = %llu, %s edges) is not that of this graph and direction (n = %u, "

@@ -1,6 +1,6 @@
 /*
- * bench_lb.c — the Gunrock-style baseline engine (issue 5) beside our engines: BFS on an R-MAT graph
- * and a 2D grid, and a PageRank step, with
+ * bench_baseline.c — the Gunrock-style baseline engine (issue 5) beside our engines: BFS on an R-MAT
+ * graph and a 2D grid, and a PageRank step, with
  *   lb-do     mg__gpu_lb_advance, automatic choice (direction-optimised BFS: Beamer's rule),
  *   lb-push   mg__gpu_lb_advance forced to push (BFS without direction optimisation),
  *   engine    mg__gpu_advance, automatic choice (MultiGraphS push / pull),
@@ -11,51 +11,19 @@
  * each level's median for short BFS. Every BFS is checked against mg_bfs's depths and every
  * PageRank step against the CPU engine's step.
  *
- *   bench_lb [--rmat-scale S] [--grid W] [--runs R]
+ *   bench_baseline [--rmat-scale S] [--grid W] [--runs R]
  * Defaults: R-MAT scale 22 (edge factor 16), a 2048 x 2048 grid, R = 5. MTEPS counts the stored
  * edges of the vertices the BFS reached (each undirected edge twice) per second.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "../frontier/gpu_lb_engine.h"
-#include "mg_internal.h"
+#define BENCH_NAME "bench_baseline"
+#include "bench_common.h"
+#include "../frontier/baseline_engine.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-enum { VARIANTS = 4, MAX_RUNS = 63 };
+enum { VARIANTS = 4 };
 static const char *variant_names[VARIANTS] = {"lb-do", "lb-push", "engine", "baseline"};
-
-static mg_context ctx;
-
-#define DIE_IF(st)                                                                                 \
-    do {                                                                                           \
-        if ((st) != MG_SUCCESS) {                                                                  \
-            fprintf(stderr, "bench_lb: %s (bench_lb.c:%d)\n", mg_context_error(ctx), __LINE__);   \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static void *xmalloc(size_t bytes) {
-    void *p = malloc(bytes ? bytes : 1);
-    if (p == NULL) {
-        fprintf(stderr, "bench_lb: out of host memory (%zu bytes)\n", bytes);
-        exit(1);
-    }
-    return p;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(const double *t, int n) {
-    double c[MAX_RUNS];
-    memcpy(c, t, (size_t)n * sizeof *t);
-    qsort(c, (size_t)n, sizeof *c, cmp_double);
-    return c[n / 2];
-}
 
 /* One advance by variant v, in the variant's mode. */
 static mg_status advance(int v, mg__gpu_advance_args *a, mg_advance_info *info) {
@@ -66,87 +34,20 @@ static mg_status advance(int v, mg__gpu_advance_args *a, mg_advance_info *info) 
     return mg__gpu_advance_baseline(ctx, a, info);
 }
 
-/* A generated graph on the host and, as a directed edge list of its stored edges, on the device. */
-typedef struct {
-    char name[64];
-    mg_graph host;
-    mg__gpu_graph dev;
-    uint32_t *new_of_old;
-    void *d_x, *d_y, *d_in, *d_out;
-} bench_graph;
-
-static void graph_build(bench_graph *B, const char *name, const mg_gen_options *o) {
-    memset(B, 0, sizeof *B);
-    snprintf(B->name, sizeof B->name, "%s", name);
-    DIE_IF(mg_generate(ctx, &B->host, o));
-    const uint32_t n = B->host->n;
-    const uint64_t m = B->host->m;
-    const uint64_t *off;
-    const uint32_t *idx;
-    mg_graph_csr(B->host, &off, &idx, NULL);
-    mg__coo coo;
-    DIE_IF(mg__coo_init(ctx, &coo, m, false, MG_WEIGHT_NONE));
-    coo.n = n;
-    coo.m = m;
-#pragma omp parallel for schedule(dynamic, 4096)
-    for (uint32_t v = 0; v < n; v++)
-        for (uint64_t e = off[v]; e < off[v + 1]; e++) {
-            coo.src[e] = v;
-            coo.dst[e] = idx[e];
-        }
-    mg_graph_options go;
-    mg_graph_options_init(&go); /* directed: the stored edges already go both ways */
-    go.keep_self_loops = true;
-    go.keep_duplicates = true;
-    DIE_IF(mg__gpu_graph_build(ctx, &coo, &go, &B->dev));
-    mg__coo_free(&coo);
-    if (B->dev.n != n || B->dev.m != m) {
-        fprintf(stderr, "bench_lb: device graph %s has n=%u m=%llu, host n=%u m=%llu\n", name, B->dev.n,
-                (unsigned long long)B->dev.m, n, (unsigned long long)m);
-        exit(1);
-    }
-    B->new_of_old = xmalloc((size_t)n * 4);
-    DIE_IF(mg__gpu_copy_to_host(ctx, B->new_of_old, B->dev.d_new_of_old, (size_t)n * 4));
-    DIE_IF(mg__gpu_alloc(ctx, &B->d_x, (size_t)n * 8 + 8));
-    DIE_IF(mg__gpu_alloc(ctx, &B->d_y, (size_t)n * 8 + 8));
-    DIE_IF(mg__gpu_alloc(ctx, &B->d_in, (size_t)n * 4 + 4));
-    DIE_IF(mg__gpu_alloc(ctx, &B->d_out, (size_t)n * 4 + 4));
-    printf("\n%s: n=%u m=%llu (stored directed edges), max degree %u\n", name, n, (unsigned long long)m,
-           B->dev.max_out_degree);
-}
-
-static void graph_free(bench_graph *B) {
-    mg_graph_free(&B->host);
-    mg__gpu_graph_free(&B->dev);
-    free(B->new_of_old);
-    mg__gpu_free(B->d_x);
-    mg__gpu_free(B->d_y);
-    mg__gpu_free(B->d_in);
-    mg__gpu_free(B->d_out);
-}
-
 /* One BFS from source by variant v: ms[level] per level; returns the levels (and the pulled ones
  * in *pulled, the frontier sizes in fv); exits if a depth differs from want. */
 static int bfs_run(bench_graph *B, int v, uint32_t source, const int32_t *want, int32_t *buf,
                    mg__gpu_timer *timer, int cap, double *ms, uint32_t *fv, bool *pulled_at, int *pulled) {
-    const uint32_t n = B->host->n;
-    for (uint32_t i = 0; i < n; i++) buf[i] = -1;
-    const uint32_t s_new = B->new_of_old[source];
-    buf[s_new] = 0;
-    DIE_IF(mg__gpu_copy_to_device(ctx, B->d_y, buf, (size_t)n * 4));
-    DIE_IF(mg__gpu_copy_to_device(ctx, B->d_in, &s_new, 4));
     mg_program p;
-    mg_program_init(&p);
-    p.contribution = MG_CONTRIB_SRC_PLUS_ONE;
-    p.combine = MG_COMBINE_ANY;
-    p.apply = MG_APPLY_IF_UNSET;
+    bfs_start(B, source, buf, &p);
     void *in = B->d_in, *out = B->d_out;
     uint32_t count = 1;
     int level = 0;
     *pulled = 0;
     while (count > 0) {
         if (level >= cap) {
-            fprintf(stderr, "bench_lb: %s BFS by %s runs past %d levels\n", B->name, variant_names[v], cap);
+            fprintf(stderr, "bench_baseline: %s BFS by %s runs past %d levels\n", B->name,
+                    variant_names[v], cap);
             exit(1);
         }
         mg__gpu_advance_args a = {.g = &B->dev, .program = &p, .type = MG_INT32, .d_in_list = in,
@@ -165,30 +66,16 @@ static int bfs_run(bench_graph *B, int v, uint32_t source, const int32_t *want, 
         level++;
     }
     DIE_IF(mg_context_set_mode(ctx, MG_MODE_AUTO));
-    DIE_IF(mg__gpu_copy_to_host(ctx, buf, B->d_y, (size_t)n * 4));
-    uint32_t wrong = 0;
-    for (uint32_t i = 0; i < n; i++) wrong += buf[B->new_of_old[i]] != want[i];
-    if (wrong) {
-        fprintf(stderr, "bench_lb: %s BFS by %s: %u depths differ from mg_bfs\n", B->name,
-                variant_names[v], wrong);
-        exit(1);
-    }
+    bfs_check(B, want, buf, variant_names[v]);
     return level;
 }
 
 static void bench_bfs(bench_graph *B, int runs, int max_level_rows) {
     const uint32_t n = B->host->n;
+    int32_t *want = xmalloc((size_t)n * 4), *buf = xmalloc((size_t)n * 4);
+    const uint32_t source = bfs_reference(B, want);
     const uint64_t *off;
     mg_graph_csr(B->host, &off, NULL, NULL);
-    uint32_t source = 0; /* a vertex of largest degree: in the giant component of these graphs */
-    for (uint32_t v = 1; v < n; v++)
-        if (off[v + 1] - off[v] > off[source + 1] - off[source]) source = v;
-    mg_vector depth = NULL;
-    DIE_IF(mg_vector_create(ctx, &depth, B->host, MG_INT32));
-    DIE_IF(mg_bfs(ctx, B->host, source, depth, NULL));
-    int32_t *want = xmalloc((size_t)n * 4), *buf = xmalloc((size_t)n * 4);
-    DIE_IF(mg_vector_extract(ctx, depth, want));
-    mg_vector_free(&depth);
     int32_t maxd = 0;
     uint64_t edges = 0; /* stored edges of the reached vertices */
     uint32_t reached = 0;
@@ -211,7 +98,7 @@ static void bench_bfs(bench_graph *B, int runs, int max_level_rows) {
         level_med[v] = xmalloc((size_t)cap * sizeof(double));
         pulled_at[v] = xmalloc((size_t)cap);
         bfs_run(B, v, source, want, buf, timer, cap, scratch, fv, pulled_at[v], &pulled[v]); /* warm-up */
-        double totals[MAX_RUNS];
+        double totals[BENCH_MAX_RUNS];
         for (int r = 0; r < runs; r++) {
             levels[v] = bfs_run(B, v, source, want, buf, timer, cap, scratch, fv, pulled_at[v], &pulled[v]);
             totals[r] = 0;
@@ -255,30 +142,14 @@ static void bench_bfs(bench_graph *B, int runs, int max_level_rows) {
 static void bench_pagerank(bench_graph *B, int runs) {
     const uint32_t n = B->host->n;
     double *x = xmalloc((size_t)n * 8), *got = xmalloc((size_t)n * 8), *cpu = xmalloc((size_t)n * 8);
-    for (uint32_t v = 0; v < n; v++) x[v] = (1.0 + (v % 7)) / n; /* not uniform: ids matter */
     mg_program p;
-    mg_program_init(&p);
-    p.contribution = MG_CONTRIB_SRC_DIV_OUTDEG;
-    p.combine = MG_COMBINE_SUM;
-    p.apply = MG_APPLY_AFFINE;
-    p.alpha = 0.85;
-    p.beta = 0.15 / n;
-    mg_vector vx = NULL, vy = NULL;
-    DIE_IF(mg_vector_create(ctx, &vx, B->host, MG_DOUBLE));
-    DIE_IF(mg_vector_create(ctx, &vy, B->host, MG_DOUBLE));
-    DIE_IF(mg_vector_load(ctx, vx, x));
-    DIE_IF(mg_advance(ctx, B->host, &p, NULL, vx, vy, NULL, NULL));
-    DIE_IF(mg_vector_extract(ctx, vy, cpu));
-    mg_vector_free(&vx);
-    mg_vector_free(&vy);
-    for (uint32_t v = 0; v < n; v++) got[B->new_of_old[v]] = x[v];
-    DIE_IF(mg__gpu_copy_to_device(ctx, B->d_x, got, (size_t)n * 8));
+    pagerank_step(B, &p, x, got, cpu);
     mg__gpu_timer *timer = NULL;
     DIE_IF(mg__gpu_timer_create(ctx, &timer));
     double med[VARIANTS];
     bool pulled[VARIANTS];
     for (int v = 0; v < VARIANTS; v++) {
-        double ms[MAX_RUNS + 1];
+        double ms[BENCH_MAX_RUNS + 1];
         for (int r = 0; r <= runs; r++) { /* r = 0: warm-up */
             mg__gpu_advance_args a = {.g = &B->dev, .program = &p, .type = MG_DOUBLE, .d_x = B->d_x,
                                       .d_y = B->d_y};
@@ -296,7 +167,7 @@ static void bench_pagerank(bench_graph *B, int runs) {
             if (!(rel <= worst)) worst = rel;
         }
         if (!(worst <= 1e-9)) {
-            fprintf(stderr, "bench_lb: %s pagerank step by %s differs from the CPU engine by %.2e\n",
+            fprintf(stderr, "bench_baseline: %s pagerank step by %s differs from the CPU engine by %.2e\n",
                     B->name, variant_names[v], worst);
             exit(1);
         }
@@ -321,50 +192,32 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--grid") == 0 && i + 1 < argc) width = atoi(argv[++i]);
         else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench_lb [--rmat-scale S] [--grid W] [--runs R]\n");
+            fprintf(stderr, "usage: bench_baseline [--rmat-scale S] [--grid W] [--runs R]\n");
             return 2;
         }
     }
-    if (scale < 4 || scale > 26 || width < 4 || width > 16384 || runs < 1 || runs > MAX_RUNS) {
-        fprintf(stderr, "bench_lb: --rmat-scale 4..26, --grid 4..16384, --runs 1..%d\n", MAX_RUNS);
+    if (scale < 4 || scale > 26 || width < 4 || width > 16384 || runs < 1 || runs > BENCH_MAX_RUNS) {
+        fprintf(stderr, "bench_baseline: --rmat-scale 4..26, --grid 4..16384, --runs 1..%d\n",
+                BENCH_MAX_RUNS);
         return 2;
     }
-    if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
     mg__gpu_info gi;
-    const mg_status st = mg__gpu_query(ctx, 0, &gi);
-    if (st == MG_UNAVAILABLE) {
-        printf("bench_lb: skipped: %s\n", mg_context_error(ctx));
-        mg_context_free(&ctx);
-        return 0;
-    }
-    DIE_IF(st);
-    /* as a GPU context does: the memory pool keeps freed memory (the engines' temporaries) */
-    DIE_IF(mg__gpu_keep_pool(ctx, 0));
+    const int early = bench_start(&gi);
+    if (early >= 0) return early;
     printf("device: %s, %d SMs, %.1f GB\n", gi.name, gi.sm_count, gi.total_memory / 1e9);
 
-    mg_gen_options o;
-    mg_gen_options_init(&o);
-    o.kind = MG_GEN_RMAT;
-    o.scale = scale;
-    o.edge_factor = 16;
-    o.seed = 1;
-    char name[64];
-    snprintf(name, sizeof name, "rmat%d", scale);
-    bench_graph B;
-    graph_build(&B, name, &o);
-    bench_bfs(&B, runs, 40);
-    bench_pagerank(&B, runs);
-    graph_free(&B);
-
-    mg_gen_options_init(&o);
-    o.kind = MG_GEN_GRID;
-    o.width = o.height = (uint32_t)width;
-    o.seed = 1;
-    snprintf(name, sizeof name, "grid%dx%d", width, width);
-    graph_build(&B, name, &o);
-    bench_bfs(&B, runs, 40);
-    bench_pagerank(&B, runs);
-    graph_free(&B);
+    for (int grid = 0; grid <= 1; grid++) {
+        mg_gen_options o;
+        char name[64];
+        bench_generator(&o, name, sizeof name, grid, grid ? width : scale);
+        bench_graph B;
+        graph_build(&B, name, &o);
+        printf("\n%s: n=%u m=%llu (stored directed edges), max degree %u\n", name, B.dev.n,
+               (unsigned long long)B.dev.m, B.dev.max_out_degree);
+        bench_bfs(&B, runs, 40);
+        bench_pagerank(&B, runs);
+        graph_free(&B);
+    }
     mg_context_free(&ctx);
     return 0;
 }
