@@ -39,6 +39,7 @@ mg_status mg__read_matrix_market(mg_context ctx, const char *path, const mg_read
     const char *ls, *le;
     uint64_t line = 0;
     mg__next_line(&cur, &ls, &le, &line); /* a mapped file is never empty */
+    MG__TRY(mg__io_check_text(ctx, path, line, ls, le));
 
     /* Banner: %%MatrixMarket matrix coordinate <field> <symmetry> */
     const char *tok[6][2];
@@ -126,6 +127,7 @@ mg_status mg__read_matrix_market(mg_context ctx, const char *path, const mg_read
                  "banner",
                  path, (unsigned long long)line + 1);
     const uint64_t size_line = line;
+    MG__TRY(mg__io_check_text(ctx, path, line, ls, le));
     ntok = mg__io_tokens(ls, le, tok, 4);
     static const char *const size_names[3] = {"rows", "columns", "entries"};
     uint64_t sizes[3] = {0, 0, 0};
@@ -150,13 +152,13 @@ mg_status mg__read_matrix_market(mg_context ctx, const char *path, const mg_read
                  "vertices)",
                  path, (unsigned long long)size_line, (unsigned long long)rows,
                  (unsigned long long)cols, (unsigned long long)MG__IO_MAX_VERTICES);
-    const uint64_t cap = mg__io_vertex_cap(file.size), n = rows > cols ? rows : cols;
-    if (n > cap)
+    char why[200];
+    const uint64_t limit = mg__io_vertex_limit(opts, file.size, why, sizeof why);
+    const uint64_t n = rows > cols ? rows : cols;
+    if (n > limit)
         MG__FAIL(ctx, MG_PARSE_ERROR,
-                 "mg_graph_read: %s:%llu: %llu vertices are more than a file of %llu bytes may "
-                 "declare (%llu: 2^24 + 64 per byte); the header looks corrupt",
-                 path, (unsigned long long)size_line, (unsigned long long)n,
-                 (unsigned long long)file.size, (unsigned long long)cap);
+                 "mg_graph_read: %s:%llu: the size line declares %llu vertices, but %s", path,
+                 (unsigned long long)size_line, (unsigned long long)n, why);
     if (symmetric && rows != cols)
         MG__FAIL(ctx, MG_PARSE_ERROR,
                  "mg_graph_read: %s:%llu: a symmetric matrix must be square (%llu x %llu)", path,
