@@ -5,9 +5,6 @@
  */
 #include "io_internal.h"
 
-/* "a 1 1 1\n": the shortest arc line, which bounds how many arcs the file can hold. */
-#define DIMACS_MIN_ARC_BYTES 8
-
 mg_status mg__read_dimacs(mg_context ctx, const char *path, const mg_read_options *opts,
                           mg__coo *coo) {
     mg_status status = MG_SUCCESS;
@@ -77,11 +74,11 @@ mg_status mg__read_dimacs(mg_context ctx, const char *path, const mg_read_option
                  "mg_graph_read: %s:%llu: the problem line declares %llu vertices, but %s", path,
                  (unsigned long long)line, (unsigned long long)n, why);
     const size_t body_size = (size_t)(cur.end - cur.p);
-    const uint64_t most = ((uint64_t)body_size + 1) / DIMACS_MIN_ARC_BYTES;
+    const uint64_t most = mg__io_most_lines(body_size);
     if (m > most)
         MG__FAIL(ctx, MG_PARSE_ERROR,
                  "mg_graph_read: %s:%llu: the problem line declares %llu arcs, but the rest of "
-                 "the file (%llu bytes) can hold at most %llu",
+                 "the file (%llu bytes) can hold at most %llu lines",
                  path, (unsigned long long)line, (unsigned long long)m,
                  (unsigned long long)body_size, (unsigned long long)most);
 

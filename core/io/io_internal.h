@@ -51,6 +51,13 @@ void mg__io_unmap(mg__mapped_file *file);
 mg_status mg__io_check_text(mg_context ctx, const char *path, uint64_t line, const char *begin,
                             const char *end);
 
+/* The most lines `bytes` bytes can hold (a line is at least one character and its '\n'). A header
+ * declaring more entries than that is wrong whatever the lines hold, and fails before the parse;
+ * fewer is left to the parse, which names a truncated line or the shortfall (a bound from the
+ * shortest complete entry would call a file whose only arc is "a 1 2" too short). The edge list is
+ * sized by the lines counted, never by the header. */
+static inline uint64_t mg__io_most_lines(size_t bytes) { return ((uint64_t)bytes + 1) / 2; }
+
 /* Records "mg_graph_read: path:line: <message>" and returns status. */
 mg_status mg__io_fail_line(mg_context ctx, mg_status status, const char *path, uint64_t line,
                            const char *fmt, ...)

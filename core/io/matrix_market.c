@@ -10,11 +10,6 @@
 
 #include <math.h>
 
-/* The smallest possible entry lines ("1 1\n", "1 1 1\n") bound how many entries the rest of the
- * file can hold, so a header claiming 10^15 entries fails before anything is allocated. */
-#define MM_MIN_ENTRY_BYTES 4
-#define MM_MIN_WEIGHTED_ENTRY_BYTES 6
-
 static mg_status size_token_error(mg_context ctx, const char *path, uint64_t line, int r,
                                   const char *what, const char *tok[2]) {
     if (r == MG__TOK_MISSING)
@@ -165,13 +160,11 @@ mg_status mg__read_matrix_market(mg_context ctx, const char *path, const mg_read
                  (unsigned long long)size_line, (unsigned long long)rows,
                  (unsigned long long)cols);
     const size_t body_size = (size_t)(cur.end - cur.p);
-    const uint64_t most =
-        ((uint64_t)body_size + 1) /
-        (wcol == MG__WCOL_NONE ? MM_MIN_ENTRY_BYTES : MM_MIN_WEIGHTED_ENTRY_BYTES);
+    const uint64_t most = mg__io_most_lines(body_size);
     if (nnz > most)
         MG__FAIL(ctx, MG_PARSE_ERROR,
                  "mg_graph_read: %s:%llu: the size line declares %llu entries, but the rest of "
-                 "the file (%llu bytes) can hold at most %llu",
+                 "the file (%llu bytes) can hold at most %llu lines",
                  path, (unsigned long long)size_line, (unsigned long long)nnz,
                  (unsigned long long)body_size, (unsigned long long)most);
 

@@ -2,7 +2,8 @@
  * test_readers_input.c — the text readers (Matrix Market, SNAP, DIMACS) on input that is valid
  * but unusual, or hostile: CR-only line ends and a UTF-8 byte-order mark load like LF files; a NUL
  * byte or UTF-16 text fails saying so; a pipe and a /proc file (size 0, content all the same) are
- * read; a tiny file whose header or ids claim millions of vertices fails at once, naming the file
+ * read; a header count that a short body contradicts names the truncated line; a tiny file
+ * whose header or ids claim millions of vertices fails at once, naming the file
  * and how to raise the limit (mg_read_options.max_vertices), and the option is honoured.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -210,6 +211,23 @@ static void test_vertex_limit(void) {
     expect_graph(gr, &opts, 5000000, 1);
 }
 
+/* A header count the bytes could hold as lines is left to the parse, which names the real fault:
+ * a truncated line, or too few lines (a bound from the shortest complete entry used to report "the
+ * rest of the file can hold at most 0" for a file whose only arc lacked its weight). */
+static void test_short_bodies(void) {
+    expect_failure(write_file("short_arc.gr", LIT("p sp 3 1\na 1 2\n")), NULL, MG_PARSE_ERROR,
+                   ":2:", "truncated line");
+    expect_failure(write_file("one_short.gr", LIT("p sp 3 2\na 1 2 1\n")), NULL,
+                   MG_PARSE_ERROR, ":2:", "ends after 1 entries");
+    expect_failure(write_file("short_entry.mtx", LIT("%%MatrixMarket matrix coordinate integer "
+                                                     "general\n2 2 1\n1 2\n")),
+                   NULL, MG_PARSE_ERROR, ":3:", "truncated line");
+    /* more entries than lines: still caught before the parse */
+    expect_failure(write_file("many.mtx", LIT("%%MatrixMarket matrix coordinate pattern "
+                                              "general\n2 2 5\n1 2\n")),
+                   NULL, MG_PARSE_ERROR, ":2:", "at most 2 lines");
+}
+
 int main(void) {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/mg_test_readers_XXXXXX");
     if (mkdtemp(tmpdir) == NULL) {
@@ -222,6 +240,7 @@ int main(void) {
     test_nul_bytes();
     test_streams();
     test_vertex_limit();
+    test_short_bodies();
     mg_context_free(&ctx);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
