@@ -52,36 +52,36 @@ mg_status mg__io_open_regular(mg_context ctx, const char *path, int *fd, uint64_
 
 /* Reads a stream (a pipe, or a file whose size says 0) to its end into a growing buffer. */
 static mg_status read_stream(mg_context ctx, const char *path, int fd, mg__mapped_file *file) {
+    mg_status status = MG_SUCCESS;
     size_t cap = 1 << 16, size = 0;
     char *buf = mg__malloc(cap);
-    if (buf == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, "mg_graph_read: out of memory");
     for (;;) {
+        if (buf == NULL)
+            MG__FAIL(ctx, MG_OUT_OF_MEMORY,
+                     "mg_graph_read: out of memory reading %s (%zu bytes so far)", path, size);
         if (size == cap) {
             char *grown = cap > SIZE_MAX / 2 ? NULL : mg__realloc(buf, cap * 2);
-            if (grown == NULL) {
-                mg__free(buf);
-                return mg__error(ctx, MG_OUT_OF_MEMORY,
-                                 "mg_graph_read: out of memory reading %s (%zu bytes so far)",
-                                 path, size);
-            }
+            if (grown == NULL) mg__free(buf);
             buf = grown;
             cap *= 2;
+            continue;
         }
         ssize_t got = read(fd, buf + size, cap - size);
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            int e = errno;
-            mg__free(buf);
-            return mg__error(ctx, MG_IO_ERROR, "mg_graph_read: error reading %s: %s", path,
-                             strerror(e));
-        }
+        if (got < 0)
+            MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: error reading %s: %s", path,
+                     strerror(errno));
         if (got == 0) break;
         size += (size_t)got;
     }
     file->base = buf;
     file->base_size = size;
     file->read = true;
-    return MG_SUCCESS;
+    buf = NULL;
+
+cleanup:
+    mg__free(buf);
+    return status;
 }
 
 mg_status mg__io_map(mg_context ctx, const char *path, mg__mapped_file *file) {
