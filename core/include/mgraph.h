@@ -152,6 +152,12 @@ typedef struct {
     /* Called now and then while a large file loads (fraction in [0,1]); may be NULL. */
     void (*progress)(double fraction, void *user);
     void *progress_user;
+    /* The most vertices a text file (Matrix Market, SNAP, DIMACS) may make: a header's count or a
+     * SNAP file's largest id + 1. 0 (the default): 2^22 + 4 per byte of the file, which no real
+     * graph file reaches but which stops a corrupt header from costing gigabytes (about 24 bytes
+     * per vertex) before anything fails. Set it to allow a file with more isolated vertices. A
+     * binary file stores its offsets, so its size already bounds its vertices. */
+    uint64_t max_vertices;
 } mg_read_options;
 
 void mg_read_options_init(mg_read_options *opts);

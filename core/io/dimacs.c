@@ -5,9 +5,6 @@
  */
 #include "io_internal.h"
 
-/* "a 1 1 1\n": the shortest arc line, which bounds how many arcs the file can hold. */
-#define DIMACS_MIN_ARC_BYTES 8
-
 mg_status mg__read_dimacs(mg_context ctx, const char *path, const mg_read_options *opts,
                           mg__coo *coo) {
     mg_status status = MG_SUCCESS;
@@ -30,6 +27,7 @@ mg_status mg__read_dimacs(mg_context ctx, const char *path, const mg_read_option
         MG__FAIL(ctx, MG_PARSE_ERROR,
                  "mg_graph_read: %s:%llu: missing problem line 'p sp <vertices> <arcs>'", path,
                  (unsigned long long)line + 1);
+    MG__TRY(mg__io_check_text(ctx, path, line, ls, le));
     const char *tok[5][2];
     int ntok = mg__io_tokens(ls, le, tok, 5);
     if (!mg__io_token_is(tok[0][0], tok[0][1], "p")) {
@@ -70,19 +68,17 @@ mg_status mg__read_dimacs(mg_context ctx, const char *path, const mg_read_option
                  "mg_graph_read: %s:%llu: %llu vertices exceed the largest graph (%llu)", path,
                  (unsigned long long)line, (unsigned long long)n,
                  (unsigned long long)MG__IO_MAX_VERTICES);
-    const uint64_t cap = mg__io_vertex_cap(file.size);
-    if (n > cap)
+    char why[200];
+    if (n > mg__io_vertex_limit(opts, file.size, why, sizeof why))
         MG__FAIL(ctx, MG_PARSE_ERROR,
-                 "mg_graph_read: %s:%llu: %llu vertices are more than a file of %llu bytes may "
-                 "declare (%llu: 2^24 + 64 per byte); the header looks corrupt",
-                 path, (unsigned long long)line, (unsigned long long)n,
-                 (unsigned long long)file.size, (unsigned long long)cap);
+                 "mg_graph_read: %s:%llu: the problem line declares %llu vertices, but %s", path,
+                 (unsigned long long)line, (unsigned long long)n, why);
     const size_t body_size = (size_t)(cur.end - cur.p);
-    const uint64_t most = ((uint64_t)body_size + 1) / DIMACS_MIN_ARC_BYTES;
+    const uint64_t most = mg__io_most_lines(body_size);
     if (m > most)
         MG__FAIL(ctx, MG_PARSE_ERROR,
                  "mg_graph_read: %s:%llu: the problem line declares %llu arcs, but the rest of "
-                 "the file (%llu bytes) can hold at most %llu",
+                 "the file (%llu bytes) can hold at most %llu lines",
                  path, (unsigned long long)line, (unsigned long long)m,
                  (unsigned long long)body_size, (unsigned long long)most);
 

@@ -29,6 +29,7 @@ void mg_read_options_init(mg_read_options *opts) {
     opts->allow_negative_weights = false;
     opts->progress = NULL;
     opts->progress_user = NULL;
+    opts->max_vertices = 0;
 }
 
 /* ---- formats ----------------------------------------------------------------------------------- */

@@ -11,29 +11,52 @@
 /* The largest vertex count a graph can have (mg_graph_create_from_coo refuses UINT32_MAX). */
 #define MG__IO_MAX_VERTICES ((uint64_t)UINT32_MAX - 1)
 
-/* The vertices a file of `bytes` bytes may declare: 2^24 + 64 per byte, which no real graph file
- * comes near (isolated vertices are rare), while a 200-byte file claiming 4e9 vertices cannot
- * make the graph builder allocate 32 GiB of offsets. */
-static inline uint64_t mg__io_vertex_cap(uint64_t bytes) {
-    uint64_t cap = ((uint64_t)1 << 24) + (bytes > (UINT64_MAX >> 7) ? (UINT64_MAX >> 1) : bytes * 64);
-    return cap < MG__IO_MAX_VERTICES ? cap : MG__IO_MAX_VERTICES;
-}
+/* The most vertices a text file may make the graph builder allocate (about 24 bytes each):
+ * opts->max_vertices when set, else MG__IO_DEFAULT_VERTICES + MG__IO_VERTICES_PER_BYTE per byte of
+ * the file, never more than MG__IO_MAX_VERTICES. Real graph files hold far fewer vertices than
+ * bytes (an edge line takes at least 4 bytes and touches at most 2 vertices); the base leaves room
+ * for a sample of a large graph that keeps its ids (roadNet-CA's first lines name vertex 1.9M).
+ * So the default stops a corrupt or hostile header or id (5 MB claiming 300M vertices) before it
+ * costs gigabytes, and bounds what a tiny file costs to about 100 MB; the option lets a caller who
+ * means it go higher. In why (for messages) it says where the limit comes from and how to raise it. */
+#define MG__IO_DEFAULT_VERTICES ((uint64_t)1 << 22)
+#define MG__IO_VERTICES_PER_BYTE 4
+uint64_t mg__io_vertex_limit(const mg_read_options *opts, uint64_t file_bytes, char *why,
+                             size_t why_size);
 
 /* ---- reading ----------------------------------------------------------------------------------- */
 
-/* A whole file, mapped read-only. data is NULL for an empty file (size 0). */
+/* A whole text file in memory: mapped, or read into a buffer when it is a pipe or reports size 0
+ * (/proc files). data and size skip a UTF-8 byte-order mark; a file with '\r' line ends and no
+ * '\n' (old Mac) has them turned into '\n' in a private copy, so the readers see LF or CRLF only. */
 typedef struct {
     const char *path;
     const char *data;
     size_t size;
+    char *base;       /* what to release: a mapping of base_size bytes, or a buffer when read */
+    size_t base_size;
+    bool read;
 } mg__mapped_file;
 
 /* Opens path as a regular file for reading; fails with MG_IO_ERROR naming the path (missing,
  * directory, unreadable, not a regular file). On success *fd is open and *size its length. */
 mg_status mg__io_open_regular(mg_context ctx, const char *path, int *fd, uint64_t *size);
-/* Maps path whole; an empty file is a parse error ("path:1: the file is empty"). */
+/* Loads path whole (a regular file, a pipe or a socket); an empty one is a parse error
+ * ("path:1: the file is empty"). */
 mg_status mg__io_map(mg_context ctx, const char *path, mg__mapped_file *file);
 void mg__io_unmap(mg__mapped_file *file);
+
+/* A header line with a NUL byte fails as binary data (a token cut at the NUL would otherwise make
+ * a message about an empty or garbled word). */
+mg_status mg__io_check_text(mg_context ctx, const char *path, uint64_t line, const char *begin,
+                            const char *end);
+
+/* The most lines `bytes` bytes can hold (a line is at least one character and its '\n'). A header
+ * declaring more entries than that is wrong whatever the lines hold, and fails before the parse;
+ * fewer is left to the parse, which names a truncated line or the shortfall (a bound from the
+ * shortest complete entry would call a file whose only arc is "a 1 2" too short). The edge list is
+ * sized by the lines counted, never by the header. */
+static inline uint64_t mg__io_most_lines(size_t bytes) { return ((uint64_t)bytes + 1) / 2; }
 
 /* Records "mg_graph_read: path:line: <message>" and returns status. */
 mg_status mg__io_fail_line(mg_context ctx, mg_status status, const char *path, uint64_t line,
@@ -114,7 +137,7 @@ typedef struct {
     uint64_t body_line;        /* line number of body[0]                                       */
     bool one_based;            /* ids are 1..max (else 0..max)                                  */
     uint64_t row_max, col_max; /* the largest legal source / destination id as written         */
-    bool capped;               /* 0-based: the id limit comes from mg__io_vertex_cap            */
+    const char *limit_why;     /* 0-based: why row_max/col_max are what they are (messages)    */
     uint64_t declared;         /* entries the header promises, or UINT64_MAX if it says nothing */
     uint64_t declared_line;    /* the header line that promised them                            */
     int columns;               /* SNAP: 2 or 3, from the first edge line                        */

@@ -10,11 +10,6 @@
 
 #include <math.h>
 
-/* The smallest possible entry lines ("1 1\n", "1 1 1\n") bound how many entries the rest of the
- * file can hold, so a header claiming 10^15 entries fails before anything is allocated. */
-#define MM_MIN_ENTRY_BYTES 4
-#define MM_MIN_WEIGHTED_ENTRY_BYTES 6
-
 static mg_status size_token_error(mg_context ctx, const char *path, uint64_t line, int r,
                                   const char *what, const char *tok[2]) {
     if (r == MG__TOK_MISSING)
@@ -39,6 +34,7 @@ mg_status mg__read_matrix_market(mg_context ctx, const char *path, const mg_read
     const char *ls, *le;
     uint64_t line = 0;
     mg__next_line(&cur, &ls, &le, &line); /* a mapped file is never empty */
+    MG__TRY(mg__io_check_text(ctx, path, line, ls, le));
 
     /* Banner: %%MatrixMarket matrix coordinate <field> <symmetry> */
     const char *tok[6][2];
@@ -126,6 +122,7 @@ mg_status mg__read_matrix_market(mg_context ctx, const char *path, const mg_read
                  "banner",
                  path, (unsigned long long)line + 1);
     const uint64_t size_line = line;
+    MG__TRY(mg__io_check_text(ctx, path, line, ls, le));
     ntok = mg__io_tokens(ls, le, tok, 4);
     static const char *const size_names[3] = {"rows", "columns", "entries"};
     uint64_t sizes[3] = {0, 0, 0};
@@ -150,26 +147,24 @@ mg_status mg__read_matrix_market(mg_context ctx, const char *path, const mg_read
                  "vertices)",
                  path, (unsigned long long)size_line, (unsigned long long)rows,
                  (unsigned long long)cols, (unsigned long long)MG__IO_MAX_VERTICES);
-    const uint64_t cap = mg__io_vertex_cap(file.size), n = rows > cols ? rows : cols;
-    if (n > cap)
+    char why[200];
+    const uint64_t limit = mg__io_vertex_limit(opts, file.size, why, sizeof why);
+    const uint64_t n = rows > cols ? rows : cols;
+    if (n > limit)
         MG__FAIL(ctx, MG_PARSE_ERROR,
-                 "mg_graph_read: %s:%llu: %llu vertices are more than a file of %llu bytes may "
-                 "declare (%llu: 2^24 + 64 per byte); the header looks corrupt",
-                 path, (unsigned long long)size_line, (unsigned long long)n,
-                 (unsigned long long)file.size, (unsigned long long)cap);
+                 "mg_graph_read: %s:%llu: the size line declares %llu vertices, but %s", path,
+                 (unsigned long long)size_line, (unsigned long long)n, why);
     if (symmetric && rows != cols)
         MG__FAIL(ctx, MG_PARSE_ERROR,
                  "mg_graph_read: %s:%llu: a symmetric matrix must be square (%llu x %llu)", path,
                  (unsigned long long)size_line, (unsigned long long)rows,
                  (unsigned long long)cols);
     const size_t body_size = (size_t)(cur.end - cur.p);
-    const uint64_t most =
-        ((uint64_t)body_size + 1) /
-        (wcol == MG__WCOL_NONE ? MM_MIN_ENTRY_BYTES : MM_MIN_WEIGHTED_ENTRY_BYTES);
+    const uint64_t most = mg__io_most_lines(body_size);
     if (nnz > most)
         MG__FAIL(ctx, MG_PARSE_ERROR,
                  "mg_graph_read: %s:%llu: the size line declares %llu entries, but the rest of "
-                 "the file (%llu bytes) can hold at most %llu",
+                 "the file (%llu bytes) can hold at most %llu lines",
                  path, (unsigned long long)size_line, (unsigned long long)nnz,
                  (unsigned long long)body_size, (unsigned long long)most);
 

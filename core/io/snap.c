@@ -23,6 +23,7 @@ mg_status mg__read_snap(mg_context ctx, const char *path, const mg_read_options 
         const char *s = ls;
         while (s < le && mg__io_space(*s)) s++;
         if (s == le || *s == '#' || *s == '%') continue;
+        MG__TRY(mg__io_check_text(ctx, path, line, ls, le));
         const char *tok[4][2];
         columns = mg__io_tokens(ls, le, tok, 4);
         if (columns != 2 && columns != 3)
@@ -35,15 +36,16 @@ mg_status mg__read_snap(mg_context ctx, const char *path, const mg_read_options 
         break;
     }
 
+    /* n is the largest id + 1, so the limit on n bounds the ids. */
+    char why[200];
+    const uint64_t limit = mg__io_vertex_limit(opts, file.size, why, sizeof why);
     mg__weight_column wcol = MG__WCOL_NONE;
     if (columns == 3) wcol = opts->ignore_weights ? MG__WCOL_SKIP : MG__WCOL_AUTO;
     mg__text_body b = {
         .kind = MG__TEXT_SNAP, .path = path, .body = body,
         .body_size = (size_t)(file.data + file.size - body), .body_line = body_line,
-        .one_based = false, .row_max = mg__io_vertex_cap(file.size) - 1,
-        .col_max = mg__io_vertex_cap(file.size) - 1,
-        .capped = mg__io_vertex_cap(file.size) < MG__IO_MAX_VERTICES, .declared = UINT64_MAX, .columns = columns,
-        .columns_line = body_line, .weights = wcol,
+        .one_based = false, .row_max = limit - 1, .col_max = limit - 1, .limit_why = why,
+        .declared = UINT64_MAX, .columns = columns, .columns_line = body_line, .weights = wcol,
         .allow_negative = opts->allow_negative_weights, .progress = opts->progress,
         .progress_user = opts->progress_user,
     };

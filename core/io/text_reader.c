@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define NUL_MESSAGE "NUL byte at column %lld: binary data, not a text graph file"
+
 /* ---- files ------------------------------------------------------------------------------------- */
 
 mg_status mg__io_open_regular(mg_context ctx, const char *path, int *fd, uint64_t *size) {
@@ -48,35 +50,141 @@ mg_status mg__io_open_regular(mg_context ctx, const char *path, int *fd, uint64_
     return MG_SUCCESS;
 }
 
+/* Reads a stream (a pipe, or a file whose size says 0) to its end into a growing buffer. */
+static mg_status read_stream(mg_context ctx, const char *path, int fd, mg__mapped_file *file) {
+    mg_status status = MG_SUCCESS;
+    size_t cap = 1 << 16, size = 0;
+    char *buf = mg__malloc(cap);
+    for (;;) {
+        if (buf == NULL)
+            MG__FAIL(ctx, MG_OUT_OF_MEMORY,
+                     "mg_graph_read: out of memory reading %s (%zu bytes so far)", path, size);
+        if (size == cap) {
+            char *grown = cap > SIZE_MAX / 2 ? NULL : mg__realloc(buf, cap * 2);
+            if (grown == NULL) mg__free(buf);
+            buf = grown;
+            cap *= 2;
+            continue;
+        }
+        ssize_t got = read(fd, buf + size, cap - size);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0)
+            MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: error reading %s: %s", path,
+                     strerror(errno));
+        if (got == 0) break;
+        size += (size_t)got;
+    }
+    file->base = buf;
+    file->base_size = size;
+    file->read = true;
+    buf = NULL;
+
+cleanup:
+    mg__free(buf);
+    return status;
+}
+
 mg_status mg__io_map(mg_context ctx, const char *path, mg__mapped_file *file) {
+    mg_status status = MG_SUCCESS;
     memset(file, 0, sizeof *file);
     file->path = path;
-    int fd;
-    uint64_t size;
-    mg_status status = mg__io_open_regular(ctx, path, &fd, &size);
-    if (status != MG_SUCCESS) return status;
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: cannot open %s: %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0)
+        MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: cannot stat %s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: %s is a directory, not a graph file", path);
+    if (S_ISREG(st.st_mode) && st.st_size > 0) {
+        if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX)
+            MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: %s is too large to map", path);
+        /* Writable but private: only a CR-only file is written to, and then only its copy. */
+        void *map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED)
+            MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: cannot map %s: %s", path,
+                     strerror(errno));
+        file->base = map;
+        file->base_size = (size_t)st.st_size;
+    } else if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+        MG__TRY(read_stream(ctx, path, fd, file));
+    } else {
+        MG__FAIL(ctx, MG_IO_ERROR,
+                 "mg_graph_read: %s is not a regular file or a pipe (a device?)", path);
+    }
+
+    char *text = file->base;
+    size_t size = file->base_size;
+    if (size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) { /* the UTF-8 byte-order mark */
+        text += 3;
+        size -= 3;
+    }
+    if (size >= 2 && (memcmp(text, "\xFF\xFE", 2) == 0 || memcmp(text, "\xFE\xFF", 2) == 0)) {
+        status = mg__io_fail_line(ctx, MG_PARSE_ERROR, path, 1,
+                                  "UTF-16 text (it starts with a UTF-16 byte-order mark): save "
+                                  "the file as UTF-8 or ASCII");
+        goto cleanup;
+    }
     if (size == 0) {
-        close(fd);
-        return mg__io_fail_line(ctx, MG_PARSE_ERROR, path, 1, "the file is empty");
+        status = mg__io_fail_line(ctx, MG_PARSE_ERROR, path, 1, "the file is empty");
+        goto cleanup;
     }
-    if (size > (uint64_t)SIZE_MAX) {
-        close(fd);
-        return mg__error(ctx, MG_IO_ERROR, "mg_graph_read: %s is too large to map", path);
+    if (memchr(text, '\n', size) == NULL) { /* '\r' line ends (or one line): make them '\n' */
+        for (size_t i = 0; i < size; i++)
+            if (text[i] == '\r') text[i] = '\n';
     }
-    void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int e = errno;
-    close(fd); /* the mapping keeps the file alive */
-    if (map == MAP_FAILED)
-        return mg__error(ctx, MG_IO_ERROR, "mg_graph_read: cannot map %s: %s", path, strerror(e));
-    file->data = map;
-    file->size = (size_t)size;
-    return MG_SUCCESS;
+    file->data = text;
+    file->size = size;
+
+cleanup:
+    if (fd >= 0) close(fd); /* a mapping keeps the file alive */
+    if (status != MG_SUCCESS) mg__io_unmap(file);
+    return status;
 }
 
 void mg__io_unmap(mg__mapped_file *file) {
-    if (file->data != NULL) munmap((void *)file->data, file->size);
+    if (file->read)
+        mg__free(file->base);
+    else if (file->base != NULL)
+        munmap(file->base, file->base_size);
+    file->base = NULL;
+    file->base_size = 0;
+    file->read = false;
     file->data = NULL;
     file->size = 0;
+}
+
+mg_status mg__io_check_text(mg_context ctx, const char *path, uint64_t line, const char *begin,
+                            const char *end) {
+    const char *nul = memchr(begin, '\0', (size_t)(end - begin));
+    if (nul == NULL) return MG_SUCCESS;
+    return mg__io_fail_line(ctx, MG_PARSE_ERROR, path, line,
+                            NUL_MESSAGE,
+                            (long long)(nul - begin) + 1);
+}
+
+uint64_t mg__io_vertex_limit(const mg_read_options *opts, uint64_t file_bytes, char *why,
+                             size_t why_size) {
+    uint64_t limit;
+    if (opts->max_vertices != 0) {
+        limit = opts->max_vertices;
+        snprintf(why, why_size, "the read option max_vertices allows %llu vertices",
+                 (unsigned long long)limit);
+    } else {
+        limit = file_bytes > (UINT64_MAX - MG__IO_DEFAULT_VERTICES) / MG__IO_VERTICES_PER_BYTE
+                    ? UINT64_MAX
+                    : MG__IO_DEFAULT_VERTICES + MG__IO_VERTICES_PER_BYTE * file_bytes;
+        snprintf(why, why_size,
+                 "a file of %llu bytes may declare at most %llu vertices (2^22 + 4 per byte, "
+                 "against corrupt headers; the read option max_vertices raises it)",
+                 (unsigned long long)file_bytes,
+                 (unsigned long long)(limit < MG__IO_MAX_VERTICES ? limit : MG__IO_MAX_VERTICES));
+    }
+    if (limit >= MG__IO_MAX_VERTICES) {
+        limit = MG__IO_MAX_VERTICES;
+        snprintf(why, why_size, "a graph has at most %llu vertices", (unsigned long long)limit);
+    }
+    return limit;
 }
 
 mg_status mg__io_fail_line(mg_context ctx, mg_status status, const char *path, uint64_t line,
@@ -317,9 +425,8 @@ static bool read_id(const mg__text_body *b, chunk *ch, const char **p, const cha
         *out = (uint32_t)(v - 1);
     } else {
         if (v > max)
-            return chunk_fail(ch, line, "%s %llu is too large (at most %llu%s)", name,
-                              (unsigned long long)v, (unsigned long long)max,
-                              b->capped ? " in a file of this size" : "");
+            return chunk_fail(ch, line, "%s %llu is too large: %s", name, (unsigned long long)v,
+                              b->limit_why);
         if (v > ch->max_id) ch->max_id = v;
         *out = (uint32_t)v;
     }
@@ -382,11 +489,37 @@ static bool read_weight(const mg__text_body *b, chunk *ch, const char **p, const
     return true;
 }
 
+/* Parses the non-blank, non-comment line [line_begin, le) into entry k. */
+static bool parse_line(const mg__text_body *b, chunk *ch, const char *line_begin, const char *le,
+                       const char *q, uint64_t line, uint64_t k, uint32_t *src, uint32_t *dst,
+                       uint32_t *wbits) {
+    if (b->kind == MG__TEXT_DIMACS) {
+        if (*q != 'a' || q + 1 == le || !mg__io_space(q[1])) {
+            if (*q == 'p' && (q + 1 == le || mg__io_space(q[1])))
+                return chunk_fail(ch, line, "a second problem line ('p')");
+            return chunk_fail(ch, line, "unknown line '%.*s' (expected 'a', 'c' or 'p')",
+                              TOKEN_ARGS(q, le));
+        }
+        q++;
+    }
+    if (k >= b->declared)
+        return chunk_fail(ch, line, "more entries than the %llu declared on line %llu",
+                          (unsigned long long)b->declared, (unsigned long long)b->declared_line);
+    if (!read_id(b, ch, &q, le, line_begin, line, 0, &src[k])) return false;
+    if (!read_id(b, ch, &q, le, line_begin, line, 1, &dst[k])) return false;
+    if (b->weights != MG__WCOL_NONE && !read_weight(b, ch, &q, le, line_begin, line, k, wbits))
+        return false;
+    q = skip_space(q, le);
+    if (q == le) return true;
+    if (b->kind == MG__TEXT_SNAP) return wrong_columns(b, ch, line_begin, le, line);
+    return chunk_fail(ch, line, "unexpected extra text '%.*s' at the end of the line",
+                      TOKEN_ARGS(q, le));
+}
+
 static void parse_chunk(const mg__text_body *b, chunk *ch, uint32_t *src, uint32_t *dst,
                         uint32_t *wbits) {
     const char *p = ch->begin, *end = ch->end;
     uint64_t line = ch->first_line, k = ch->first_entry;
-    const bool has_weight = b->weights != MG__WCOL_NONE;
     for (; p < end; line++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
@@ -394,32 +527,11 @@ static void parse_chunk(const mg__text_body *b, chunk *ch, uint32_t *src, uint32
         const char *q = skip_space(p, le);
         p = nl ? nl + 1 : end;
         if (q == le || is_comment(b->kind, *q)) continue;
-        if (b->kind == MG__TEXT_DIMACS) {
-            if (*q != 'a' || q + 1 == le || !mg__io_space(q[1])) {
-                if (*q == 'p' && (q + 1 == le || mg__io_space(q[1])))
-                    chunk_fail(ch, line, "a second problem line ('p')");
-                else
-                    chunk_fail(ch, line, "unknown line '%.*s' (expected 'a', 'c' or 'p')",
-                               TOKEN_ARGS(q, le));
-                return;
-            }
-            q++;
-        }
-        if (k >= b->declared) {
-            chunk_fail(ch, line, "more entries than the %llu declared on line %llu",
-                       (unsigned long long)b->declared, (unsigned long long)b->declared_line);
-            return;
-        }
-        if (!read_id(b, ch, &q, le, line_begin, line, 0, &src[k])) return;
-        if (!read_id(b, ch, &q, le, line_begin, line, 1, &dst[k])) return;
-        if (has_weight && !read_weight(b, ch, &q, le, line_begin, line, k, wbits)) return;
-        q = skip_space(q, le);
-        if (q != le) {
-            if (b->kind == MG__TEXT_SNAP)
-                wrong_columns(b, ch, line_begin, le, line);
-            else
-                chunk_fail(ch, line, "unexpected extra text '%.*s' at the end of the line",
-                           TOKEN_ARGS(q, le));
+        if (!parse_line(b, ch, line_begin, le, q, line, k, src, dst, wbits)) {
+            /* A NUL byte is what made the line fail (it belongs to no token); say so rather
+             * than print a word cut short at it. */
+            const char *nul = memchr(line_begin, '\0', (size_t)(le - line_begin));
+            if (nul != NULL) chunk_fail(ch, line, NUL_MESSAGE, (long long)(nul - line_begin) + 1);
             return;
         }
         k++;

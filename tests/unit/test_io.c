@@ -344,7 +344,7 @@ static const bad_case bad_cases[] = {
     {"huge_n.mtx", MM "pattern general\n4000000000 4000000000 1\n1 2\n", MG_PARSE_ERROR,
      ":2:", "may declare"},
     {"huge_n.gr", "p sp 4000000000 1\na 1 2 3\n", MG_PARSE_ERROR, ":1:", "may declare"},
-    {"huge_id.txt", "0 1\n1 2\n4000000000 1\n", MG_PARSE_ERROR, ":3:", "file of this size"},
+    {"huge_id.txt", "0 1\n1 2\n4000000000 1\n", MG_PARSE_ERROR, ":3:", "may declare"},
     {"huge_nnz.mtx", MM "pattern general\n10 10 1000000000000000\n1 2\n2 3\n", MG_PARSE_ERROR,
      ":2:", "at most"},
     {"nonsquare_sym.mtx", MM "pattern symmetric\n3 4 1\n2 1\n", MG_PARSE_ERROR, ":2:",
