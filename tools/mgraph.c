@@ -83,6 +83,8 @@ static const char HELP_MAIN[] =
     "  --keep-self-loops  keep self-loops (dropped by default)\n"                                \
     "  --keep-duplicates  keep parallel edges (by default one is kept, with the least weight)\n" \
     "  --format F         mtx, snap, dimacs or binary (default: by the file's extension)\n"      \
+    "  --max-vertices N   the most vertices a text file may make (default 2^22 + 4 per byte of\n" \
+    "                     the file, against corrupt headers)\n"                                  \
     "\n"                                                                                           \
     "Output lines: load: X s / preprocess: X s / run: X s (median of N) / MTEPS: X /\n"         \
     "validation: PASS|FAIL|skipped / backend: cpu|gpu (auto: why). 'load' is reading the file;\n"\
@@ -184,6 +186,7 @@ static const char HELP_CONVERT[] =
     "the binary format, for fast reloads of a large text graph. OUT appears whole or not at all\n"
     "(as the algorithms' --output); OUT may not be IN.\n"
     "  --format F         the input's format: mtx, snap, dimacs or binary (default: by extension)\n"
+    "  --max-vertices N   the most vertices a text file may make (default 2^22 + 4 per byte)\n"
     "  --undirected | --directed | --keep-self-loops | --keep-duplicates\n"
     "                     as for the algorithms (see 'mgraph help bfs')\n"
     "  --renumber random  rename the vertices by a pseudo-random permutation (the renumbering\n"
@@ -228,6 +231,7 @@ bool cli_print_help(FILE *f, const char *name) {
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++) {
         if (strcmp(COMMANDS[i].name, name) == 0) {
             fputs(COMMANDS[i].help, f);
+            if (f == stdout) cli_flush_stdout();
             return true;
         }
     }
@@ -260,6 +264,7 @@ static const struct {
     [OPT_KEEP_SELF_LOOPS] = {"--keep-self-loops", false, CMD_READERS},
     [OPT_KEEP_DUPLICATES] = {"--keep-duplicates", false, CMD_READERS},
     [OPT_FORMAT] = {"--format", true, CMD_READERS},
+    [OPT_MAX_VERTICES] = {"--max-vertices", true, CMD_READERS},
     [OPT_ALLOW_NEGATIVE] = {"--allow-negative-weights", false, CMD_INFO | CMD_CONVERT},
     [OPT_TOLERANCE] = {"--tolerance", true, CMD_PR | CMD_BENCH},
     [OPT_MAX_ITER] = {"--max-iter", true, CMD_PR | CMD_BENCH},
@@ -488,6 +493,12 @@ int cli_read_options(const cli_args *a, mg_read_options *ro, cli_progress *progr
     ro->keep_self_loops = a->value[OPT_KEEP_SELF_LOOPS] != NULL;
     ro->keep_duplicates = a->value[OPT_KEEP_DUPLICATES] != NULL;
     ro->allow_negative_weights = a->value[OPT_ALLOW_NEGATIVE] != NULL;
+    if (a->value[OPT_MAX_VERTICES] != NULL) {
+        uint64_t mv = 0;
+        int rc = cli_u64(a, OPT_MAX_VERTICES, 1, UINT32_MAX - 1, &mv);
+        if (rc != CLI_OK) return rc;
+        ro->max_vertices = mv;
+    }
     const char *f = a->value[OPT_FORMAT];
     if (f != NULL) {
         if (strcmp(f, "mtx") == 0)
@@ -559,7 +570,9 @@ static int run_command(int argc, char **argv, const char *name) {
 static int stdout_errno = 0;
 
 void cli_flush_stdout(void) {
-    if (fflush(stdout) != 0 && stdout_errno == 0) stdout_errno = errno;
+    /* A write that failed inside a long fputs (past the buffer) set the error flag and errno then;
+     * the flush may find the buffer empty and succeed, so the flag decides. */
+    if ((fflush(stdout) != 0 || ferror(stdout)) && stdout_errno == 0) stdout_errno = errno;
 }
 
 /* Whatever the command printed must have reached stdout: a full disk or /dev/full shows only when
@@ -587,6 +600,7 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(HELP_MAIN, stdout);
+        cli_flush_stdout();
         return CLI_OK;
     }
     if (strcmp(cmd, "--version") == 0) {
@@ -598,11 +612,13 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "help") == 0) {
         if (argc == 2) {
             fputs(HELP_MAIN, stdout);
+            cli_flush_stdout();
             return CLI_OK;
         }
         if (argc > 3) return cli_usage_error(NULL, "help: takes one command, got %d", argc - 2);
         if (strcmp(argv[2], "help") == 0) {
             fputs(HELP_MAIN, stdout);
+            cli_flush_stdout();
             return CLI_OK;
         }
         if (!cli_print_help(stdout, argv[2]))

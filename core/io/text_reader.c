@@ -168,7 +168,7 @@ uint64_t mg__io_vertex_limit(const mg_read_options *opts, uint64_t file_bytes, c
     uint64_t limit;
     if (opts->max_vertices != 0) {
         limit = opts->max_vertices;
-        snprintf(why, why_size, "the read option max_vertices allows %llu vertices",
+        snprintf(why, why_size, "the read option max_vertices (mgraph --max-vertices) allows %llu vertices",
                  (unsigned long long)limit);
     } else {
         limit = file_bytes > (UINT64_MAX - MG__IO_DEFAULT_VERTICES) / MG__IO_VERTICES_PER_BYTE
@@ -176,7 +176,8 @@ uint64_t mg__io_vertex_limit(const mg_read_options *opts, uint64_t file_bytes, c
                     : MG__IO_DEFAULT_VERTICES + MG__IO_VERTICES_PER_BYTE * file_bytes;
         snprintf(why, why_size,
                  "a file of %llu bytes may declare at most %llu vertices (2^22 + 4 per byte, "
-                 "against corrupt headers; the read option max_vertices raises it)",
+                 "against corrupt headers; the read option max_vertices, mgraph --max-vertices, "
+                 "raises it)",
                  (unsigned long long)file_bytes,
                  (unsigned long long)(limit < MG__IO_MAX_VERTICES ? limit : MG__IO_MAX_VERTICES));
     }

@@ -207,4 +207,17 @@ done
 expect_rc 0 pr "$TMP/r.mgb" --max-iter 20 --tolerance 1e-9 --validate --json
 python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["validated"] is True and d["converged"] is False and d["iterations"] == 20, d' <"$TMP/out"
 
+# --- a 15-byte SNAP file claiming id 16777215: refused at once, naming the file and the flag that
+# raises the limit; --max-vertices lets it load; 0 is a usage error
+printf '16777215 9296\n' >"$TMP/amp.txt"
+expect_rc 1 info "$TMP/amp.txt"
+expect_err "amp.txt:1: source id 16777215 is too large"
+expect_err "--max-vertices"
+expect_rc 0 info "$TMP/amp.txt" --max-vertices 16777216
+expect_out_line '^vertices: 16777216$'
+expect_rc 1 bfs "$TMP/amp.txt" --max-vertices 1000
+expect_err "max_vertices (mgraph --max-vertices) allows 1000 vertices"
+expect_rc 2 info "$TMP/amp.txt" --max-vertices 0
+expect_err "invalid value '0' for --max-vertices"
+
 echo "cli_hardening: ok"

@@ -218,7 +218,7 @@ static void test_vertex_limit(void) {
     CHECK(opts.max_vertices == 0);
     const char *ten = write_file("ten.txt", LIT("0 1\n9 1\n"));
     opts.max_vertices = 9;
-    expect_failure(ten, &opts, MG_PARSE_ERROR, ":2:", "max_vertices allows 9 vertices");
+    expect_failure(ten, &opts, MG_PARSE_ERROR, ":2:", "max-vertices) allows 9 vertices");
     opts.max_vertices = 10;
     expect_graph(ten, &opts, 10, 2);
     const char *mm = write_file("ten.mtx", LIT("%%MatrixMarket matrix coordinate pattern "
@@ -226,7 +226,7 @@ static void test_vertex_limit(void) {
     opts.max_vertices = 9;
     expect_failure(mm, &opts, MG_PARSE_ERROR, ":2:", "declares 10 vertices");
     opts.max_vertices = 5000000; /* above the default for this file (2^22 + 4 per byte) */
-    expect_failure(big, &opts, MG_PARSE_ERROR, ":2:", "max_vertices allows 5000000");
+    expect_failure(big, &opts, MG_PARSE_ERROR, ":2:", "max-vertices) allows 5000000");
     const char *gr = write_file("five_million.gr", LIT("p sp 5000000 1\na 1 2 1\n"));
     expect_failure(gr, NULL, MG_PARSE_ERROR, ":1:", "may declare at most");
     expect_graph(gr, &opts, 5000000, 1);
