@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "check.h"
+#include "temp_dir.h"
 #include "mg_internal.h" /* the graph's arrays, to tamper with before writing */
 #include "mgraph.h"
 
@@ -21,13 +22,7 @@
 #include <unistd.h>
 
 static mg_context ctx;
-static char tmpdir[256];
 
-static const char *tmp(const char *name) {
-    static char buf[1024];
-    snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
-    return buf;
-}
 
 static mg_graph from_edges(uint32_t n, uint64_t m, const uint32_t *src, const uint32_t *dst,
                            const void *w, mg_weight_type wt, bool directed, bool keep_all) {
@@ -227,11 +222,7 @@ static void builder_graphs(void) {
 }
 
 int main(void) {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/mg_test_binary_XXXXXX");
-    if (mkdtemp(tmpdir) == NULL) {
-        perror("mkdtemp");
-        return 2;
-    }
+    if (temp_dir_make("binary") != 0) return 2;
     if (mg_context_create(&ctx) != MG_SUCCESS) return 2;
     const int threads[] = {1, 2, 3, 7};
     for (int t = 0; t < 4; t++) {
@@ -241,6 +232,6 @@ int main(void) {
         builder_graphs();
     }
     mg_context_free(&ctx);
-    rmdir(tmpdir);
+    temp_dir_remove();
     return check_report();
 }

@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
+#include "temp_dir.h"
 #include "mg_internal.h"
 
 #include <dirent.h>
@@ -20,7 +21,6 @@
 #include <unistd.h>
 
 static mg_context ctx;
-static char tmpdir[256];
 static const char *datadir;
 
 static const char *data(const char *name) {
@@ -28,14 +28,6 @@ static const char *data(const char *name) {
     static int k = 0;
     k = (k + 1) % 4;
     snprintf(buf[k], sizeof buf[k], "%s/%s", datadir, name);
-    return buf[k];
-}
-
-static const char *tmp(const char *name) {
-    static char buf[4][1024];
-    static int k = 0;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
     return buf[k];
 }
 
@@ -687,33 +679,10 @@ static void test_alloc_failures(void) {
     mg_graph_free(&g);
 }
 
-static void remove_tree(const char *dir) {
-    DIR *d = opendir(dir);
-    if (d == NULL) return;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        char path[1100];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            chmod(path, 0755);
-            remove_tree(path);
-        } else {
-            unlink(path);
-        }
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 int main(void) {
     datadir = getenv("MG_TEST_DATA");
     if (datadir == NULL) datadir = "tests/data";
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/mg_test_io_XXXXXX");
-    if (mkdtemp(tmpdir) == NULL) {
-        perror("mkdtemp");
-        return 2;
-    }
+    if (temp_dir_make("io") != 0) return 2;
     if (mg_context_create(&ctx) != MG_SUCCESS) return 2;
     test_good_files();
     test_round_trips();
@@ -723,6 +692,6 @@ int main(void) {
     test_parallel();
     test_alloc_failures();
     mg_context_free(&ctx);
-    remove_tree(tmpdir);
+    temp_dir_remove();
     return check_report();
 }

@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
+#include "temp_dir.h"
 #include "mgraph.h"
 
 #include <dirent.h>
@@ -17,19 +18,10 @@
 #include <unistd.h>
 
 static mg_context ctx;
-static char dir[64];
 
-static const char *at(const char *name) {
-    static char buf[4][256];
-    static int k = 0;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
-}
-
-/* Files in dir (not . and ..). */
+/* Files in tmpdir (not . and ..). */
 static int entries(void) {
-    DIR *d = opendir(dir);
+    DIR *d = opendir(tmpdir);
     int count = 0;
     for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
         count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
@@ -51,25 +43,25 @@ static void test_commit_and_free(void) {
     mg_output out = NULL;
     FILE *f = NULL;
     mode_t old = umask(027);
-    CHECK_OK(ctx, mg_output_open(ctx, &out, at("a.txt"), &f));
+    CHECK_OK(ctx, mg_output_open(ctx, &out, tmp("a.txt"), &f));
     CHECK(out != NULL && f != NULL);
     if (f != NULL) fputs("hello\n", f);
     struct stat st;
-    CHECK(stat(at("a.txt"), &st) != 0 && errno == ENOENT); /* not there before the commit */
+    CHECK(stat(tmp("a.txt"), &st) != 0 && errno == ENOENT); /* not there before the commit */
     CHECK_OK(ctx, mg_output_commit(ctx, &out));
     CHECK(out == NULL);
-    CHECK(holds(at("a.txt"), "hello\n"));
-    CHECK(stat(at("a.txt"), &st) == 0 && (st.st_mode & 0777) == 0640);
+    CHECK(holds(tmp("a.txt"), "hello\n"));
+    CHECK(stat(tmp("a.txt"), &st) == 0 && (st.st_mode & 0777) == 0640);
     umask(old);
     CHECK(entries() == 1);
 
     /* freed before the commit: the old file stays, the temporary goes */
-    CHECK_OK(ctx, mg_output_open(ctx, &out, at("a.txt"), &f));
+    CHECK_OK(ctx, mg_output_open(ctx, &out, tmp("a.txt"), &f));
     if (f != NULL) fputs("half", f);
     CHECK(entries() == 2);
     CHECK(mg_output_free(&out) == MG_SUCCESS && out == NULL);
     CHECK(mg_output_free(&out) == MG_SUCCESS); /* NULL is fine */
-    CHECK(holds(at("a.txt"), "hello\n"));
+    CHECK(holds(tmp("a.txt"), "hello\n"));
     CHECK(entries() == 1);
 }
 
@@ -77,46 +69,46 @@ static void test_links_and_devices(void) {
     mg_output out = NULL;
     FILE *f = NULL;
     /* a link: its target is replaced, the link stays a link */
-    CHECK(symlink("a.txt", at("link")) == 0);
-    CHECK_OK(ctx, mg_output_open(ctx, &out, at("link"), &f));
+    CHECK(symlink("a.txt", tmp("link")) == 0);
+    CHECK_OK(ctx, mg_output_open(ctx, &out, tmp("link"), &f));
     if (f != NULL) fputs("through the link\n", f);
     CHECK_OK(ctx, mg_output_commit(ctx, &out));
     struct stat st;
-    CHECK(lstat(at("link"), &st) == 0 && S_ISLNK(st.st_mode));
-    CHECK(holds(at("a.txt"), "through the link\n"));
+    CHECK(lstat(tmp("link"), &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK(holds(tmp("a.txt"), "through the link\n"));
     /* a link to a device: written through; /dev/full fails at the commit, naming the path */
-    CHECK(symlink("/dev/null", at("null")) == 0);
-    CHECK_OK(ctx, mg_output_open(ctx, &out, at("null"), &f));
+    CHECK(symlink("/dev/null", tmp("null")) == 0);
+    CHECK_OK(ctx, mg_output_open(ctx, &out, tmp("null"), &f));
     if (f != NULL) fputs("gone\n", f);
     CHECK_OK(ctx, mg_output_commit(ctx, &out));
-    CHECK(lstat(at("null"), &st) == 0 && S_ISLNK(st.st_mode));
-    CHECK(symlink("/dev/full", at("full")) == 0);
-    CHECK_OK(ctx, mg_output_open(ctx, &out, at("full"), &f));
+    CHECK(lstat(tmp("null"), &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK(symlink("/dev/full", tmp("full")) == 0);
+    CHECK_OK(ctx, mg_output_open(ctx, &out, tmp("full"), &f));
     if (f != NULL) fputs("no room\n", f);
     CHECK(mg_output_commit(ctx, &out) == MG_IO_ERROR && out == NULL);
     CHECK(strstr(mg_context_error(ctx), "full") != NULL);
     CHECK(strstr(mg_context_error(ctx), strerror(ENOSPC)) != NULL);
-    CHECK(lstat(at("full"), &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK(lstat(tmp("full"), &st) == 0 && S_ISLNK(st.st_mode));
     CHECK(entries() == 4); /* a.txt and the three links: no temporaries */
     /* refused: a link to nothing, a directory, a missing folder */
-    CHECK(symlink("nothing", at("dangling")) == 0);
-    CHECK(mg_output_open(ctx, &out, at("dangling"), &f) == MG_IO_ERROR && out == NULL);
+    CHECK(symlink("nothing", tmp("dangling")) == 0);
+    CHECK(mg_output_open(ctx, &out, tmp("dangling"), &f) == MG_IO_ERROR && out == NULL);
     CHECK(strstr(mg_context_error(ctx), "dangling") != NULL);
-    CHECK(mg_output_open(ctx, &out, dir, &f) == MG_IO_ERROR && out == NULL);
+    CHECK(mg_output_open(ctx, &out, tmpdir, &f) == MG_IO_ERROR && out == NULL);
     CHECK(strstr(mg_context_error(ctx), "is a directory") != NULL);
-    CHECK(mg_output_open(ctx, &out, at("no/such/x.txt"), &f) == MG_IO_ERROR);
+    CHECK(mg_output_open(ctx, &out, tmp("no/such/x.txt"), &f) == MG_IO_ERROR);
     CHECK(strstr(mg_context_error(ctx), "no/such/x.txt") != NULL);
-    CHECK(lstat(at("nothing"), &st) != 0);
+    CHECK(lstat(tmp("nothing"), &st) != 0);
     CHECK(entries() == 5);
 }
 
 static void test_arguments(void) {
     mg_output out = NULL;
     FILE *f = NULL;
-    CHECK(mg_output_open(ctx, NULL, at("b.txt"), &f) == MG_INVALID_ARGUMENT);
-    CHECK(mg_output_open(ctx, &out, at("b.txt"), NULL) == MG_INVALID_ARGUMENT);
+    CHECK(mg_output_open(ctx, NULL, tmp("b.txt"), &f) == MG_INVALID_ARGUMENT);
+    CHECK(mg_output_open(ctx, &out, tmp("b.txt"), NULL) == MG_INVALID_ARGUMENT);
     CHECK(mg_output_open(ctx, &out, NULL, &f) == MG_INVALID_ARGUMENT);
-    CHECK(mg_output_open(NULL, &out, at("b.txt"), &f) != MG_SUCCESS);
+    CHECK(mg_output_open(NULL, &out, tmp("b.txt"), &f) != MG_SUCCESS);
     CHECK(mg_output_commit(ctx, &out) == MG_INVALID_ARGUMENT);
     /* a garbage handle is caught by its magic */
     uint64_t garbage[8] = {0};
@@ -125,19 +117,12 @@ static void test_arguments(void) {
     CHECK(mg_output_free(&bad) == MG_INVALID_OBJECT);
 }
 
-static void cleanup(void) {
-    static const char *const names[] = {"a.txt", "link", "null", "full", "dangling", "b.txt"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(at(names[i]));
-    rmdir(dir);
-}
-
 int main(void) {
-    snprintf(dir, sizeof dir, "/tmp/mg_test_output_XXXXXX");
-    if (mkdtemp(dir) == NULL || mg_context_create(&ctx) != MG_SUCCESS) return 2;
+    if (temp_dir_make("output") != 0 || mg_context_create(&ctx) != MG_SUCCESS) return 2;
     test_commit_and_free();
     test_links_and_devices();
     test_arguments();
     mg_context_free(&ctx);
-    cleanup();
+    temp_dir_remove();
     return check_report();
 }

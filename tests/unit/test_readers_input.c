@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
+#include "temp_dir.h"
 #include "mg_internal.h" /* mg__inject_alloc_failure */
 
 #include <signal.h>
@@ -19,15 +20,7 @@
 #include <unistd.h>
 
 static mg_context ctx;
-static char tmpdir[256];
 
-static const char *tmp(const char *name) {
-    static char buf[4][1024];
-    static int k = 0;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
 
 static const char *write_file(const char *name, const char *content, size_t len) {
     const char *path = tmp(name);
@@ -250,11 +243,7 @@ static void test_short_bodies(void) {
 }
 
 int main(void) {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/mg_test_readers_XXXXXX");
-    if (mkdtemp(tmpdir) == NULL) {
-        perror("mkdtemp");
-        return 2;
-    }
+    if (temp_dir_make("readers") != 0) return 2;
     if (mg_context_create(&ctx) != MG_SUCCESS) return 2;
     test_cr_line_ends();
     test_byte_order_marks();
@@ -263,8 +252,6 @@ int main(void) {
     test_vertex_limit();
     test_short_bodies();
     mg_context_free(&ctx);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+    temp_dir_remove();
     return check_report();
 }
