@@ -44,7 +44,10 @@ expect_run "$tmp/cmake/consumer_shared" SHARED
 expect_run "$tmp/cmake/consumer_static" STATIC
 
 # 2 and 3. pkg-config: the shared library, then the archive with its dependencies.
-command -v pkg-config >/dev/null || fail "pkg-config is not installed"
+if ! command -v pkg-config >/dev/null; then
+    echo "skipped: pkg-config is not installed, so the two pkg-config ways were not checked (CMake's passed)"
+    exit 77
+fi
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 cc=${CC:-cc}
 # shellcheck disable=SC2046
