@@ -34,8 +34,9 @@ static void same_in_pieces(const mg_graph g, const char *what) {
             mg__graph_edges_fill(g, start, first, count, src + first, dst + first,
                                  weighted ? w + first : NULL);
         }
-        const bool same = memcmp(src, whole.src, m * 4) == 0 && memcmp(dst, whole.dst, m * 4) == 0 &&
-                          (!weighted || memcmp(w, whole.weights, m * 4) == 0);
+        const bool same = m == 0 || (memcmp(src, whole.src, m * 4) == 0 &&
+                                     memcmp(dst, whole.dst, m * 4) == 0 &&
+                                     (!weighted || memcmp(w, whole.weights, m * 4) == 0));
         if (!same) fprintf(stderr, "%s: pieces of %llu differ\n", what, (unsigned long long)piece);
         CHECK(same);
         CHECK(src[m] == UINT32_MAX && dst[m] == UINT32_MAX); /* nothing written past the end */
