@@ -53,11 +53,12 @@ static void *start_device(void *unused) {
 void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, int cmd, const char *file) {
     memset(s, 0, sizeof *s);
     s->requested = requested;
-    if (requested == MG_BACKEND_CPU || !mg_built_with_cuda()) return;
+    struct stat sb;
+    /* a file that cannot be read fails the load at once: no start-up to wait for on the way out */
+    if (requested == MG_BACKEND_CPU || !mg_built_with_cuda() || stat(file, &sb) != 0) return;
     if (requested == MG_BACKEND_AUTO) {
-        struct stat sb;
         s->min_file_bytes = auto_min_file_bytes(cmd, file);
-        if (stat(file, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size < s->min_file_bytes) {
+        if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size < s->min_file_bytes) {
             s->small_file = true;
             return;
         }
