@@ -31,13 +31,13 @@ static uint64_t gpu_min_edges(int cmd) {
     }
 }
 
-/* The smallest file that can hold a graph of the algorithm's threshold: a binary file stores each
- * edge's index twice (CSR and CSC, 4 bytes each); a text edge is at least 4 bytes ("1 2\n") and a
- * symmetric file stores one line for two stored directions. */
+/* The smallest file that can hold a graph of the algorithm's threshold: a binary file stores at
+ * least a 4-byte index per stored edge (an undirected, unweighted one its CSR alone); a text edge
+ * is at least 4 bytes ("1 2\n") and a symmetric file stores one line for two stored directions. */
 static uint64_t auto_min_file_bytes(int cmd, const char *file) {
     const size_t len = strlen(file);
     const bool binary = len >= 4 && strcmp(file + len - 4, ".mgb") == 0;
-    return binary ? gpu_min_edges(cmd) * 8 : gpu_min_edges(cmd) * 2;
+    return binary ? gpu_min_edges(cmd) * 4 : gpu_min_edges(cmd) * 2;
 }
 
 static void *start_device(void *unused) {
