@@ -31,16 +31,6 @@ static const char *data(const char *name) {
     return buf[k];
 }
 
-static void write_file(const char *path, const char *content, size_t len) {
-    FILE *f = fopen(path, "wb");
-    if (f == NULL) {
-        perror(path);
-        exit(2);
-    }
-    fwrite(content, 1, len, f);
-    fclose(f);
-}
-
 static mg_graph load(const char *path, const mg_read_options *opts) {
     mg_graph g = NULL;
     CHECK_OK(ctx, mg_graph_read(ctx, &g, path, opts));

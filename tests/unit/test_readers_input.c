@@ -22,18 +22,6 @@
 static mg_context ctx;
 
 
-static const char *write_file(const char *name, const char *content, size_t len) {
-    const char *path = tmp(name);
-    FILE *f = fopen(path, "wb");
-    if (f == NULL) {
-        perror(path);
-        exit(2);
-    }
-    fwrite(content, 1, len, f);
-    fclose(f);
-    return path;
-}
-
 static double now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -75,56 +63,56 @@ static void expect_failure(const char *path, const mg_read_options *opts, mg_sta
 /* Old-Mac '\r' line ends: the same graphs as with '\n' (a lone '\r' used to be a space, so the
  * whole file was one line: "unexpected '3' after the banner's symmetry keyword"). */
 static void test_cr_line_ends(void) {
-    expect_graph(write_file("cr.mtx", LIT("%%MatrixMarket matrix coordinate integer general\r"
+    expect_graph(write_file(tmp("cr.mtx"), LIT("%%MatrixMarket matrix coordinate integer general\r"
                                           "% comment\r3 3 2\r1 2 5\r2 3 7\r")),
                  NULL, 3, 2);
-    expect_graph(write_file("cr.txt", LIT("# comment\r0 1\r1 2\r2 0")), NULL, 3, 3);
-    expect_graph(write_file("cr.gr", LIT("c comment\rp sp 3 2\ra 1 2 4\ra 2 3 1\r")), NULL, 3,
+    expect_graph(write_file(tmp("cr.txt"), LIT("# comment\r0 1\r1 2\r2 0")), NULL, 3, 3);
+    expect_graph(write_file(tmp("cr.gr"), LIT("c comment\rp sp 3 2\ra 1 2 4\ra 2 3 1\r")), NULL, 3,
                  2);
     /* errors still name the right line */
-    expect_failure(write_file("cr_bad.mtx",
+    expect_failure(write_file(tmp("cr_bad.mtx"),
                               LIT("%%MatrixMarket matrix coordinate pattern general\r3 3 2\r"
                                   "1 2\r2 4\r")),
                    NULL, MG_PARSE_ERROR, ":4:", "out of range");
     /* CRLF keeps working */
-    expect_graph(write_file("crlf.gr", LIT("p sp 3 2\r\na 1 2 4\r\na 2 3 1\r\n")), NULL, 3, 2);
+    expect_graph(write_file(tmp("crlf.gr"), LIT("p sp 3 2\r\na 1 2 4\r\na 2 3 1\r\n")), NULL, 3, 2);
 }
 
 /* A UTF-8 byte-order mark (Windows editors write one) is skipped, as other readers do (it used to
  * make "missing banner"). UTF-16 text says what it is. */
 static void test_byte_order_marks(void) {
-    expect_graph(write_file("bom.mtx", LIT("\xEF\xBB\xBF%%MatrixMarket matrix coordinate pattern "
+    expect_graph(write_file(tmp("bom.mtx"), LIT("\xEF\xBB\xBF%%MatrixMarket matrix coordinate pattern "
                                            "symmetric\n3 3 2\n2 1\n3 2\n")),
                  NULL, 3, 4);
-    expect_graph(write_file("bom.txt", LIT("\xEF\xBB\xBF" "0 1\n1 2\n")), NULL, 3, 2);
-    expect_graph(write_file("bom.gr", LIT("\xEF\xBB\xBFp sp 2 1\na 1 2 1\n")), NULL, 2, 1);
-    expect_failure(write_file("bom_only.txt", LIT("\xEF\xBB\xBF")), NULL, MG_PARSE_ERROR, ":1:",
+    expect_graph(write_file(tmp("bom.txt"), LIT("\xEF\xBB\xBF" "0 1\n1 2\n")), NULL, 3, 2);
+    expect_graph(write_file(tmp("bom.gr"), LIT("\xEF\xBB\xBFp sp 2 1\na 1 2 1\n")), NULL, 2, 1);
+    expect_failure(write_file(tmp("bom_only.txt"), LIT("\xEF\xBB\xBF")), NULL, MG_PARSE_ERROR, ":1:",
                    "empty");
-    expect_failure(write_file("utf16.txt", LIT("\xFF\xFE" "0\0 \0" "1\0\n\0")), NULL,
+    expect_failure(write_file(tmp("utf16.txt"), LIT("\xFF\xFE" "0\0 \0" "1\0\n\0")), NULL,
                    MG_PARSE_ERROR, ":1:", "UTF-16");
 }
 
 /* A NUL byte (binary data) is named as such, with its line and column (it used to make
  * "column index ''", the token cut at the NUL). */
 static void test_nul_bytes(void) {
-    expect_failure(write_file("nul_body.mtx", LIT("%%MatrixMarket matrix coordinate pattern "
+    expect_failure(write_file(tmp("nul_body.mtx"), LIT("%%MatrixMarket matrix coordinate pattern "
                                                   "general\n3 3 2\n1 2\n2 \0003\n")),
                    NULL, MG_PARSE_ERROR, ":4:", "NUL byte at column 3");
-    expect_failure(write_file("nul_banner.mtx", LIT("%%MatrixMarket\0 matrix coordinate")), NULL,
+    expect_failure(write_file(tmp("nul_banner.mtx"), LIT("%%MatrixMarket\0 matrix coordinate")), NULL,
                    MG_PARSE_ERROR, ":1:", "NUL byte at column 15");
-    expect_failure(write_file("nul_size.mtx", LIT("%%MatrixMarket matrix coordinate pattern "
+    expect_failure(write_file(tmp("nul_size.mtx"), LIT("%%MatrixMarket matrix coordinate pattern "
                                                   "general\n3 3\0 1\n1 2\n")),
                    NULL, MG_PARSE_ERROR, ":2:", "NUL byte");
-    expect_failure(write_file("nul.txt", LIT("0 1\n\0\0\0\0\n")), NULL, MG_PARSE_ERROR, ":2:",
+    expect_failure(write_file(tmp("nul.txt"), LIT("0 1\n\0\0\0\0\n")), NULL, MG_PARSE_ERROR, ":2:",
                    "NUL byte at column 1");
-    expect_failure(write_file("nul_first.txt", LIT("0\0 1\n")), NULL, MG_PARSE_ERROR, ":1:",
+    expect_failure(write_file(tmp("nul_first.txt"), LIT("0\0 1\n")), NULL, MG_PARSE_ERROR, ":1:",
                    "NUL byte");
-    expect_failure(write_file("nul_problem.gr", LIT("p sp 2\0 1\na 1 2 1\n")), NULL,
+    expect_failure(write_file(tmp("nul_problem.gr"), LIT("p sp 2\0 1\na 1 2 1\n")), NULL,
                    MG_PARSE_ERROR, ":1:", "NUL byte");
-    expect_failure(write_file("nul_arc.gr", LIT("p sp 2 1\n\0 1 2 1\n")), NULL, MG_PARSE_ERROR,
+    expect_failure(write_file(tmp("nul_arc.gr"), LIT("p sp 2 1\n\0 1 2 1\n")), NULL, MG_PARSE_ERROR,
                    ":2:", "NUL byte");
     /* in a comment it harms nothing */
-    expect_graph(write_file("nul_comment.txt", LIT("# \0\n0 1\n")), NULL, 2, 1);
+    expect_graph(write_file(tmp("nul_comment.txt"), LIT("# \0\n0 1\n")), NULL, 2, 1);
 }
 
 /* Files that are not regular files with a size: a pipe (`<(zcat g.txt.gz)`) and a /proc file
@@ -193,12 +181,12 @@ static void test_vertex_limit(void) {
                                       "300000000 300000000 %zu\n", lines);
     for (size_t i = 0; i < lines; i++, len += 4) memcpy(mtx + len, "1 2\n", 4);
     char big[1024]; /* kept: tmp() reuses its buffers */
-    snprintf(big, sizeof big, "%s", write_file("header_huge.mtx", mtx, len));
+    snprintf(big, sizeof big, "%s", write_file(tmp("header_huge.mtx"), mtx, len));
     free(mtx);
     double t0 = now();
-    expect_failure(write_file("tiny_huge.txt", LIT("16777215 9296")), NULL, MG_PARSE_ERROR,
+    expect_failure(write_file(tmp("tiny_huge.txt"), LIT("16777215 9296")), NULL, MG_PARSE_ERROR,
                    ":1:", "max_vertices");
-    expect_failure(write_file("tiny_huge.gr", LIT("p sp 100000000 1\na 1 2 1\n")), NULL,
+    expect_failure(write_file(tmp("tiny_huge.gr"), LIT("p sp 100000000 1\na 1 2 1\n")), NULL,
                    MG_PARSE_ERROR, ":1:", "declares 100000000 vertices");
     expect_failure(big, NULL, MG_PARSE_ERROR, ":2:", "declares 300000000 vertices");
     const double seconds = now() - t0; /* the three reads, not the writing of the files */
@@ -209,18 +197,18 @@ static void test_vertex_limit(void) {
     mg_read_options opts;
     mg_read_options_init(&opts);
     CHECK(opts.max_vertices == 0);
-    const char *ten = write_file("ten.txt", LIT("0 1\n9 1\n"));
+    const char *ten = write_file(tmp("ten.txt"), LIT("0 1\n9 1\n"));
     opts.max_vertices = 9;
     expect_failure(ten, &opts, MG_PARSE_ERROR, ":2:", "max-vertices) allows 9 vertices");
     opts.max_vertices = 10;
     expect_graph(ten, &opts, 10, 2);
-    const char *mm = write_file("ten.mtx", LIT("%%MatrixMarket matrix coordinate pattern "
+    const char *mm = write_file(tmp("ten.mtx"), LIT("%%MatrixMarket matrix coordinate pattern "
                                                "general\n10 10 1\n1 2\n"));
     opts.max_vertices = 9;
     expect_failure(mm, &opts, MG_PARSE_ERROR, ":2:", "declares 10 vertices");
     opts.max_vertices = 5000000; /* above the default for this file (2^22 + 4 per byte) */
     expect_failure(big, &opts, MG_PARSE_ERROR, ":2:", "max-vertices) allows 5000000");
-    const char *gr = write_file("five_million.gr", LIT("p sp 5000000 1\na 1 2 1\n"));
+    const char *gr = write_file(tmp("five_million.gr"), LIT("p sp 5000000 1\na 1 2 1\n"));
     expect_failure(gr, NULL, MG_PARSE_ERROR, ":1:", "may declare at most");
     expect_graph(gr, &opts, 5000000, 1);
 }
@@ -229,15 +217,15 @@ static void test_vertex_limit(void) {
  * a truncated line, or too few lines (a bound from the shortest complete entry used to report "the
  * rest of the file can hold at most 0" for a file whose only arc lacked its weight). */
 static void test_short_bodies(void) {
-    expect_failure(write_file("short_arc.gr", LIT("p sp 3 1\na 1 2\n")), NULL, MG_PARSE_ERROR,
+    expect_failure(write_file(tmp("short_arc.gr"), LIT("p sp 3 1\na 1 2\n")), NULL, MG_PARSE_ERROR,
                    ":2:", "truncated line");
-    expect_failure(write_file("one_short.gr", LIT("p sp 3 2\na 1 2 1\n")), NULL,
+    expect_failure(write_file(tmp("one_short.gr"), LIT("p sp 3 2\na 1 2 1\n")), NULL,
                    MG_PARSE_ERROR, ":2:", "ends after 1 entries");
-    expect_failure(write_file("short_entry.mtx", LIT("%%MatrixMarket matrix coordinate integer "
+    expect_failure(write_file(tmp("short_entry.mtx"), LIT("%%MatrixMarket matrix coordinate integer "
                                                      "general\n2 2 1\n1 2\n")),
                    NULL, MG_PARSE_ERROR, ":3:", "truncated line");
     /* more entries than lines: still caught before the parse */
-    expect_failure(write_file("many.mtx", LIT("%%MatrixMarket matrix coordinate pattern "
+    expect_failure(write_file(tmp("many.mtx"), LIT("%%MatrixMarket matrix coordinate pattern "
                                               "general\n2 2 5\n1 2\n")),
                    NULL, MG_PARSE_ERROR, ":2:", "at most 2 lines");
 }
