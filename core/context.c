@@ -18,6 +18,7 @@ const char *mg_status_string(mg_status status) {
     case MG_NOT_CONVERGED: return "MG_NOT_CONVERGED";
     case MG_INTERNAL_ERROR: return "MG_INTERNAL_ERROR";
     case MG_RANGE_ERROR: return "MG_RANGE_ERROR";
+    case MG_BREAKDOWN: return "MG_BREAKDOWN";
     }
     return "MG_UNKNOWN_STATUS";
 }

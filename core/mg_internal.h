@@ -17,6 +17,8 @@
 #define MG__MAGIC_GRAPH    0x6d67677268ULL
 #define MG__MAGIC_VECTOR   0x6d67766563ULL
 #define MG__MAGIC_FRONTIER 0x6d6766726eULL
+#define MG__MAGIC_MATRIX   0x6d676d6174ULL
+#define MG__MAGIC_DENSE    0x6d67646e73ULL
 #define MG__MAGIC_FREED    0xdeadbeefULL
 
 #define MG__ERROR_SIZE 1024
@@ -123,6 +125,40 @@ struct mg_frontier_s {
     unsigned long long *d_counter; /* one device word for counts computed on the device */
 };
 
+/* A sparse matrix (core/matrix.c). A view of a graph (mg_graph_matrix) points at the graph's arrays
+ * and owns none of them, except `converted` (int32 weights as doubles). */
+struct mg_matrix_s {
+    uint64_t magic;
+    uint32_t rows, cols;
+    uint64_t nnz;
+    mg_values values;
+    bool declared_symmetric;
+    int index_base;              /* the source file's numbering (1 for Matrix Market), for output */
+    double build_seconds;
+    mg__csr csr;                 /* rows + 1 offsets; weights holds the values (NULL: pattern)   */
+    bool owns_csr;
+    mg__csr csc;                 /* built on first use (offsets NULL until then)                 */
+    bool owns_csc;
+    void *converted;             /* a view's own value array, or NULL                             */
+    const struct mg_graph_s *graph; /* the graph a view looks at, or NULL                        */
+    int symmetric_checked;       /* CG's symmetry check, cached: 0 not yet, 1 yes, -1 no          */
+    /* Device forms (sparse/spmv_gpu.cu), built on first use and owned by the matrix. */
+    void *gpu;
+    void (*free_gpu)(void *gpu);
+};
+
+/* A dense row-major matrix (core/dense.c). On a GPU context the sparse kernels keep values on the
+ * device: d_data (rows * cols values, same layout) is current when on_device, and `data` then is
+ * stale until mg__dense_need_host. */
+struct mg_dense_s {
+    uint64_t magic;
+    uint32_t rows, cols;
+    mg_type type;                /* MG_FLOAT or MG_DOUBLE */
+    void *data;
+    void *d_data;
+    bool on_device;
+};
+
 /* Edge lists as read from a file or made by a generator, before the graph is built. */
 typedef struct {
     uint32_t n;
@@ -207,6 +243,17 @@ void mg__graph_edges_fill(const mg_graph g, const uint64_t *start, uint64_t firs
 /* Computes the cached properties of a graph whose arrays are complete (the weight range). Every
  * constructor calls it, including the binary reader. */
 void mg__graph_finish(mg_graph g);
+
+mg_status mg__check_matrix(mg_context ctx, const mg_matrix A, const char *what);
+mg_status mg__check_dense(mg_context ctx, const mg_dense X, const char *what);
+
+/* ---- dense residency (core/gpu_dense.cu; without CUDA, no-ops in core/dense.c) ------------------ */
+
+/* Makes X's host values current (downloading them if on_device; on_device becomes false). Every
+ * host read of a dense object's values goes through this. */
+mg_status mg__dense_need_host(mg_context ctx, const mg_dense X);
+/* Frees d_data (a dense object being freed). */
+void mg__dense_release_device(mg_dense X);
 
 /* ---- readers and writers (core/io) ------------------------------------------------------------- */
 

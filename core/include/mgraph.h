@@ -44,7 +44,8 @@ typedef enum {
     MG_DEVICE_ERROR,       /* a CUDA call failed (the message names the call)                   */
     MG_NOT_CONVERGED,      /* an iterative algorithm hit its iteration limit before tolerance   */
     MG_INTERNAL_ERROR,
-    MG_RANGE_ERROR         /* a result does not fit its value type (BC's path counts)           */
+    MG_RANGE_ERROR,        /* a result does not fit its value type (BC's path counts)           */
+    MG_BREAKDOWN           /* an iterative solver cannot go on (CG: A not positive definite)    */
 } mg_status;
 
 /* A short, static name for a status ("MG_PARSE_ERROR"). */
@@ -503,6 +504,213 @@ void mg_gen_options_init(mg_gen_options *opts);
 mg_status mg_generate(mg_context ctx, mg_graph *g, const mg_gen_options *opts);
 /* perm[0..n) = a pseudo-random permutation of 0..n-1 fixed by seed (the same for any thread count). */
 mg_status mg_random_permutation(mg_context ctx, uint32_t n, uint64_t seed, uint32_t *perm);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Sparse matrices (the sparse layer, sparse/): a graph is a matrix                                */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* A rows x cols sparse matrix (rows and cols below 2^31), CSR with 64-bit row offsets and 32-bit
+ * column indices sorted within each row, values float, double or none (a pattern: every stored
+ * entry reads as 1). Unlike a graph, a matrix keeps what its input says: explicit zeros stay stored
+ * entries and duplicate entries are summed (as scipy and GraphBLAS's build with PLUS do). The CSC
+ * (mg_matrix_csc) is built on first use and kept. Device forms (mg_matrix_gpu_prepare) are built
+ * once, kept with the matrix and freed with it. */
+typedef struct mg_matrix_s *mg_matrix;
+
+typedef enum { MG_VALUES_NONE = 0, MG_VALUES_FLOAT, MG_VALUES_DOUBLE } mg_values;
+
+/* From 0-based coordinates: entry k is (row_ids[k], col_ids[k]) with values[k] (a float or double
+ * array as `type` says; NULL with MG_VALUES_NONE). Ids out of range fail naming the entry. */
+mg_status mg_matrix_create_from_coo(mg_context ctx, mg_matrix *A, uint32_t rows, uint32_t cols,
+                                    uint64_t nnz, const uint32_t *row_ids, const uint32_t *col_ids,
+                                    const void *values, mg_values type);
+
+typedef struct {
+    /* How a real or integer file's values are stored: MG_VALUES_DOUBLE (the default) or
+     * MG_VALUES_FLOAT; MG_VALUES_NONE drops them (the pattern only). A pattern file is a pattern
+     * whatever this says. */
+    mg_values values;
+    /* The largest rows or cols a file may declare; 0 (the default): 2^22 + 4 per byte of the file,
+     * as mg_read_options.max_vertices, so a corrupt size line cannot cost gigabytes. */
+    uint64_t max_dimension;
+} mg_matrix_read_options;
+
+void mg_matrix_read_options_init(mg_matrix_read_options *opts);
+/* Reads a Matrix Market coordinate file (real, integer or pattern; general, symmetric or
+ * skew-symmetric: the other triangle is stored explicitly, negated for skew-symmetric), gzipped
+ * when its name ends in .gz. Errors name the file and line. opts may be NULL. */
+mg_status mg_matrix_read(mg_context ctx, mg_matrix *A, const char *path,
+                         const mg_matrix_read_options *opts);
+/* Writes Matrix Market coordinate general (real, or pattern for MG_VALUES_NONE), 1-based, values
+ * with enough digits to read back exactly; whole or not at all, as mg_output. */
+mg_status mg_matrix_write(mg_context ctx, const mg_matrix A, const char *path);
+/* *A = g's adjacency as a matrix that shares g's arrays (no copy of the structure): n x n, entry
+ * (u, v) for each stored arc u -> v (both directions of an undirected edge), its weight as the
+ * value (float weights shared; int32 weights converted to a double array the view owns; an
+ * unweighted graph is a pattern). The view must be freed before g. */
+mg_status mg_graph_matrix(mg_context ctx, const mg_graph g, mg_matrix *A);
+mg_status mg_matrix_free(mg_matrix *A);
+
+uint32_t mg_matrix_rows(const mg_matrix A);
+uint32_t mg_matrix_cols(const mg_matrix A);
+uint64_t mg_matrix_nnz(const mg_matrix A);
+mg_values mg_matrix_values(const mg_matrix A);
+/* Whether the source file declared the matrix symmetric or skew-symmetric (false for a matrix made
+ * from coordinates; a view of an undirected graph is symmetric). */
+bool mg_matrix_declared_symmetric(const mg_matrix A);
+/* Seconds spent building the CSR when the matrix was made (not reading the file). */
+double mg_matrix_build_seconds(const mg_matrix A);
+/* Read-only views of the host CSR and CSC: offsets rows+1 (cols+1) entries, indices nnz, values
+ * nnz of the value type (NULL for a pattern). mg_matrix_csc builds the CSC on first use. */
+mg_status mg_matrix_csr(const mg_matrix A, const uint64_t **offsets, const uint32_t **indices,
+                        const void **values);
+mg_status mg_matrix_csc(mg_context ctx, const mg_matrix A, const uint64_t **offsets,
+                        const uint32_t **indices, const void **values);
+
+typedef struct {
+    double seconds;        /* building the device form on the device (CUDA events)              */
+    double upload_seconds; /* copying the host CSR to the device                                */
+    size_t device_bytes;   /* device memory the matrix's device forms hold                      */
+    size_t csr_bytes;      /* a plain CSR: (rows+1)*8 + nnz*4 + nnz*value bytes                 */
+    char kernel[32];       /* the SpMV kernel the per-matrix rule chose ("csr-vector", ...)     */
+} mg_gpu_matrix_info;
+
+/* Builds A's device form once (MG_UNAVAILABLE without a usable GPU); later SpMV and CG calls on a
+ * GPU context reuse it. */
+mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A, mg_gpu_matrix_info *info);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Dense matrices and vectors (operands of the sparse kernels)                                      */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* rows x cols values of MG_FLOAT or MG_DOUBLE, row-major; a vector is one column. On a GPU context
+ * the sparse kernels leave their results on the device; extract, get and the writers bring them
+ * back. */
+typedef struct mg_dense_s *mg_dense;
+
+/* All zeros. */
+mg_status mg_dense_create(mg_context ctx, mg_dense *X, uint32_t rows, uint32_t cols, mg_type type);
+mg_status mg_dense_free(mg_dense *X);
+uint32_t mg_dense_rows(const mg_dense X);
+uint32_t mg_dense_cols(const mg_dense X);
+mg_type mg_dense_type(const mg_dense X);
+/* Copies all rows*cols values, row-major, from/to a host array of the type's C type. */
+mg_status mg_dense_load(mg_context ctx, mg_dense X, const void *values);
+mg_status mg_dense_extract(mg_context ctx, const mg_dense X, void *values);
+mg_status mg_dense_fill(mg_context ctx, mg_dense X, double value);
+mg_status mg_dense_get(mg_context ctx, const mg_dense X, uint32_t row, uint32_t col, double *value);
+mg_status mg_dense_set(mg_context ctx, mg_dense X, uint32_t row, uint32_t col, double value);
+/* Reads a Matrix Market array file ("%%MatrixMarket matrix array real|integer general", values
+ * column by column as the format says) or plain text, one row per line, values separated by
+ * spaces, tabs or commas ('#' and '%' start comments); gzipped when the name ends in .gz. Errors
+ * name the file and line. */
+mg_status mg_dense_read(mg_context ctx, mg_dense *X, const char *path, mg_type type);
+/* Writes a Matrix Market array file (real general), whole or not at all, as mg_output. */
+mg_status mg_dense_write(mg_context ctx, const mg_dense X, const char *path);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Sparse kernels                                                                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* The semiring (add, multiply) of a product and the add's identity, which an empty row gives. */
+typedef enum {
+    MG_SEMIRING_PLUS_TIMES = 0, /* (+, *), identity 0: linear algebra                           */
+    MG_SEMIRING_MIN_PLUS,       /* (min, +), identity +inf: one relaxation of shortest paths   */
+    MG_SEMIRING_MAX_TIMES,      /* (max, *), identity -inf: most reliable path                 */
+    MG_SEMIRING_OR_AND          /* (or, and) on non-zero = true, identity 0: a BFS step; values
+                                   of the result are 1 or 0                                     */
+} mg_semiring;
+
+typedef struct {
+    mg_semiring semiring;  /* default MG_SEMIRING_PLUS_TIMES                                    */
+    bool transpose;        /* y = A^T x instead of A x                                          */
+    /* y = alpha * (A x) + beta * y for plus-times (defaults 1 and 0; beta 0 never reads y, so a
+     * NaN there does not spread). Other semirings take alpha 1 and beta 0 (y = A x) or 1 (y =
+     * y (+) A x: the semiring's add accumulates into y); anything else is MG_INVALID_ARGUMENT. */
+    double alpha, beta;
+} mg_spmv_options;
+
+void mg_spmv_options_init(mg_spmv_options *opts);
+/* y = A x over the semiring: A rows x cols, x cols x 1 and y rows x 1 (A^T: x rows x 1, y
+ * cols x 1), x and y of one type (MG_FLOAT or MG_DOUBLE), which is the arithmetic's; A's values
+ * are converted to it. x and y must be distinct objects. opts may be NULL (the defaults). Fails
+ * naming the argument for a mismatch; a failed call leaves y as it was. */
+mg_status mg_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, mg_dense y,
+                  const mg_spmv_options *opts);
+/* Checks y (computed as mg_spmv(A, x, y_in, opts)) against a plain serial SpMV in double: each
+ * entry within rtol * (sum of |terms|) + atol, rtol 1e-5 for float and 1e-12 for double; the
+ * message names the first row off, with both values. y_in: y before the call (NULL when beta is
+ * 0). */
+mg_status mg_check_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, const mg_dense y_in,
+                        const mg_dense y, const mg_spmv_options *opts);
+
+typedef struct {
+    double tolerance;      /* stop when ||r|| <= tolerance * ||b|| (2-norms); default 1e-8     */
+    int max_iterations;    /* default 1000; MG_NOT_CONVERGED when reached first                 */
+    bool jacobi;           /* precondition with diag(A)^-1 (every diagonal entry must be > 0)   */
+    double *residuals;     /* optional, max_iterations + 1 entries: ||r_k|| / ||b|| for k = 0.. */
+    /* Out: */
+    int iterations;        /* iterations run                                                   */
+    double residual;       /* final ||r|| / ||b||                                              */
+    double seconds;        /* the iteration loop's time (device: CUDA events)                   */
+} mg_cg_options;
+
+void mg_cg_options_init(mg_cg_options *opts);
+/* Solves A x = b by conjugate gradients, A symmetric positive definite (square; a matrix that is
+ * not symmetric is refused, naming an entry whose mirror differs), x holding the initial guess on
+ * entry (zeros for none) and the solution on success or MG_NOT_CONVERGED (the last iterate). A
+ * non-positive p'Ap or a non-finite scalar stops it with MG_BREAKDOWN naming the iteration; x is
+ * then as on entry. On a GPU context every iteration stays on the device. */
+mg_status mg_cg(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense x, mg_cg_options *opts);
+
+/* Matrix generators for tests and benchmarks (deterministic for a seed). */
+typedef enum {
+    MG_MATGEN_POISSON2D = 0, /* 5-point Laplacian on a side x side grid (SPD): 4 on the diagonal */
+    MG_MATGEN_POISSON3D,     /* 7-point Laplacian on a side^3 grid (SPD): 6 on the diagonal      */
+    MG_MATGEN_BANDED,        /* rows x rows, entries within `band` of the diagonal, random values */
+    MG_MATGEN_BLOCK_DIAGONAL,/* dense block x block blocks on the diagonal                       */
+    MG_MATGEN_UNIFORM,       /* rows x cols, nnz_per_row uniformly random columns per row        */
+    MG_MATGEN_RMAT           /* 2^scale square, R-MAT 0.57 0.19 0.19 with nnz_per_row * n entries */
+} mg_matrix_generator;
+
+typedef struct {
+    mg_matrix_generator kind;
+    uint32_t side;         /* POISSON2D/3D grid side; default 64                                */
+    uint32_t rows, cols;   /* BANDED, BLOCK_DIAGONAL (rows), UNIFORM; default 4096 (cols: rows) */
+    uint32_t band;         /* BANDED half-width; default 8                                      */
+    uint32_t block;        /* BLOCK_DIAGONAL block size; default 32                             */
+    double nnz_per_row;    /* UNIFORM, RMAT; default 16                                         */
+    int scale;             /* RMAT; default 16                                                  */
+    uint64_t seed;         /* default 1                                                         */
+    mg_values values;      /* default MG_VALUES_DOUBLE; random values in [0.5, 1.5) except the
+                              stencils' fixed ones                                              */
+} mg_matrix_gen_options;
+
+void mg_matrix_gen_options_init(mg_matrix_gen_options *opts);
+mg_status mg_matrix_generate(mg_context ctx, mg_matrix *A, const mg_matrix_gen_options *opts);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Device parameters, measured (mgraph probe; the benchmarks' roofline)                             */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    char name[256];
+    size_t l2_bytes;
+    double h2d_pinned_gbs, d2h_pinned_gbs;     /* PCIe bandwidth, 64 MiB copies (GB/s = 1e9 B/s) */
+    double h2d_pageable_gbs, d2h_pageable_gbs;
+    double h2d_latency_us, d2h_latency_us;     /* a 4-byte copy, pinned, round trip included   */
+    double launch_latency_us;                  /* an empty kernel, launch to completion, back to
+                                                  back (per launch)                              */
+    double read_gbs, copy_gbs;                 /* device memory: a reduction read, a copy (read +
+                                                  write bytes counted)                           */
+    double global_atomics_gops;                /* atomicAdd on distinct global words, 1e9 ops/s  */
+    double global_atomics_contended_gops;      /* all threads of the grid on 1024 words          */
+    double shared_atomics_gops;                /* atomicAdd on shared memory                      */
+    double fp32_gflops, fp64_gflops;           /* peak FMA rate (2 flops per FMA)                */
+} mg_gpu_probe_result;
+
+/* Measures the device (a few seconds); MG_UNAVAILABLE without a usable GPU. */
+mg_status mg_gpu_probe(mg_context ctx, mg_gpu_probe_result *probe);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Serial references and verifiers (for --validate and the tests)                                  */
