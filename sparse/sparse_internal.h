@@ -1,0 +1,38 @@
+/*
+ * sparse_internal.h — what the sparse layer's files share (internal).
+ *
+ * The public calls (sparse/spmv.c, sparse/cg.c) check every argument and pick the backend from the
+ * context; the engines below take checked arguments. The CPU engine is sparse/spmv_cpu.c; the GPU
+ * engine is sparse/spmv_gpu.cu and sparse/cg_gpu.cu in CUDA builds, and sparse_gpu_fallback.c
+ * (MG_UNAVAILABLE) without CUDA.
+ */
+#ifndef MG_SPARSE_INTERNAL_H
+#define MG_SPARSE_INTERNAL_H
+
+#include "mg_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* y = A x (or A^T x) over opts->semiring with alpha/beta, on OpenMP threads; x's values on the host.
+ * A^T uses the CSC (built on first use). Writes y only when it succeeds. */
+mg_status mg__cpu_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, mg_dense y,
+                       const mg_spmv_options *opts);
+
+/* The same on the device: A's device form is built on first use and cached on A; x moves to the
+ * device if it is not there; y is left on the device (on_device). Returns after the kernels have
+ * finished, so a host timer around it measures the work. */
+mg_status mg__gpu_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, mg_dense y,
+                       const mg_spmv_options *opts);
+
+/* Conjugate gradients on the device for a square A already checked symmetric; inv_diag: rows
+ * values of 1 / A(i,i) for Jacobi, or NULL. x holds the initial guess; on MG_BREAKDOWN it is left
+ * as on entry. Fills opts' outputs (iterations, residual, seconds, residuals[]). */
+mg_status mg__gpu_cg(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense x,
+                     const double *inv_diag, mg_cg_options *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MG_SPARSE_INTERNAL_H */
