@@ -29,9 +29,13 @@ enum {
     CMD_GEN = 1 << 6,
     CMD_CONVERT = 1 << 7,
     CMD_BENCH = 1 << 8,
+    CMD_SPMV = 1 << 9,
+    CMD_CG = 1 << 10,
+    CMD_PROBE = 1 << 11,
     CMD_ALGOS = CMD_BFS | CMD_SSSP | CMD_CC | CMD_PR | CMD_BC,
     CMD_READERS = CMD_ALGOS | CMD_INFO | CMD_CONVERT | CMD_BENCH,
-    CMD_ALL = CMD_READERS | CMD_GEN
+    CMD_SPARSE = CMD_SPMV | CMD_CG,
+    CMD_ALL = CMD_READERS | CMD_GEN | CMD_SPARSE | CMD_PROBE
 };
 
 /* Option ids (the table in mgraph.c maps names to them). */
@@ -42,6 +46,7 @@ typedef enum {
     OPT_ALLOW_NEGATIVE, OPT_MAX_VERTICES,
     OPT_TOLERANCE, OPT_MAX_ITER, OPT_DAMPING, OPT_DATA_DRIVEN, OPT_SOURCES, OPT_ALL, OPT_DELTA,
     OPT_ALGOS, OPT_ENGINES, OPT_SCALE, OPT_EDGE_FACTOR, OPT_SEED, OPT_WEIGHTS, OPT_WIDTH, OPT_HEIGHT, OPT_A, OPT_B, OPT_C,
+    OPT_X, OPT_Y, OPT_SEMIRING, OPT_TRANSPOSE, OPT_ALPHA, OPT_BETA, OPT_PRECISION, OPT_JACOBI, OPT_HISTORY,
     OPT_COUNT
 } cli_opt_id;
 
@@ -73,6 +78,15 @@ int cli_double(const cli_args *a, cli_opt_id id, double min, double max, bool mi
                bool max_open, double *out);
 /* The option's name as typed on the command line ("--runs"). */
 const char *cli_opt_name(cli_opt_id id);
+/* One of `count` names (values[i] for names[i]); otherwise a usage error listing them. */
+int cli_choice(const cli_args *a, cli_opt_id id, const char *const *names, const int *values,
+               int count, int *out);
+/* --backend cpu|gpu|auto (auto when not given). */
+int cli_backend_option(const cli_args *a, mg_backend *out);
+/* Sorts the n > 0 times and returns their median. */
+double cli_median(double *times, uint64_t n);
+/* The CPU threads a run used, for --json: --threads, or OpenMP's default for 0 or none. */
+int cli_threads(const cli_args *a);
 
 /* Library failure: prints "mgraph: <mg_context_error(ctx)>" (or the status name) to stderr. */
 int cli_lib_error(mg_context ctx, mg_status status);
@@ -104,19 +118,24 @@ void cli_json_string(FILE *f, const char *s);
 /* Usage error, naming the option or argument (`what`), when out is the same file as in. */
 int cli_check_not_input(const char *name, const char *what, const char *out, const char *in);
 
-/* The GPU's start-up, run on a thread while the graph loads (tools/cli_backend.c), and the choice of
- * backend once the graph is known: --backend cpu, gpu, or auto by the algorithm's edge threshold. */
+/* The GPU's start-up, run on a thread while the graph or matrix loads (tools/cli_backend.c), and
+ * the choice of backend once it is known: --backend cpu, gpu, or auto by the command's threshold in
+ * stored edges (nonzeros for a matrix) and, for spmv, the passes over them (warm-up + --runs). */
 typedef struct {
     mg_backend requested;
     bool started;     /* a start-up thread is running                                    */
     bool small_file;  /* auto: the file is too small to reach the threshold: GPU untouched */
+    bool few_passes;  /* auto: too few passes to repay the upload: GPU untouched           */
+    uint64_t passes;
     uint64_t min_file_bytes;
     pthread_t thread;
 } cli_gpu_start;
-void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, int cmd, const char *file);
-/* Waits for the start-up (if any) and sets ctx's backend; why gets "auto: ..." when auto chose.
- * CLI_OK, or CLI_FAIL with the library's message printed (--backend gpu where none is usable). */
-int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, const mg_graph g, char *why,
+void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, int cmd, uint64_t passes,
+                         const char *file);
+/* Waits for the start-up (if any) and sets ctx's backend; why gets "auto: ..." when auto chose by
+ * `stored` (the graph's stored edges, the matrix's nonzeros). CLI_OK, or CLI_FAIL with the
+ * library's message printed (--backend gpu where none is usable). */
+int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, uint64_t stored, char *why,
                        size_t why_size);
 /* Waits for a start-up still running (on every exit path: the process must not end under it). */
 void cli_gpu_start_end(cli_gpu_start *s);
@@ -127,6 +146,9 @@ int cli_bench_main(int argc, char **argv);
 int cli_info_main(int argc, char **argv);
 int cli_gen_main(int argc, char **argv);
 int cli_convert_main(int argc, char **argv);
+int cli_spmv_main(int argc, char **argv);
+int cli_cg_main(int argc, char **argv);
+int cli_probe_main(int argc, char **argv);
 /* Prints the help text of a subcommand to f; false if there is no such subcommand. */
 bool cli_print_help(FILE *f, const char *name);
 

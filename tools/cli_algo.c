@@ -12,9 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* Everything one run of the harness needs, parsed and checked before the file is read. */
 typedef struct {
@@ -35,24 +32,6 @@ typedef struct {
     uint64_t *bc_list;         /* bc --sources as typed (file numbering), bc_count entries     */
     uint32_t bc_count;
 } algo_opts;
-
-static int parse_choice(const cli_args *a, cli_opt_id id, const char *const *names,
-                        const int *values, int count, int *out) {
-    const char *s = a->value[id];
-    for (int i = 0; i < count; i++) {
-        if (strcmp(s, names[i]) == 0) {
-            *out = values[i];
-            return CLI_OK;
-        }
-    }
-    char expected[128] = "";
-    for (int i = 0; i < count; i++) {
-        strcat(expected, names[i]);
-        if (i + 1 < count) strcat(expected, i + 2 == count ? " or " : ", ");
-    }
-    return cli_usage_error(a->name, "%s: invalid value '%s' for %s: expected %s", a->name, s,
-                           cli_opt_name(id), expected);
-}
 
 /* "3,17,4" -> numbers; each a plain non-negative integer. */
 static int parse_source_list(algo_opts *o) {
@@ -106,7 +85,6 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
     o->json = a->value[OPT_JSON] != NULL;
     o->trace = a->value[OPT_TRACE] != NULL;
     o->output = a->value[OPT_OUTPUT];
-    o->backend = MG_BACKEND_AUTO;
     o->mode = MG_MODE_AUTO;
     o->engine = MG_ENGINE_MULTIGRAPH;
     o->sample_fraction = MG_DEFAULT_SAMPLE_FRACTION;
@@ -117,25 +95,19 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
         if ((rc = cli_u64(a, OPT_SOURCE, 0, UINT32_MAX, &o->source_arg)) != CLI_OK) return rc;
         o->has_source = true;
     }
-    if (a->value[OPT_BACKEND]) {
-        static const char *const names[] = {"cpu", "gpu", "auto"};
-        static const int values[] = {MG_BACKEND_CPU, MG_BACKEND_GPU, MG_BACKEND_AUTO};
-        int v = 0;
-        if ((rc = parse_choice(a, OPT_BACKEND, names, values, 3, &v)) != CLI_OK) return rc;
-        o->backend = (mg_backend)v;
-    }
+    if ((rc = cli_backend_option(a, &o->backend)) != CLI_OK) return rc;
     if (a->value[OPT_MODE]) {
         static const char *const names[] = {"auto", "hybrid", "sparse", "pull", "dense"};
         static const int values[] = {MG_MODE_AUTO, MG_MODE_HYBRID, MG_MODE_SPARSE, MG_MODE_PULL, MG_MODE_DENSE};
         int v = 0;
-        if ((rc = parse_choice(a, OPT_MODE, names, values, 5, &v)) != CLI_OK) return rc;
+        if ((rc = cli_choice(a, OPT_MODE, names, values, 5, &v)) != CLI_OK) return rc;
         o->mode = (mg_mode)v;
     }
     if (a->value[OPT_ENGINE]) {
         static const char *const names[] = {"multigraph", "baseline"};
         static const int values[] = {MG_ENGINE_MULTIGRAPH, MG_ENGINE_BASELINE};
         int v = 0;
-        if ((rc = parse_choice(a, OPT_ENGINE, names, values, 2, &v)) != CLI_OK) return rc;
+        if ((rc = cli_choice(a, OPT_ENGINE, names, values, 2, &v)) != CLI_OK) return rc;
         o->engine = (mg_engine)v;
     }
     if (a->value[OPT_SAMPLE] &&
@@ -162,11 +134,6 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
         return cli_usage_error(name, "bc: --source, --sources and --all exclude each other");
     if (a->value[OPT_SOURCES] && (rc = parse_source_list(o)) != CLI_OK) return rc;
     return CLI_OK;
-}
-
-static int cmp_double(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
 }
 
 /* The input file's vertex range, for messages ("1..34"). */
@@ -408,9 +375,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
         if (cmd == CMD_PR) pr_used = pr;
     }
     mg_context_set_trace(ctx, NULL, NULL);
-    qsort(times, o->runs, sizeof *times, cmp_double);
-    double median = o->runs % 2 ? times[o->runs / 2]
-                                : 0.5 * (times[o->runs / 2 - 1] + times[o->runs / 2]);
+    double median = cli_median(times, o->runs);
     /* The dense engine's blocks are built by the first call that needs them (the warm-up): report
      * that build with the other preprocessing rather than leave it inside the warm-up time. */
     if (on_gpu && (st = mg_graph_gpu_prepare(ctx, g, &gpu_pre)) != MG_SUCCESS) {
@@ -480,11 +445,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
     }
 
     const char *backend = on_gpu ? "gpu" : "cpu";
-    int threads = 0;
-    if (o->a.value[OPT_THREADS]) threads = atoi(o->a.value[OPT_THREADS]);
-#ifdef _OPENMP
-    if (threads == 0) threads = omp_get_max_threads();
-#endif
+    const int threads = cli_threads(&o->a);
     if (o->json) {
         printf("{\"algorithm\": ");
         cli_json_string(stdout, name);
@@ -620,11 +581,11 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
     if ((rc = cli_apply_threads(&o.a, ctx)) != CLI_OK) goto cleanup;
     run_setup su = {o.file, NULL, 0, 0, NULL, o.output != NULL ? &out : NULL, out_file, false, "",
                     ""};
-    cli_gpu_start_begin(&gpu_start, o.backend, cmd, o.file);
+    cli_gpu_start_begin(&gpu_start, o.backend, cmd, o.runs + 1, o.file);
     if ((rc = load_graph(ctx, &o, cmd == CMD_SSSP, &g, &su.load_s, &su.preprocess_s)) != CLI_OK)
         goto cleanup;
-    if ((rc = cli_backend_select(&gpu_start, ctx, cmd, g, su.backend_why, sizeof su.backend_why)) !=
-        CLI_OK)
+    if ((rc = cli_backend_select(&gpu_start, ctx, cmd, mg_graph_num_edges(g), su.backend_why,
+                                 sizeof su.backend_why)) != CLI_OK)
         goto cleanup;
     su.g = g;
     rc = run_case(ctx, &su, cmd, name, &o);

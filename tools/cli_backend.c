@@ -9,6 +9,12 @@
  * H100 against its host's 16 cores (tools/backend-rule.sh, docs/PERFORMANCE.md), the GPU's upload
  * and device build are repaid by its faster run; a file too small to hold that many edges never
  * touches the GPU at all, so small runs stay as quick as on a machine without one.
+ *
+ * A matrix (spmv, cg) follows the same rule by its stored nonzeros. One SpMV reads each nonzero
+ * once, and the upload moves those same bytes over PCIe, slower than 16 host cores read them: the
+ * GPU cannot repay it on the warm-up and one run, only over several passes. These thresholds are
+ * estimates from those bandwidths (PCIe about 25 GB/s, 16 host cores about 50 GB/s, the device
+ * over 2 TB/s), not yet measured end to end as the graph ones are: conservative on purpose.
  */
 #include "cli.h"
 
@@ -20,9 +26,13 @@
 /* Stored edges from which auto picks the GPU, per algorithm (see the banner; measured on R-MAT and
  * grids, docs/PERFORMANCE.md). PageRank makes many passes over the edges per upload and repays it
  * first; SSSP next; a one-off BFS on 16 cores takes about as long as the upload alone (16 ms on
- * R-MAT 22's 128M edges), so it goes to the GPU only beyond what was measured. */
+ * R-MAT 22's 128M edges), so it goes to the GPU only beyond what was measured. CG's iterations
+ * each make a pass (usually hundreds), repaying a 2^22-nonzero upload (about 50 MB, 2-4 ms) within
+ * a few; SpMV makes only the passes --runs asks for, hence also gpu_min_passes. */
 static uint64_t gpu_min_edges(int cmd) {
     switch (cmd) {
+    case CMD_CG: return (uint64_t)1 << 22;
+    case CMD_SPMV: return (uint64_t)1 << 24;
     case CMD_PR: return (uint64_t)1 << 25;
     case CMD_SSSP: return (uint64_t)1 << 26;
     case CMD_CC:
@@ -31,13 +41,33 @@ static uint64_t gpu_min_edges(int cmd) {
     }
 }
 
+/* Passes over the matrix (warm-up + runs) from which auto may pick the GPU: an SpMV on the device
+ * costs next to nothing, so the upload (about twice one host pass) and the device build are repaid
+ * from about four host passes; 8 leaves room for the build. The graph thresholds were measured at
+ * the default run count and have no such condition. */
+static uint64_t gpu_min_passes(int cmd) { return cmd == CMD_SPMV ? 8 : 1; }
+
+static bool ends_with(const char *s, const char *tail) {
+    const size_t n = strlen(s), k = strlen(tail);
+    return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
 /* The smallest file that can hold a graph of the algorithm's threshold: a binary file stores at
  * least a 4-byte index per stored edge (an undirected, unweighted one its CSR alone); a text edge
- * is at least 4 bytes ("1 2\n") and a symmetric file stores one line for two stored directions. */
+ * is at least 4 bytes ("1 2\n") and a symmetric file stores one line for two stored directions. A
+ * gzipped file may be up to 1032 times smaller than its text (deflate's largest ratio). */
 static uint64_t auto_min_file_bytes(int cmd, const char *file) {
-    const size_t len = strlen(file);
-    const bool binary = len >= 4 && strcmp(file + len - 4, ".mgb") == 0;
-    return binary ? gpu_min_edges(cmd) * 4 : gpu_min_edges(cmd) * 2;
+    if (ends_with(file, ".gz")) return gpu_min_edges(cmd) * 2 / 1032;
+    return ends_with(file, ".mgb") ? gpu_min_edges(cmd) * 4 : gpu_min_edges(cmd) * 2;
+}
+
+int cli_backend_option(const cli_args *a, mg_backend *out) {
+    static const char *const names[] = {"cpu", "gpu", "auto"};
+    static const int values[] = {MG_BACKEND_CPU, MG_BACKEND_GPU, MG_BACKEND_AUTO};
+    int v = MG_BACKEND_AUTO;
+    int rc = a->value[OPT_BACKEND] ? cli_choice(a, OPT_BACKEND, names, values, 3, &v) : CLI_OK;
+    *out = (mg_backend)v;
+    return rc;
 }
 
 static void *start_device(void *unused) {
@@ -50,13 +80,19 @@ static void *start_device(void *unused) {
     return NULL;
 }
 
-void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, int cmd, const char *file) {
+void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, int cmd, uint64_t passes,
+                         const char *file) {
     memset(s, 0, sizeof *s);
     s->requested = requested;
+    s->passes = passes;
     struct stat sb;
     /* a file that cannot be read fails the load at once: no start-up to wait for on the way out */
     if (requested == MG_BACKEND_CPU || !mg_built_with_cuda() || stat(file, &sb) != 0) return;
     if (requested == MG_BACKEND_AUTO) {
+        if (passes < gpu_min_passes(cmd)) {
+            s->few_passes = true;
+            return;
+        }
         s->min_file_bytes = auto_min_file_bytes(cmd, file);
         if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size < s->min_file_bytes) {
             s->small_file = true;
@@ -75,7 +111,7 @@ static void join(cli_gpu_start *s) {
 
 void cli_gpu_start_end(cli_gpu_start *s) { join(s); }
 
-int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, const mg_graph g, char *why,
+int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, uint64_t stored, char *why,
                        size_t why_size) {
     why[0] = '\0';
     join(s);
@@ -86,21 +122,28 @@ int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, const mg_graph
         /* After a failed start-up this fails again, with the library's message. */
         st = mg_context_set_backend(ctx, MG_BACKEND_GPU);
     } else {
-        const uint64_t m = mg_graph_num_edges(g), least = gpu_min_edges(cmd);
+        const uint64_t m = stored, least = gpu_min_edges(cmd);
+        const char *unit = cmd & CMD_SPARSE ? "nonzeros" : "edges";
         bool gpu = false;
         if (!mg_built_with_cuda())
             snprintf(why, why_size, "auto: this build has no CUDA backend");
+        else if (s->few_passes)
+            snprintf(why, why_size, "auto: %llu passes (warm-up and --runs), under the %llu from "
+                     "which the GPU repays the upload", (unsigned long long)s->passes,
+                     (unsigned long long)gpu_min_passes(cmd));
         else if (s->small_file)
-            snprintf(why, why_size, "auto: the file is under %llu MiB, too small for the GPU's "
-                     "start-up and upload to pay", (unsigned long long)(s->min_file_bytes >> 20));
+            snprintf(why, why_size, "auto: the file is under %llu %s, too small for the GPU's "
+                     "start-up and upload to pay",
+                     (unsigned long long)(s->min_file_bytes >> (s->min_file_bytes >> 20 ? 20 : 10)),
+                     s->min_file_bytes >> 20 ? "MiB" : "KiB");
         else if (m < least)
-            snprintf(why, why_size, "auto: %llu edges, under the %llu from which the GPU pays",
-                     (unsigned long long)m, (unsigned long long)least);
+            snprintf(why, why_size, "auto: %llu %s, under the %llu from which the GPU pays",
+                     (unsigned long long)m, unit, (unsigned long long)least);
         else
             gpu = true;
         if (gpu && mg_context_set_backend(ctx, MG_BACKEND_GPU) == MG_SUCCESS) {
-            snprintf(why, why_size, "auto: %llu edges, at least the %llu from which the GPU pays",
-                     (unsigned long long)m, (unsigned long long)least);
+            snprintf(why, why_size, "auto: %llu %s, at least the %llu from which the GPU pays",
+                     (unsigned long long)m, unit, (unsigned long long)least);
         } else {
             if (gpu) snprintf(why, why_size, "auto: no usable GPU: %s", mg_context_error(ctx));
             st = mg_context_set_backend(ctx, MG_BACKEND_CPU);

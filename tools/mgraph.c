@@ -2,7 +2,8 @@
  * mgraph.c — the `mgraph` command: subcommand dispatch, the help texts, the option table and parser
  * with strict number parsing, and the small shared pieces (timing, JSON strings, refusing an output
  * that is the input, checking that stdout was written). The algorithm harness is in cli_algo.c;
- * info, gen and convert are in cli_graph.c. Exit codes: 0 success, 1 run-time failure, 2 bad usage.
+ * info, gen and convert are in cli_graph.c; spmv, cg and probe in cli_sparse.c. Exit codes: 0
+ * success, 1 run-time failure, 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -16,6 +17,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Help                                                                                             */
@@ -38,6 +42,10 @@ static const char HELP_MAIN[] =
     "  convert IN OUT convert between formats (by extension: .mtx, .mgb)\n"
     "  bench FILE     every algorithm on every engine (CPU, GPU modes, baseline) from one load,\n"
     "                 each run validated\n"
+    "Sparse matrices (the same harness and output lines):\n"
+    "  spmv FILE      y = A x (or A^T x) over a semiring; GFLOP/s and GB/s\n"
+    "  cg FILE        solve A x = b by conjugate gradients (A symmetric positive definite)\n"
+    "  probe          measure the GPU: PCIe, launch latency, memory bandwidth, atomics, FMA rate\n"
     "  help [COMMAND] this text, or a command's options\n"
     "\n"
     "  mgraph --version    the version and what of the CUDA backend is compiled in\n"
@@ -218,13 +226,96 @@ static const char HELP_BENCH[] =
     "Text output: one line per case: algo, engine, status, median, min and max seconds, MTEPS.\n"
     "Exit status 1 if any case failed or did not validate (skipped cases do not count).\n";
 
+#define HELP_COMMON_SPARSE                                                                         \
+    "Common options:\n"                                                                            \
+    "  --precision P      single or double (default): the arithmetic, the vectors' type and how\n" \
+    "                     the matrix's values are stored\n"                                       \
+    "  --runs N           run N timed times after one untimed warm-up; report the median (1)\n"   \
+    "  --validate         check the last run against a serial reference (see below)\n"           \
+    "  --output FILE      write the result vector as a Matrix Market array file (one column);\n" \
+    "                     whole or not at all, as the algorithms' --output (see 'mgraph help\n"  \
+    "                     bfs'); not written on any failure; an input file itself is refused\n"  \
+    "  --json             print one JSON object on stdout instead of the text lines\n"           \
+    "  --backend B        cpu, gpu or auto (default). auto: the GPU where one is usable and the\n"\
+    "                     matrix has at least 2^22 stored nonzeros (cg) or, for spmv, 2^24 and\n"\
+    "                     at least 8 passes (the warm-up and --runs 7 or more: one pass cannot\n"\
+    "                     repay the upload, which moves the bytes the CPU reads once), else the\n"\
+    "                     CPU; estimates from bandwidths, not yet measured end to end. The\n"     \
+    "                     'backend:' line says which ran and why\n"                              \
+    "  --threads N        CPU threads, at most 8 per processor (0: OpenMP's default)\n"          \
+    "\n"                                                                                           \
+    "FILE is Matrix Market coordinate (real, integer or pattern; general, symmetric or skew-\n"   \
+    "symmetric), gzipped if its name ends in .gz. Explicit zeros are kept and duplicates summed.\n"\
+    "Vector files (--x, --y, --b) are Matrix Market array files or plain text, one value per\n"   \
+    "line; a length that does not fit the matrix is a usage error (exit 2) naming the file.\n"    \
+    "Output lines: matrix: FILE (R x C, N nonzeros, values T) / load: X s / preprocess: X s\n"    \
+    "(building the CSR) / on the GPU gpu preprocess: X s (after a X s upload), device memory,\n"  \
+    "kernel / run: X s (median of N) / GFLOP/s / GB/s / validation: PASS|FAIL|skipped /\n"       \
+    "backend: cpu|gpu (auto: why). --json keys: algorithm, file, rows, cols, nnz, values,\n"     \
+    "symmetric, precision, load_s, preprocess_s, warmup_s, run_s (median), run_min_s, run_max_s,\n"\
+    "runs, gflops, gbs, bytes, validated (true/false/null), backend, backend_reason, threads;\n" \
+    "on the GPU gpu_preprocess_s, gpu_upload_s, device_bytes, csr_bytes, kernel.\n"
+
+static const char HELP_SPMV[] =
+    "Usage: mgraph spmv FILE [--x FILE] [--semiring S] [--transpose] [OPTIONS]\n"
+    "\n"
+    "y = alpha * (A x) + beta * y over a semiring, A from FILE.\n"
+    "  --x FILE           the vector x (default: all ones), cols entries (rows with --transpose)\n"
+    "  --semiring S       plus-times (default), min-plus, max-times or or-and (an entry of A or x\n"
+    "                     is true when non-zero; y is 1 or 0: one BFS step)\n"
+    "  --transpose        y = A^T x\n"
+    "  --alpha A          scales A x (1); plus-times only\n"
+    "  --beta B           scales the initial y, read from --y (0: y is not read). Other semirings\n"
+    "                     take --beta 1 only: y = y (+) A x with the semiring's add\n"
+    "  --y FILE           the initial y, rows entries (cols with --transpose); needs a non-zero\n"
+    "                     --beta; every run starts from it\n"
+    "--validate: mg_check_spmv, a serial SpMV in double; each entry within rtol * (the sum of its\n"
+    "terms' magnitudes), rtol 1e-5 (single) or 1e-12 (double).\n"
+    "GFLOP/s = 2 * nonzeros / median run time / 1e9. GB/s counts the fewest bytes an SpMV must\n"
+    "move: the row offsets (column offsets with --transpose, 8 bytes each), the column indices (4)\n"
+    "and values (the stored type) once, x once and y once (twice when --beta reads it).\n"
+    "\n" HELP_COMMON_SPARSE;
+
+static const char HELP_CG[] =
+    "Usage: mgraph cg FILE [--b FILE] [--tolerance T] [--max-iter N] [--jacobi] [OPTIONS]\n"
+    "\n"
+    "Solves A x = b by conjugate gradients from x = 0, A symmetric positive definite (a square\n"
+    "matrix that is not symmetric is refused; a breakdown, e.g. on an indefinite A, stops it).\n"
+    "Not converging within --max-iter, or a breakdown, is an error (exit 1, no --output).\n"
+    "  --b FILE           the right-hand side (default: all ones), rows entries\n"
+    "  --tolerance T      stop when ||b - A x|| <= T ||b|| (1e-8 double, 1e-5 single)\n"
+    "  --max-iter N       iteration limit (1000)\n"
+    "  --jacobi           precondition with diag(A)^-1 (every diagonal entry must be > 0)\n"
+    "  --history          print each iteration's relative residual ('history: K R'; in --json,\n"
+    "                     history: [...])\n"
+    "--output values: the solution x. --validate recomputes ||b - A x|| / ||b|| for the last\n"
+    "run's x on the host (mg_spmv on a CPU context, in double) and requires at most 1.1 T.\n"
+    "Lines added: iterations: K / residual: R (tolerance T) / iteration: X s (the solver's loop\n"
+    "time / K, median over the runs). GFLOP/s and GB/s are per iteration over that time: flops\n"
+    "2 * nonzeros + 10 n (+ n with --jacobi); bytes the matrix once and 11 vectors of n (the\n"
+    "SpMV reads p and writes A p; x, r and p are each updated from two vectors), 13 with\n"
+    "--jacobi (its diagonal read, z written). --json adds tolerance, max_iter, jacobi,\n"
+    "iterations, residual, loop_s, iteration_s, true_residual (with --validate) and history.\n"
+    "\n" HELP_COMMON_SPARSE;
+
+static const char HELP_PROBE[] =
+    "Usage: mgraph probe [--json]\n"
+    "\n"
+    "Measures the GPU (a few seconds): PCIe bandwidth both ways, pinned and pageable (64 MiB\n"
+    "copies), and latency (a 4-byte copy); kernel launch latency; device memory read and copy\n"
+    "bandwidth; global (distinct and contended) and shared atomics throughput; peak FMA rate, fp32\n"
+    "and fp64. One line per parameter with its unit (GB/s = 1e9 bytes/s). Without a usable GPU it\n"
+    "fails (exit 1) saying why.\n"
+    "  --json             one JSON object: name, l2_bytes and the fields of mg_gpu_probe_result\n"
+    "                     (h2d_pinned_gbs, ..., fp64_gflops)\n";
+
 static const struct {
     const char *name;
     const char *help;
 } COMMANDS[] = {
     {"bfs", HELP_BFS},   {"sssp", HELP_SSSP}, {"cc", HELP_CC},           {"pr", HELP_PR},
     {"bc", HELP_BC},     {"info", HELP_INFO}, {"gen", HELP_GEN},         {"convert", HELP_CONVERT},
-    {"bench", HELP_BENCH},
+    {"bench", HELP_BENCH}, {"spmv", HELP_SPMV},   {"cg", HELP_CG},           {"probe", HELP_PROBE},
 };
 
 bool cli_print_help(FILE *f, const char *name) {
@@ -249,12 +340,12 @@ static const struct {
 } OPTIONS[OPT_COUNT] = {
     [OPT_HELP] = {"--help", false, CMD_ALL},
     [OPT_SOURCE] = {"--source", true, CMD_BFS | CMD_SSSP | CMD_BC | CMD_BENCH},
-    [OPT_BACKEND] = {"--backend", true, CMD_ALGOS},
-    [OPT_RUNS] = {"--runs", true, CMD_ALGOS | CMD_BENCH},
-    [OPT_VALIDATE] = {"--validate", false, CMD_ALGOS},
-    [OPT_OUTPUT] = {"--output", true, CMD_ALGOS | CMD_GEN},
-    [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_INFO | CMD_BENCH},
-    [OPT_THREADS] = {"--threads", true, CMD_ALL},
+    [OPT_BACKEND] = {"--backend", true, CMD_ALGOS | CMD_SPARSE},
+    [OPT_RUNS] = {"--runs", true, CMD_ALGOS | CMD_BENCH | CMD_SPARSE},
+    [OPT_VALIDATE] = {"--validate", false, CMD_ALGOS | CMD_SPARSE},
+    [OPT_OUTPUT] = {"--output", true, CMD_ALGOS | CMD_GEN | CMD_SPARSE},
+    [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_INFO | CMD_BENCH | CMD_SPARSE | CMD_PROBE},
+    [OPT_THREADS] = {"--threads", true, CMD_ALL & ~CMD_PROBE},
     [OPT_MODE] = {"--mode", true, CMD_ALGOS},
     [OPT_ENGINE] = {"--engine", true, CMD_ALGOS},
     [OPT_TRACE] = {"--trace", false, CMD_ALGOS | CMD_BENCH},
@@ -266,8 +357,8 @@ static const struct {
     [OPT_FORMAT] = {"--format", true, CMD_READERS},
     [OPT_MAX_VERTICES] = {"--max-vertices", true, CMD_READERS},
     [OPT_ALLOW_NEGATIVE] = {"--allow-negative-weights", false, CMD_INFO | CMD_CONVERT},
-    [OPT_TOLERANCE] = {"--tolerance", true, CMD_PR | CMD_BENCH},
-    [OPT_MAX_ITER] = {"--max-iter", true, CMD_PR | CMD_BENCH},
+    [OPT_TOLERANCE] = {"--tolerance", true, CMD_PR | CMD_BENCH | CMD_CG},
+    [OPT_MAX_ITER] = {"--max-iter", true, CMD_PR | CMD_BENCH | CMD_CG},
     [OPT_DAMPING] = {"--damping", true, CMD_PR | CMD_BENCH},
     [OPT_DATA_DRIVEN] = {"--data-driven", false, CMD_PR | CMD_BENCH},
     [OPT_SOURCES] = {"--sources", true, CMD_BC | CMD_BENCH},
@@ -283,8 +374,17 @@ static const struct {
     [OPT_WIDTH] = {"--width", true, CMD_GEN},
     [OPT_HEIGHT] = {"--height", true, CMD_GEN},
     [OPT_A] = {"--a", true, CMD_GEN},
-    [OPT_B] = {"--b", true, CMD_GEN},
+    [OPT_B] = {"--b", true, CMD_GEN | CMD_CG}, /* gen: R-MAT b; cg: the right-hand side */
     [OPT_C] = {"--c", true, CMD_GEN},
+    [OPT_X] = {"--x", true, CMD_SPMV},
+    [OPT_Y] = {"--y", true, CMD_SPMV},
+    [OPT_SEMIRING] = {"--semiring", true, CMD_SPMV},
+    [OPT_TRANSPOSE] = {"--transpose", false, CMD_SPMV},
+    [OPT_ALPHA] = {"--alpha", true, CMD_SPMV},
+    [OPT_BETA] = {"--beta", true, CMD_SPMV},
+    [OPT_PRECISION] = {"--precision", true, CMD_SPARSE},
+    [OPT_JACOBI] = {"--jacobi", false, CMD_CG},
+    [OPT_HISTORY] = {"--history", false, CMD_CG},
 };
 
 const char *cli_opt_name(cli_opt_id id) { return OPTIONS[id].name; }
@@ -412,9 +512,45 @@ int cli_double(const cli_args *a, cli_opt_id id, double min, double max, bool mi
     return CLI_OK;
 }
 
+int cli_choice(const cli_args *a, cli_opt_id id, const char *const *names, const int *values,
+               int count, int *out) {
+    const char *s = a->value[id];
+    for (int i = 0; i < count; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *out = values[i];
+            return CLI_OK;
+        }
+    }
+    char expected[128] = "";
+    for (int i = 0; i < count; i++) {
+        strcat(expected, names[i]);
+        if (i + 1 < count) strcat(expected, i + 2 == count ? " or " : ", ");
+    }
+    return cli_usage_error(a->name, "%s: invalid value '%s' for %s: expected %s", a->name, s,
+                           cli_opt_name(id), expected);
+}
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Shared helpers                                                                                   */
 /* ------------------------------------------------------------------------------------------------ */
+
+static int cmp_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+double cli_median(double *times, uint64_t n) {
+    qsort(times, n, sizeof *times, cmp_double);
+    return n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+}
+
+int cli_threads(const cli_args *a) {
+    int threads = a->value[OPT_THREADS] ? atoi(a->value[OPT_THREADS]) : 0;
+#ifdef _OPENMP
+    if (threads == 0) threads = omp_get_max_threads();
+#endif
+    return threads;
+}
 
 double cli_now(void) {
     struct timespec ts;
@@ -563,6 +699,9 @@ static int run_command(int argc, char **argv, const char *name) {
     if (strcmp(name, "gen") == 0) return cli_gen_main(argc, argv);
     if (strcmp(name, "convert") == 0) return cli_convert_main(argc, argv);
     if (strcmp(name, "bench") == 0) return cli_bench_main(argc, argv);
+    if (strcmp(name, "spmv") == 0) return cli_spmv_main(argc, argv);
+    if (strcmp(name, "cg") == 0) return cli_cg_main(argc, argv);
+    if (strcmp(name, "probe") == 0) return cli_probe_main(argc, argv);
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }
 

@@ -1,0 +1,598 @@
+/*
+ * cli_sparse.c — `mgraph spmv`, `mgraph cg` and `mgraph probe`: the sparse layer from the shell,
+ * through the same harness as the graph algorithms (cli_algo.c): load, the device form's build as
+ * preprocessing, one untimed warm-up, N timed runs and their median, --validate against a serial
+ * reference, --output (here a Matrix Market array file, through mg_dense_write's atomic writer),
+ * the backend line with auto's reason, and the same lines or one JSON object.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What spmv and cg share, parsed and checked before the file is read. */
+typedef struct {
+    cli_args a;
+    const char *file;
+    mg_backend backend;
+    mg_type type; /* --precision */
+    uint64_t runs;
+    bool validate, json;
+    const char *output;
+    mg_spmv_options spmv;
+    mg_cg_options cg; /* tolerance, max_iterations, jacobi */
+    bool history;
+} sparse_opts;
+
+/* Everything a run holds, freed on one path. */
+typedef struct {
+    mg_context ctx;
+    mg_matrix A;
+    mg_dense operand;    /* spmv's x, cg's b                                               */
+    mg_dense result;     /* spmv's y, cg's x                                               */
+    mg_dense y_in;       /* spmv with --beta: y before the call                            */
+    void *y_host;        /* y_in's values, loaded into result before every run             */
+    double *times, *loop_times, *history;
+    cli_gpu_start gpu_start;
+    double load_s, preprocess_s, warmup_s;
+    bool on_gpu;
+    mg_gpu_matrix_info gpu;
+    char backend_why[512];
+} sparse_run;
+
+static const char *const SEMIRING_NAMES[] = {"plus-times", "min-plus", "max-times", "or-and"};
+
+static const char *values_name(mg_values v) {
+    return v == MG_VALUES_FLOAT ? "float" : v == MG_VALUES_DOUBLE ? "double" : "none";
+}
+
+static size_t type_bytes(mg_type t) { return t == MG_FLOAT ? sizeof(float) : sizeof(double); }
+
+static int parse_sparse_opts(int argc, char **argv, const char *name, int cmd, sparse_opts *o) {
+    int rc = cli_parse(argc, argv, 2, name, cmd, 1, &o->a);
+    if (rc != CLI_OK) return rc;
+    const cli_args *a = &o->a;
+    if (a->npositional != 1) return cli_usage_error(name, "%s: missing the matrix FILE", name);
+    o->file = a->positional[0];
+    o->runs = 1;
+    o->validate = a->value[OPT_VALIDATE] != NULL;
+    o->json = a->value[OPT_JSON] != NULL;
+    o->output = a->value[OPT_OUTPUT];
+    o->history = a->value[OPT_HISTORY] != NULL;
+    mg_spmv_options_init(&o->spmv);
+    mg_cg_options_init(&o->cg);
+    if ((rc = cli_backend_option(a, &o->backend)) != CLI_OK) return rc;
+    if (a->value[OPT_RUNS] && (rc = cli_u64(a, OPT_RUNS, 1, 100000, &o->runs)) != CLI_OK) return rc;
+    int v = MG_DOUBLE;
+    static const char *const precisions[] = {"single", "double"};
+    static const int types[] = {MG_FLOAT, MG_DOUBLE};
+    if (a->value[OPT_PRECISION] &&
+        (rc = cli_choice(a, OPT_PRECISION, precisions, types, 2, &v)) != CLI_OK)
+        return rc;
+    o->type = (mg_type)v;
+
+    if (cmd == CMD_SPMV) {
+        static const int semirings[] = {MG_SEMIRING_PLUS_TIMES, MG_SEMIRING_MIN_PLUS,
+                                        MG_SEMIRING_MAX_TIMES, MG_SEMIRING_OR_AND};
+        v = MG_SEMIRING_PLUS_TIMES;
+        if (a->value[OPT_SEMIRING] &&
+            (rc = cli_choice(a, OPT_SEMIRING, SEMIRING_NAMES, semirings, 4, &v)) != CLI_OK)
+            return rc;
+        o->spmv.semiring = (mg_semiring)v;
+        o->spmv.transpose = a->value[OPT_TRANSPOSE] != NULL;
+        if (a->value[OPT_ALPHA] &&
+            (rc = cli_double(a, OPT_ALPHA, -DBL_MAX, DBL_MAX, false, false, &o->spmv.alpha)) != CLI_OK)
+            return rc;
+        if (a->value[OPT_BETA] &&
+            (rc = cli_double(a, OPT_BETA, -DBL_MAX, DBL_MAX, false, false, &o->spmv.beta)) != CLI_OK)
+            return rc;
+        if (o->spmv.semiring != MG_SEMIRING_PLUS_TIMES &&
+            (o->spmv.alpha != 1 || (o->spmv.beta != 0 && o->spmv.beta != 1)))
+            return cli_usage_error(name, "spmv: --semiring %s takes --alpha 1 and --beta 0 or 1 "
+                                   "(y = y (+) A x with the semiring's add); only plus-times "
+                                   "scales", SEMIRING_NAMES[o->spmv.semiring]);
+        if (o->spmv.beta != 0 && a->value[OPT_Y] == NULL)
+            return cli_usage_error(name, "spmv: --beta %s needs --y FILE, the y it applies to",
+                                   a->value[OPT_BETA]);
+        if (o->spmv.beta == 0 && a->value[OPT_Y] != NULL)
+            return cli_usage_error(name, "spmv: --y '%s' is read only with a non-zero --beta",
+                                   a->value[OPT_Y]);
+    } else {
+        /* single precision cannot reach the double default (1e-8) on most matrices */
+        o->cg.tolerance = o->type == MG_FLOAT ? 1e-5 : o->cg.tolerance;
+        if (a->value[OPT_TOLERANCE] &&
+            (rc = cli_double(a, OPT_TOLERANCE, 0, 1, true, true, &o->cg.tolerance)) != CLI_OK)
+            return rc;
+        if (a->value[OPT_MAX_ITER]) {
+            uint64_t it = 0;
+            if ((rc = cli_u64(a, OPT_MAX_ITER, 1, 10000000, &it)) != CLI_OK) return rc;
+            o->cg.max_iterations = (int)it;
+        }
+        o->cg.jacobi = a->value[OPT_JACOBI] != NULL;
+    }
+    /* An output over any input would replace that input. */
+    static const cli_opt_id inputs[] = {OPT_X, OPT_Y, OPT_B};
+    if (o->output != NULL) {
+        if ((rc = cli_check_not_input(name, "--output", o->output, o->file)) != CLI_OK) return rc;
+        for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++)
+            if (a->value[inputs[i]] != NULL && (cmd & CMD_SPMV || inputs[i] == OPT_B) &&
+                (rc = cli_check_not_input(name, "--output", o->output, a->value[inputs[i]])) != CLI_OK)
+                return rc;
+    }
+    return CLI_OK;
+}
+
+/* The matrix: reading the file is load, building the CSR preprocessing (as for a graph). */
+static int load_matrix(sparse_run *r, const sparse_opts *o) {
+    mg_matrix_read_options ro;
+    mg_matrix_read_options_init(&ro);
+    ro.values = o->type == MG_FLOAT ? MG_VALUES_FLOAT : MG_VALUES_DOUBLE;
+    double t0 = cli_now();
+    mg_status st = mg_matrix_read(r->ctx, &r->A, o->file, &ro);
+    if (st != MG_SUCCESS) return cli_lib_error(r->ctx, st);
+    r->preprocess_s = mg_matrix_build_seconds(r->A);
+    r->load_s = cli_now() - t0 - r->preprocess_s;
+    return CLI_OK;
+}
+
+/* A vector operand: from the option's file (one column of `want` values, else a usage error naming
+ * the file and both sizes), or all ones when the option is not given. */
+static int vector_operand(sparse_run *r, const sparse_opts *o, cli_opt_id id, uint32_t want,
+                          const char *needs, mg_dense *v) {
+    const char *path = o->a.value[id];
+    mg_status st = MG_SUCCESS;
+    if (path == NULL) {
+        st = mg_dense_create(r->ctx, v, want, 1, o->type);
+        if (st == MG_SUCCESS) st = mg_dense_fill(r->ctx, *v, 1.0);
+        return st == MG_SUCCESS ? CLI_OK : cli_lib_error(r->ctx, st);
+    }
+    if ((st = mg_dense_read(r->ctx, v, path, o->type)) != MG_SUCCESS)
+        return cli_lib_error(r->ctx, st);
+    const uint32_t rows = mg_dense_rows(*v), cols = mg_dense_cols(*v);
+    if (cols != 1)
+        return cli_usage_error(o->a.name, "%s: %s file '%s' is %u x %u: a vector is one column "
+                               "(one value per line)", o->a.name, cli_opt_name(id), path, rows, cols);
+    if (rows != want)
+        return cli_usage_error(o->a.name, "%s: %s file '%s' has %u values; %s (%u x %u) needs %u, "
+                               "%s", o->a.name, cli_opt_name(id), path, rows, o->file,
+                               mg_matrix_rows(r->A), mg_matrix_cols(r->A), want, needs);
+    return CLI_OK;
+}
+
+/* The first steps of spmv and cg: context, threads, GPU start-up beside the load, the matrix, the
+ * backend. */
+static int sparse_setup(sparse_run *r, const sparse_opts *o, int cmd) {
+    mg_status st = mg_context_create(&r->ctx);
+    if (st != MG_SUCCESS) return cli_lib_error(NULL, st);
+    /* A build without CUDA fails --backend gpu before the load. */
+    if (o->backend == MG_BACKEND_GPU && !mg_built_with_cuda() &&
+        (st = mg_context_set_backend(r->ctx, o->backend)) != MG_SUCCESS)
+        return cli_lib_error(r->ctx, st);
+    int rc = cli_apply_threads(&o->a, r->ctx);
+    if (rc != CLI_OK) return rc;
+    cli_gpu_start_begin(&r->gpu_start, o->backend, cmd, o->runs + 1, o->file);
+    if ((rc = load_matrix(r, o)) != CLI_OK) return rc;
+    if ((rc = cli_backend_select(&r->gpu_start, r->ctx, cmd, mg_matrix_nnz(r->A), r->backend_why,
+                                 sizeof r->backend_why)) != CLI_OK)
+        return rc;
+    r->on_gpu = mg_context_backend(r->ctx) == MG_BACKEND_GPU;
+    /* The device form is built here, as preprocessing, not inside the warm-up. */
+    if (r->on_gpu && (st = mg_matrix_gpu_prepare(r->ctx, r->A, &r->gpu)) != MG_SUCCESS)
+        return cli_lib_error(r->ctx, st);
+    r->times = malloc(o->runs * sizeof *r->times);
+    r->loop_times = malloc(o->runs * sizeof *r->loop_times);
+    if (r->times == NULL || r->loop_times == NULL) {
+        fprintf(stderr, "mgraph: out of memory\n");
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+static void sparse_free(sparse_run *r) {
+    cli_gpu_start_end(&r->gpu_start);
+    mg_dense_free(&r->operand);
+    mg_dense_free(&r->result);
+    mg_dense_free(&r->y_in);
+    mg_matrix_free(&r->A);
+    mg_context_free(&r->ctx);
+    free(r->y_host);
+    free(r->times);
+    free(r->loop_times);
+    free(r->history);
+}
+
+/* The device form as the runs left it (a form built lazily in the warm-up is counted too). */
+static int gpu_info_after_runs(sparse_run *r) {
+    if (!r->on_gpu) return CLI_OK;
+    mg_status st = mg_matrix_gpu_prepare(r->ctx, r->A, &r->gpu);
+    return st == MG_SUCCESS ? CLI_OK : cli_lib_error(r->ctx, st);
+}
+
+/* The lines and JSON keys every sparse command starts with. */
+static void print_head(const sparse_run *r, const sparse_opts *o, const char *name) {
+    const mg_matrix A = r->A;
+    if (o->json) {
+        printf("{\"algorithm\": \"%s\", \"file\": ", name);
+        cli_json_string(stdout, o->file);
+        printf(", \"rows\": %u, \"cols\": %u, \"nnz\": %llu, \"values\": \"%s\", \"symmetric\": %s, "
+               "\"precision\": \"%s\", \"load_s\": %.9f, \"preprocess_s\": %.9f, \"warmup_s\": %.9f",
+               mg_matrix_rows(A), mg_matrix_cols(A), (unsigned long long)mg_matrix_nnz(A),
+               values_name(mg_matrix_values(A)), mg_matrix_declared_symmetric(A) ? "true" : "false",
+               o->type == MG_FLOAT ? "single" : "double", r->load_s, r->preprocess_s, r->warmup_s);
+        if (r->on_gpu) {
+            printf(", \"gpu_preprocess_s\": %.9f, \"gpu_upload_s\": %.9f, \"device_bytes\": %zu, "
+                   "\"csr_bytes\": %zu, \"kernel\": ", r->gpu.seconds, r->gpu.upload_seconds,
+                   r->gpu.device_bytes, r->gpu.csr_bytes);
+            cli_json_string(stdout, r->gpu.kernel);
+        }
+        return;
+    }
+    printf("matrix: %s (%u x %u, %llu nonzeros, values %s%s)\n", o->file, mg_matrix_rows(A),
+           mg_matrix_cols(A), (unsigned long long)mg_matrix_nnz(A), values_name(mg_matrix_values(A)),
+           mg_matrix_declared_symmetric(A) ? ", symmetric" : "");
+    printf("load: %.6f s\n", r->load_s);
+    printf("preprocess: %.6f s\n", r->preprocess_s);
+    if (r->on_gpu)
+        printf("gpu preprocess: %.6f s (after a %.6f s upload), device memory %.1f MiB = %.2f x "
+               "CSR, kernel %s\n", r->gpu.seconds, r->gpu.upload_seconds,
+               r->gpu.device_bytes / 1048576.0,
+               r->gpu.csr_bytes ? (double)r->gpu.device_bytes / (double)r->gpu.csr_bytes : 0.0,
+               r->gpu.kernel);
+}
+
+/* The keys and lines every sparse command ends with. */
+static void print_tail(const sparse_run *r, const sparse_opts *o, int validated) {
+    const char *backend = r->on_gpu ? "gpu" : "cpu";
+    if (o->json) {
+        printf(", \"validated\": %s, \"backend\": \"%s\", \"threads\": %d, \"backend_reason\": ",
+               validated < 0 ? "null" : validated ? "true" : "false", backend, cli_threads(&o->a));
+        cli_json_string(stdout, r->backend_why);
+        printf("}\n");
+    } else {
+        printf("validation: %s\n", validated < 0 ? "skipped" : validated ? "PASS" : "FAIL");
+        printf("backend: %s", backend);
+        if (r->backend_why[0] != '\0') printf(" (%s)", r->backend_why);
+        printf("\n");
+    }
+    cli_flush_stdout();
+}
+
+/* ---- mgraph spmv -------------------------------------------------------------------------------- */
+
+int cli_spmv_main(int argc, char **argv) {
+    sparse_opts o;
+    memset(&o, 0, sizeof o);
+    sparse_run r;
+    memset(&r, 0, sizeof r);
+    r.gpu_start.requested = MG_BACKEND_CPU;
+    mg_status st = MG_SUCCESS;
+    int rc = parse_sparse_opts(argc, argv, "spmv", CMD_SPMV, &o);
+    if (rc != CLI_OK || (rc = sparse_setup(&r, &o, CMD_SPMV)) != CLI_OK) goto cleanup;
+
+    const bool t = o.spmv.transpose;
+    const uint32_t rows = mg_matrix_rows(r.A), cols = mg_matrix_cols(r.A);
+    const uint32_t xlen = t ? rows : cols, ylen = t ? cols : rows;
+    const char *xneeds = t ? "its rows (--transpose)" : "its columns";
+    const char *yneeds = t ? "its columns (--transpose)" : "its rows";
+    if ((rc = vector_operand(&r, &o, OPT_X, xlen, xneeds, &r.operand)) != CLI_OK) goto cleanup;
+    if (o.spmv.beta != 0) {
+        if ((rc = vector_operand(&r, &o, OPT_Y, ylen, yneeds, &r.y_in)) != CLI_OK) goto cleanup;
+        r.y_host = malloc((size_t)ylen * type_bytes(o.type) + 1);
+        if (r.y_host == NULL) {
+            fprintf(stderr, "mgraph: out of memory\n");
+            rc = CLI_FAIL;
+            goto cleanup;
+        }
+        if ((st = mg_dense_extract(r.ctx, r.y_in, r.y_host)) != MG_SUCCESS) {
+            rc = cli_lib_error(r.ctx, st);
+            goto cleanup;
+        }
+    }
+    if ((st = mg_dense_create(r.ctx, &r.result, ylen, 1, o.type)) != MG_SUCCESS) {
+        rc = cli_lib_error(r.ctx, st);
+        goto cleanup;
+    }
+
+    /* Warm-up (run -1), then the timed runs; each starts from the same y (only beta reads it). */
+    for (int64_t k = -1; k < (int64_t)o.runs; k++) {
+        if (r.y_host != NULL && (st = mg_dense_load(r.ctx, r.result, r.y_host)) != MG_SUCCESS) break;
+        double start = cli_now();
+        if ((st = mg_spmv(r.ctx, r.A, r.operand, r.result, &o.spmv)) != MG_SUCCESS) break;
+        double elapsed = cli_now() - start;
+        if (k < 0)
+            r.warmup_s = elapsed;
+        else
+            r.times[k] = elapsed;
+    }
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(r.ctx, st);
+        goto cleanup;
+    }
+    const double median = cli_median(r.times, o.runs);
+    if ((rc = gpu_info_after_runs(&r)) != CLI_OK) goto cleanup;
+
+    int validated = -1; /* -1 skipped, 0 FAIL, 1 PASS */
+    char why[1024] = "";
+    if (o.validate) {
+        st = mg_check_spmv(r.ctx, r.A, r.operand, r.y_in, r.result, &o.spmv);
+        if (st == MG_SUCCESS) {
+            validated = 1;
+        } else if (st == MG_INVALID_ARGUMENT) {
+            validated = 0;
+            snprintf(why, sizeof why, "%s", mg_context_error(r.ctx));
+        } else {
+            rc = cli_lib_error(r.ctx, st);
+            goto cleanup;
+        }
+    }
+    /* Never a known-wrong result in an output file. */
+    if (o.output != NULL && validated != 0 &&
+        (st = mg_dense_write(r.ctx, r.result, o.output)) != MG_SUCCESS) {
+        rc = cli_lib_error(r.ctx, st);
+        goto cleanup;
+    }
+
+    const uint64_t nnz = mg_matrix_nnz(r.A);
+    const size_t vb = type_bytes(o.type);
+    const mg_values mv = mg_matrix_values(r.A);
+    const size_t ab = mv == MG_VALUES_NONE ? 0 : mv == MG_VALUES_FLOAT ? sizeof(float) : sizeof(double);
+    const double bytes = (double)((uint64_t)(t ? cols : rows) + 1) * sizeof(uint64_t) +
+                         (double)nnz * (sizeof(uint32_t) + ab) + (double)xlen * vb +
+                         (double)ylen * vb * (o.spmv.beta != 0 ? 2 : 1);
+    const double gflops = median > 0 ? 2.0 * (double)nnz / median / 1e9 : 0;
+    const double gbs = median > 0 ? bytes / median / 1e9 : 0;
+    print_head(&r, &o, "spmv");
+    if (o.json) {
+        printf(", \"semiring\": \"%s\", \"transpose\": %s, \"alpha\": %.17g, \"beta\": %.17g, "
+               "\"run_s\": %.9f, \"run_min_s\": %.9f, \"run_max_s\": %.9f, \"runs\": %llu, "
+               "\"gflops\": %.6f, \"gbs\": %.6f, \"bytes\": %.0f",
+               SEMIRING_NAMES[o.spmv.semiring], t ? "true" : "false", o.spmv.alpha, o.spmv.beta,
+               median, r.times[0], r.times[o.runs - 1], (unsigned long long)o.runs, gflops, gbs,
+               bytes);
+    } else {
+        printf("semiring: %s%s\n", SEMIRING_NAMES[o.spmv.semiring], t ? " (transposed)" : "");
+        printf("run: %.6f s (median of %llu)\n", median, (unsigned long long)o.runs);
+        printf("GFLOP/s: %.3f\n", gflops);
+        printf("GB/s: %.3f\n", gbs);
+    }
+    print_tail(&r, &o, validated);
+    if (validated == 0) {
+        fprintf(stderr, "mgraph: spmv: validation failed: %s\n", why);
+        rc = CLI_FAIL;
+    }
+
+cleanup:
+    sparse_free(&r);
+    return rc;
+}
+
+/* ---- mgraph cg ---------------------------------------------------------------------------------- */
+
+/* A vector's values as doubles, whatever its type. */
+static mg_status dense_as_double(mg_context ctx, const mg_dense v, double *out) {
+    const uint32_t n = mg_dense_rows(v);
+    if (mg_dense_type(v) == MG_DOUBLE) return mg_dense_extract(ctx, v, out);
+    float *f = malloc((size_t)n * sizeof *f + 1);
+    if (f == NULL) return MG_OUT_OF_MEMORY;
+    mg_status st = mg_dense_extract(ctx, v, f);
+    for (uint32_t i = 0; st == MG_SUCCESS && i < n; i++) out[i] = f[i];
+    free(f);
+    return st;
+}
+
+/* ||b - A x|| / ||b|| (||b - A x|| when b is 0), independently of the solver: on the host, in
+ * double, with mg_spmv on a CPU context of its own. */
+static int true_residual(const sparse_run *r, const sparse_opts *o, double *residual) {
+    const uint32_t n = mg_matrix_rows(r->A);
+    mg_context cpu = NULL;
+    mg_dense xd = NULL, rd = NULL;
+    double *xv = malloc((size_t)n * sizeof *xv + 1), *bv = malloc((size_t)n * sizeof *bv + 1);
+    mg_status st = xv && bv ? MG_SUCCESS : MG_OUT_OF_MEMORY;
+    if (st == MG_SUCCESS) st = dense_as_double(r->ctx, r->result, xv);
+    if (st == MG_SUCCESS) st = dense_as_double(r->ctx, r->operand, bv);
+    if (st == MG_SUCCESS) st = mg_context_create(&cpu);
+    if (st == MG_SUCCESS) st = mg_context_set_backend(cpu, MG_BACKEND_CPU);
+    if (st == MG_SUCCESS && o->a.value[OPT_THREADS] != NULL)
+        st = mg_context_set_threads(cpu, cli_threads(&o->a));
+    if (st == MG_SUCCESS) st = mg_dense_create(cpu, &xd, n, 1, MG_DOUBLE);
+    if (st == MG_SUCCESS) st = mg_dense_create(cpu, &rd, n, 1, MG_DOUBLE);
+    if (st == MG_SUCCESS) st = mg_dense_load(cpu, xd, xv);
+    if (st == MG_SUCCESS) st = mg_dense_load(cpu, rd, bv);
+    mg_spmv_options so;
+    mg_spmv_options_init(&so);
+    so.alpha = -1; /* rd = b - A x */
+    so.beta = 1;
+    if (st == MG_SUCCESS) st = mg_spmv(cpu, r->A, xd, rd, &so);
+    if (st == MG_SUCCESS) st = mg_dense_extract(cpu, rd, xv);
+    int rc = CLI_OK;
+    if (st == MG_SUCCESS) {
+        double rr = 0, bb = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            rr += xv[i] * xv[i];
+            bb += bv[i] * bv[i];
+        }
+        *residual = bb > 0 ? sqrt(rr / bb) : sqrt(rr);
+    } else {
+        rc = cli_lib_error(cpu != NULL ? cpu : r->ctx, st);
+    }
+    mg_dense_free(&xd);
+    mg_dense_free(&rd);
+    mg_context_free(&cpu);
+    free(xv);
+    free(bv);
+    return rc;
+}
+
+int cli_cg_main(int argc, char **argv) {
+    sparse_opts o;
+    memset(&o, 0, sizeof o);
+    sparse_run r;
+    memset(&r, 0, sizeof r);
+    r.gpu_start.requested = MG_BACKEND_CPU;
+    mg_status st = MG_SUCCESS;
+    int rc = parse_sparse_opts(argc, argv, "cg", CMD_CG, &o);
+    if (rc != CLI_OK || (rc = sparse_setup(&r, &o, CMD_CG)) != CLI_OK) goto cleanup;
+    const uint32_t n = mg_matrix_rows(r.A);
+    if (mg_matrix_cols(r.A) != n) {
+        rc = cli_usage_error("cg", "cg: %s is %u x %u: conjugate gradients needs a square matrix",
+                             o.file, n, mg_matrix_cols(r.A));
+        goto cleanup;
+    }
+    if ((rc = vector_operand(&r, &o, OPT_B, n, "its rows", &r.operand)) != CLI_OK) goto cleanup;
+    if ((st = mg_dense_create(r.ctx, &r.result, n, 1, o.type)) != MG_SUCCESS) {
+        rc = cli_lib_error(r.ctx, st);
+        goto cleanup;
+    }
+    if (o.history) {
+        r.history = malloc(((size_t)o.cg.max_iterations + 1) * sizeof *r.history);
+        if (r.history == NULL) {
+            fprintf(stderr, "mgraph: out of memory\n");
+            rc = CLI_FAIL;
+            goto cleanup;
+        }
+    }
+
+    mg_cg_options used = o.cg;
+    for (int64_t k = -1; k < (int64_t)o.runs; k++) {
+        mg_cg_options cg = o.cg;
+        cg.residuals = r.history;
+        if ((st = mg_dense_fill(r.ctx, r.result, 0.0)) != MG_SUCCESS) break; /* every run from x = 0 */
+        double start = cli_now();
+        if ((st = mg_cg(r.ctx, r.A, r.operand, r.result, &cg)) != MG_SUCCESS) break;
+        double elapsed = cli_now() - start;
+        if (k < 0) {
+            r.warmup_s = elapsed;
+        } else {
+            r.times[k] = elapsed;
+            r.loop_times[k] = cg.iterations > 0 ? cg.seconds / cg.iterations : cg.seconds;
+        }
+        used = cg;
+    }
+    if (st != MG_SUCCESS) { /* MG_NOT_CONVERGED and MG_BREAKDOWN included: no answer to give */
+        rc = cli_lib_error(r.ctx, st);
+        if (st == MG_NOT_CONVERGED)
+            fprintf(stderr, "mgraph: cg: no solution within --max-iter %d to --tolerance %.3g; "
+                    "raise either, or try --jacobi\n", o.cg.max_iterations, o.cg.tolerance);
+        goto cleanup;
+    }
+    const double median = cli_median(r.times, o.runs);
+    const double iteration_s = cli_median(r.loop_times, o.runs);
+    if ((rc = gpu_info_after_runs(&r)) != CLI_OK) goto cleanup;
+
+    int validated = -1;
+    double true_res = NAN;
+    const double bound = 1.1 * o.cg.tolerance;
+    if (o.validate) {
+        if ((rc = true_residual(&r, &o, &true_res)) != CLI_OK) goto cleanup;
+        validated = true_res <= bound;
+    }
+    if (o.output != NULL && validated != 0 &&
+        (st = mg_dense_write(r.ctx, r.result, o.output)) != MG_SUCCESS) {
+        rc = cli_lib_error(r.ctx, st);
+        goto cleanup;
+    }
+
+    const uint64_t nnz = mg_matrix_nnz(r.A);
+    const mg_values mv = mg_matrix_values(r.A);
+    const size_t ab = mv == MG_VALUES_NONE ? 0 : mv == MG_VALUES_FLOAT ? sizeof(float) : sizeof(double);
+    const double flops = 2.0 * (double)nnz + (o.cg.jacobi ? 11.0 : 10.0) * n;
+    const double bytes = (double)((uint64_t)n + 1) * sizeof(uint64_t) +
+                         (double)nnz * (sizeof(uint32_t) + ab) +
+                         (o.cg.jacobi ? 13.0 : 11.0) * n * (double)type_bytes(o.type);
+    const double gflops = iteration_s > 0 ? flops / iteration_s / 1e9 : 0;
+    const double gbs = iteration_s > 0 ? bytes / iteration_s / 1e9 : 0;
+    print_head(&r, &o, "cg");
+    if (o.json) {
+        printf(", \"tolerance\": %.9g, \"max_iter\": %d, \"jacobi\": %s, \"iterations\": %d, "
+               "\"residual\": %.9g, \"run_s\": %.9f, \"run_min_s\": %.9f, \"run_max_s\": %.9f, "
+               "\"runs\": %llu, \"loop_s\": %.9f, \"iteration_s\": %.9g, \"gflops\": %.6f, "
+               "\"gbs\": %.6f, \"bytes\": %.0f",
+               o.cg.tolerance, o.cg.max_iterations, o.cg.jacobi ? "true" : "false", used.iterations,
+               used.residual, median, r.times[0], r.times[o.runs - 1], (unsigned long long)o.runs,
+               used.seconds, iteration_s, gflops, gbs, bytes);
+        if (o.validate) printf(", \"true_residual\": %.9g", true_res);
+        if (o.history) {
+            printf(", \"history\": [");
+            for (int k = 0; k <= used.iterations; k++)
+                printf("%s%.9g", k ? ", " : "", r.history[k]);
+            printf("]");
+        }
+    } else {
+        printf("run: %.6f s (median of %llu)\n", median, (unsigned long long)o.runs);
+        printf("iterations: %d%s\n", used.iterations, o.cg.jacobi ? " (jacobi)" : "");
+        printf("residual: %.6e (tolerance %.3g)\n", used.residual, o.cg.tolerance);
+        printf("iteration: %.9f s\n", iteration_s);
+        printf("GFLOP/s: %.3f\n", gflops);
+        printf("GB/s: %.3f\n", gbs);
+        if (o.history)
+            for (int k = 0; k <= used.iterations; k++) printf("history: %d %.6e\n", k, r.history[k]);
+        if (o.validate) printf("true residual: %.6e\n", true_res);
+    }
+    print_tail(&r, &o, validated);
+    if (validated == 0) {
+        fprintf(stderr, "mgraph: cg: validation failed: ||b - A x|| / ||b|| = %.6e on the host, over "
+                "1.1 x the tolerance %.3g\n", true_res, o.cg.tolerance);
+        rc = CLI_FAIL;
+    }
+
+cleanup:
+    sparse_free(&r);
+    return rc;
+}
+
+/* ---- mgraph probe ------------------------------------------------------------------------------- */
+
+int cli_probe_main(int argc, char **argv) {
+    cli_args a;
+    mg_context ctx = NULL;
+    mg_gpu_probe_result p;
+    int rc = cli_parse(argc, argv, 2, "probe", CMD_PROBE, 0, &a);
+    if (rc != CLI_OK) return rc;
+    mg_status st = mg_context_create(&ctx);
+    if (st == MG_SUCCESS) st = mg_gpu_probe(ctx, &p);
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        mg_context_free(&ctx);
+        return rc;
+    }
+    mg_context_free(&ctx);
+    const struct {
+        const char *key, *label, *unit;
+        double value;
+    } rows[] = {
+        {"h2d_pinned_gbs", "PCIe host to device, pinned", "GB/s", p.h2d_pinned_gbs},
+        {"d2h_pinned_gbs", "PCIe device to host, pinned", "GB/s", p.d2h_pinned_gbs},
+        {"h2d_pageable_gbs", "PCIe host to device, pageable", "GB/s", p.h2d_pageable_gbs},
+        {"d2h_pageable_gbs", "PCIe device to host, pageable", "GB/s", p.d2h_pageable_gbs},
+        {"h2d_latency_us", "PCIe host to device latency", "us", p.h2d_latency_us},
+        {"d2h_latency_us", "PCIe device to host latency", "us", p.d2h_latency_us},
+        {"launch_latency_us", "kernel launch latency", "us", p.launch_latency_us},
+        {"read_gbs", "device memory read", "GB/s", p.read_gbs},
+        {"copy_gbs", "device memory copy", "GB/s", p.copy_gbs},
+        {"global_atomics_gops", "global atomics, distinct words", "Gop/s", p.global_atomics_gops},
+        {"global_atomics_contended_gops", "global atomics, contended", "Gop/s",
+         p.global_atomics_contended_gops},
+        {"shared_atomics_gops", "shared atomics", "Gop/s", p.shared_atomics_gops},
+        {"fp32_gflops", "fp32 FMA peak", "GFLOP/s", p.fp32_gflops},
+        {"fp64_gflops", "fp64 FMA peak", "GFLOP/s", p.fp64_gflops},
+    };
+    if (a.value[OPT_JSON] != NULL) {
+        printf("{\"name\": ");
+        cli_json_string(stdout, p.name);
+        printf(", \"l2_bytes\": %zu", p.l2_bytes);
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+            printf(", \"%s\": %.6g", rows[i].key, rows[i].value);
+        printf("}\n");
+    } else {
+        printf("device: %s\n", p.name);
+        printf("L2 cache: %.1f MiB\n", p.l2_bytes / 1048576.0);
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+            printf("%s: %.2f %s\n", rows[i].label, rows[i].value, rows[i].unit);
+    }
+    cli_flush_stdout();
+    return CLI_OK;
+}
