@@ -51,8 +51,9 @@ static double true_residual(const mg_matrix A, const double *x, const double *b)
 }
 
 /* CG on both backends from x = 0 with b = 1: same status, iterations within 2 + 5% of each other
- * (the dot products sum in another order, and float rounds its updates differently), the solutions within solution_tol of each other relative to
- * max |x|, the residual history consistent and the true residual small. */
+ * (the dot products sum in another order, and float rounds its updates differently), the
+ * solutions within solution_tol of each other relative to max |x|, the residual history
+ * consistent and the true residual small. */
 static void compare_cg(const mg_matrix A, const char *name, mg_type t, bool jacobi, double tol,
                        int max_it, mg_status expect, double solution_tol) {
     const uint32_t n = mg_matrix_rows(A);
