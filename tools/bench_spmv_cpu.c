@@ -33,7 +33,7 @@ static mg_context ctx;
         }                                                                                          \
     } while (0)
 
-#define GRB_OK(call)                                                                                  \
+#define GRB_OK(call)                                                                               \
     do {                                                                                           \
         const GrB_Info i_ = (call);                                                                \
         if (i_ != GrB_SUCCESS) {                                                                   \
