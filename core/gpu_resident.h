@@ -53,6 +53,16 @@ mg_status mg__gpu_vector_l1_distance(mg_context ctx, const mg_vector x, const mg
                                      double *result);
 mg_status mg__gpu_vector_degree(mg_context ctx, mg_vector v, mg_edges which);
 
+/* ---- dense matrices and vectors (gpu_dense.cu) ---------------------------------------------------
+ * mg__dense_need_host and mg__dense_release_device (mg_internal.h) are defined there too. */
+
+/* Makes X's values current on the device (allocating d_data and uploading if needed); on_device
+ * becomes true. The host values are not changed, so a failed call after it leaves X as it was. */
+mg_status mg__gpu_dense_to_device(mg_context ctx, mg_dense X);
+/* Makes d_data exist without touching on_device: a kernel about to overwrite every value writes
+ * there and the caller sets on_device once it has succeeded (a failed call leaves X as it was). */
+mg_status mg__gpu_dense_reserve(mg_context ctx, mg_dense X);
+
 /* ---- frontiers (gpu_frontier.cu) ------------------------------------------------------------- */
 
 /* The device graph of a graph (built on first use). */

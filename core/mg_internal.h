@@ -245,6 +245,12 @@ void mg__graph_edges_fill(const mg_graph g, const uint64_t *start, uint64_t firs
 void mg__graph_finish(mg_graph g);
 
 mg_status mg__check_matrix(mg_context ctx, const mg_matrix A, const char *what);
+/* *A from checked coordinates (ids in range, rows and cols below 2^31): CSR with rows sorted and
+ * duplicates summed; `call` names the public call in messages (core/matrix.c). */
+mg_status mg__matrix_build(mg_context ctx, const char *call, mg_matrix *A, uint32_t rows,
+                           uint32_t cols, uint64_t nnz, const uint32_t *row_ids,
+                           const uint32_t *col_ids, const void *values, mg_values type,
+                           bool declared_symmetric, int index_base);
 mg_status mg__check_dense(mg_context ctx, const mg_dense X, const char *what);
 
 /* ---- dense residency (core/gpu_dense.cu; without CUDA, no-ops in core/dense.c) ------------------ */

@@ -32,6 +32,13 @@ mg_status mg__gpu_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, mg_d
 mg_status mg__gpu_cg(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense x,
                      const double *inv_diag, mg_cg_options *opts);
 
+/* mg_spmv's argument checks (sparse/spmv.c), shared with its verifier; `who` names the call in the
+ * message. */
+mg_status mg__spmv_check_args(mg_context ctx, const char *who, const mg_matrix A, const mg_dense x,
+                              const mg_dense y, const mg_spmv_options *opts);
+/* "plus-times", "min-plus", "max-times", "or-and" ("?" out of range), for messages. */
+const char *mg__semiring_name(mg_semiring s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,286 @@
+/*
+ * cg_gpu.cu — conjugate gradients on the device (Hestenes and Stiefel; Jacobi preconditioner
+ * optional), every vector and scalar kept on the device.
+ *
+ * The seed's CG brought its dot products to the host every iteration (a synchronisation and two
+ * PCIe round trips each). Here an iteration is three launches with nothing coming back:
+ *   1. q = A p with p'q summed in the SpMV's epilogue (q is not read again for it);
+ *   2. alpha = r'z / p'q read from device memory by every block; x += alpha p, r -= alpha q,
+ *      z = D^-1 r, with r'r and r'z summed in the same pass;
+ *   3. beta = r'z(new) / r'z(old); p = z + beta p; the convergence test (r'r <= (tol ||b||)^2).
+ * The scalars live in per-iteration slots (pq[k], rz[k], rr[k]), zeroed once, so no kernel has to
+ * reset an accumulator and the residual history is already on the device at the end. A device
+ * flag records convergence or breakdown (p'q <= 0, a non-finite scalar) and the iteration; every
+ * kernel returns at once when it is set. The host launches iterations in batches of kBatch and
+ * copies the flag into pinned memory after each batch, but waits on the previous batch's copy, not
+ * the current one, so the device always has a batch queued: the price is up to two batches of
+ * launches that return at once (a few microseconds each) after the end.
+ *
+ * The iterate is a device copy of x: x is written only on success or MG_NOT_CONVERGED, so a
+ * breakdown leaves it as on entry. Dot products accumulate in double whatever the vectors' type.
+ */
+#include <cuda_runtime.h>
+
+#include <math.h>
+
+extern "C" {
+#include "mg_internal.h"
+#include "gpu_resident.h"
+}
+#include "frontier/gpu_engine.h"
+#include "sparse/sparse_internal.h"
+#include "sparse/spmv_gpu.h"
+
+namespace {
+
+#include "gpu_util.cuh"
+
+constexpr unsigned kFull = 0xffffffffu;
+constexpr int kBatch = 8;
+constexpr int kBlocksPerSm = 4;
+
+enum { RUNNING = 0, CONVERGED, BREAKDOWN_PQ, BREAKDOWN_SCALAR };
+
+/* K per-thread partial sums added to dst[0..K) with one atomic each per block. Every thread of the
+ * block calls it. */
+template <int K> __device__ inline void block_add(double (&v)[K], double *const (&dst)[K]) {
+    __shared__ double sums[K][kThreads / 32];
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        for (int o = 16; o > 0; o >>= 1) v[k] += __shfl_down_sync(kFull, v[k], o);
+        if ((threadIdx.x & 31) == 0) sums[k][threadIdx.x >> 5] = v[k];
+    }
+    __syncthreads();
+    if (threadIdx.x < K) {
+        double s = 0;
+        for (int w = 0; w < (int)(blockDim.x >> 5); w++) s += sums[threadIdx.x][w];
+        atomicAdd(dst[threadIdx.x], s);
+    }
+}
+
+template <typename D, typename S> __global__ void convert(D *dst, const S *src, uint32_t n) {
+    GRID_STRIDE(i, n) dst[i] = (D)src[i];
+}
+
+/* z = D^-1 r (z is r without a preconditioner), p = z, and r'r, r'z, b'b. */
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+cg_start(const T *b, const T *r, T *z, T *p, const T *inv, uint32_t n, double *rr, double *rz,
+         double *bb) {
+    double s[3] = {0, 0, 0};
+    GRID_STRIDE(i, n) {
+        const T ri = r[i], zi = inv != nullptr ? ri * inv[i] : ri;
+        if (inv != nullptr) z[i] = zi;
+        p[i] = zi;
+        s[0] += (double)ri * ri;
+        s[1] += (double)ri * zi;
+        s[2] += (double)b[i] * b[i];
+    }
+    double *const dst[3] = {rr, rz, bb};
+    block_add<3>(s, dst);
+}
+
+/* Step 2 of iteration `iter` (1-based): every block tests p'q itself, so all agree on stopping. */
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+cg_update(T *x, T *r, T *z, const T *p, const T *q, const T *inv, uint32_t n, const double *rz_k,
+          const double *pq_k, double *rr_next, double *rz_next, int *flag, int iter) {
+    if (flag[0] != RUNNING) return;
+    const double pq = *pq_k, alpha = *rz_k / pq;
+    if (!(pq > 0) || !isfinite(pq) || !isfinite(alpha)) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            flag[0] = BREAKDOWN_PQ;
+            flag[1] = iter;
+        }
+        return;
+    }
+    const T a = (T)alpha;
+    double s[2] = {0, 0};
+    GRID_STRIDE(i, n) {
+        x[i] += a * p[i];
+        const T ri = r[i] - a * q[i];
+        r[i] = ri;
+        const T zi = inv != nullptr ? ri * inv[i] : ri;
+        if (inv != nullptr) z[i] = zi;
+        s[0] += (double)ri * ri;
+        s[1] += (double)ri * zi;
+    }
+    double *const dst[2] = {rr_next, rz_next};
+    block_add<2>(s, dst);
+}
+
+/* Step 3: the convergence test, then p = z + beta p. */
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+cg_direction(T *p, const T *z, uint32_t n, const double *rz_k, const double *rz_next,
+             const double *rr_next, double threshold, int *flag, int iter) {
+    if (flag[0] != RUNNING) return;
+    const double rr = *rr_next, beta = *rz_next / *rz_k;
+    const bool converged = rr <= threshold;
+    const bool bad = !converged && (!isfinite(rr) || !isfinite(beta));
+    if (converged || bad) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            flag[0] = converged ? CONVERGED : BREAKDOWN_SCALAR;
+            flag[1] = iter;
+        }
+        return;
+    }
+    const T bt = (T)beta;
+    GRID_STRIDE(i, n) p[i] = z[i] + bt * p[i];
+}
+
+/* Pinned host memory (the flag's copies) and an event, freed when they go out of scope. */
+struct pinned_flags {
+    int *p = nullptr;
+    cudaEvent_t done[2] = {nullptr, nullptr};
+    ~pinned_flags() {
+        if (p != nullptr) cudaFreeHost(p);
+        for (cudaEvent_t e : done)
+            if (e != nullptr) cudaEventDestroy(e);
+    }
+};
+
+struct timer_guard {
+    mg__gpu_timer *t = nullptr;
+    ~timer_guard() { mg__gpu_timer_free(&t); }
+};
+
+template <typename T>
+mg_status cg_typed(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense x,
+                   const double *inv_diag, mg_cg_options *opts) {
+    const uint32_t n = A->rows;
+    const int max_it = opts->max_iterations > 0 ? opts->max_iterations : 0;
+    const size_t vbytes = (size_t)n * sizeof(T);
+    mg__gpu_matrix *g = nullptr;
+    mg__spmv_form *f = nullptr;
+    const void *values = nullptr;
+    dbuf vecs, inv, inv_staging, scalars;
+    pinned_flags flags;
+    timer_guard timer;
+    double ms = 0;
+
+    TRY(mg__gpu_matrix_of(ctx, A, false, &g, &f));
+    TRY(mg__gpu_form_values(ctx, g, f, sizeof(T) == 8 ? MG_DOUBLE : MG_FLOAT, &values));
+    TRY(mg__gpu_dense_to_device(ctx, b));
+    TRY(mg__gpu_dense_to_device(ctx, x));
+    TRY(dbuf_alloc(ctx, &vecs, 5 * vbytes, "CG's vectors"));
+    T *const xw = (T *)vecs.p, *const r = xw + n, *const z = r + n, *const p = z + n,
+             *const q = p + n;
+    T *zr = r; /* z is r itself without a preconditioner */
+    if (inv_diag != nullptr) {
+        TRY(dbuf_alloc(ctx, &inv_staging, (size_t)n * 8, "the Jacobi diagonal upload"));
+        TRY(dbuf_alloc(ctx, &inv, vbytes, "the Jacobi diagonal"));
+        if (n > 0) CU(cudaMemcpy(inv_staging.p, inv_diag, (size_t)n * 8, cudaMemcpyHostToDevice));
+        convert<<<blocks_for(n), kThreads>>>((T *)inv.p, (const double *)inv_staging.p, n);
+        LAUNCHED("convert");
+        zr = z;
+    }
+    /* rr[0..max_it], rz[0..max_it], pq[0..max_it), b'b, then the two flag words */
+    const size_t nscalars = 3 * (size_t)max_it + 3;
+    TRY(dbuf_alloc(ctx, &scalars, nscalars * 8 + 8, "CG's scalars"));
+    double *const rr = (double *)scalars.p, *const rz = rr + max_it + 1, *const pq = rz + max_it + 1,
+                  *const bb = pq + max_it;
+    int *const flag = (int *)(bb + 1);
+    CU(cudaMemsetAsync(scalars.p, 0, nscalars * 8 + 8));
+    CU(cudaMallocHost((void **)&flags.p, 4 * sizeof(int)));
+    CU(cudaEventCreateWithFlags(&flags.done[0], cudaEventDisableTiming));
+    CU(cudaEventCreateWithFlags(&flags.done[1], cudaEventDisableTiming));
+    TRY(mg__gpu_timer_create(ctx, &timer.t));
+
+    const T *const inv_d = (const T *)inv.p;
+    const unsigned grid = (unsigned)(blocks_for(n) < (unsigned)g->sms * kBlocksPerSm
+                                         ? blocks_for(n)
+                                         : (unsigned)g->sms * kBlocksPerSm);
+    TRY(mg__gpu_timer_start(ctx, timer.t));
+    /* r = b - A x */
+    CU(cudaMemcpyAsync(xw, x->d_data, vbytes, cudaMemcpyDeviceToDevice));
+    CU(cudaMemcpyAsync(r, b->d_data, vbytes, cudaMemcpyDeviceToDevice));
+    TRY(mg__gpu_spmv_launch(ctx, g, f, sizeof(T) == 8 ? MG_DOUBLE : MG_FLOAT, values,
+                            MG_SEMIRING_PLUS_TIMES, -1.0, 1.0, xw, r, nullptr, nullptr, nullptr));
+    cg_start<T><<<grid, kThreads>>>((const T *)b->d_data, r, zr, p, inv_d, n, rr, rz, bb);
+    LAUNCHED("cg_start");
+    double start[2];
+    CU(cudaMemcpy(start, rr, 8, cudaMemcpyDeviceToHost));
+    CU(cudaMemcpy(start + 1, bb, 8, cudaMemcpyDeviceToHost));
+    const double bnorm = sqrt(start[1]);
+    const double threshold = (opts->tolerance * bnorm) * (opts->tolerance * bnorm);
+
+    int state = RUNNING, at = 0;
+    if (bnorm == 0) {
+        /* b = 0: x = 0 solves it exactly, whatever the guess */
+        CU(cudaMemsetAsync(xw, 0, vbytes));
+        CU(cudaMemsetAsync(rr, 0, 8));
+        state = CONVERGED;
+    } else if (start[0] <= threshold) {
+        state = CONVERGED;
+    }
+    /* Batches of kBatch iterations, each followed by an asynchronous copy of the flag. While batch
+     * j runs, the host reads batch j-1's copy; after the last batch, its own. The flag changes once
+     * (RUNNING to a final state), so the newest copy holds the final word. */
+    int launched = 0;
+    for (int batch = 0; state == RUNNING && launched < max_it; batch++) {
+        const int end = launched + kBatch < max_it ? launched + kBatch : max_it;
+        for (int k = launched; k < end; k++) {
+            TRY(mg__gpu_spmv_launch(ctx, g, f, sizeof(T) == 8 ? MG_DOUBLE : MG_FLOAT, values,
+                                    MG_SEMIRING_PLUS_TIMES, 1.0, 0.0, p, q, p, pq + k, flag));
+            cg_update<T><<<grid, kThreads>>>(xw, r, zr, p, q, inv_d, n, rz + k, pq + k, rr + k + 1,
+                                             rz + k + 1, flag, k + 1);
+            LAUNCHED("cg_update");
+            cg_direction<T><<<grid, kThreads>>>(p, zr, n, rz + k, rz + k + 1, rr + k + 1, threshold,
+                                                flag, k + 1);
+            LAUNCHED("cg_direction");
+        }
+        launched = end;
+        const int slot = batch & 1;
+        CU(cudaMemcpyAsync(flags.p + 2 * slot, flag, 2 * sizeof(int), cudaMemcpyDeviceToHost));
+        CU(cudaEventRecord(flags.done[slot], 0));
+        const int check = launched == max_it ? slot : batch > 0 ? slot ^ 1 : -1;
+        if (check >= 0) {
+            CU(cudaEventSynchronize(flags.done[check]));
+            state = flags.p[2 * check];
+            at = flags.p[2 * check + 1];
+        }
+    }
+    TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
+    opts->seconds = ms / 1e3;
+    if (state == RUNNING) at = launched; /* the limit came first */
+
+    /* a breakdown at p'q stops iteration `at` before its update: at - 1 were completed */
+    const int done = state == BREAKDOWN_PQ ? at - 1 : at;
+    opts->iterations = done;
+    double rr_at = 0;
+    CU(cudaMemcpy(&rr_at, rr + done, 8, cudaMemcpyDeviceToHost));
+    opts->residual = bnorm > 0 ? sqrt(rr_at) / bnorm : 0;
+    if (opts->residuals != nullptr) {
+        CU(cudaMemcpy(opts->residuals, rr, ((size_t)done + 1) * 8, cudaMemcpyDeviceToHost));
+        for (int k = 0; k <= done; k++)
+            opts->residuals[k] = bnorm > 0 ? sqrt(opts->residuals[k]) / bnorm : 0;
+    }
+    if (state == BREAKDOWN_PQ || state == BREAKDOWN_SCALAR) {
+        double value = 0;
+        CU(cudaMemcpy(&value, state == BREAKDOWN_PQ ? pq + at - 1 : rz + at, 8,
+                      cudaMemcpyDeviceToHost));
+        if (state == BREAKDOWN_PQ)
+            return mg__error(ctx, MG_BREAKDOWN,
+                             "mg_cg: breakdown at iteration %d: p'Ap = %g (A is not positive "
+                             "definite); x is unchanged", at, value);
+        return mg__error(ctx, MG_BREAKDOWN,
+                         "mg_cg: breakdown at iteration %d: a non-finite scalar (r'z = %g); x is "
+                         "unchanged", at, value);
+    }
+    CU(cudaMemcpyAsync(x->d_data, xw, vbytes, cudaMemcpyDeviceToDevice));
+    CU(cudaStreamSynchronize(0));
+    if (state != CONVERGED)
+        return mg__error(ctx, MG_NOT_CONVERGED,
+                         "mg_cg: not converged after %d iterations: ||r|| / ||b|| = %g > %g", at,
+                         opts->residual, opts->tolerance);
+    return MG_SUCCESS;
+}
+
+} // namespace
+
+extern "C" mg_status mg__gpu_cg(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense x,
+                                const double *inv_diag, mg_cg_options *opts) {
+    if (x->type == MG_DOUBLE) return cg_typed<double>(ctx, A, b, x, inv_diag, opts);
+    return cg_typed<float>(ctx, A, b, x, inv_diag, opts);
+}

@@ -1,0 +1,65 @@
+/*
+ * spmv_gpu.h — a matrix's device form and the SpMV launch that spmv_gpu.cu and cg_gpu.cu share
+ * (internal, CUDA sources only).
+ *
+ * One orientation (A's CSR, or its CSC for A^T) is a CSR on the device plus the row binning the
+ * kernels use: rows of at most long_len entries go to the vector kernel (`lanes` threads a row,
+ * several rows a warp), longer ones are cut into chunks of kChunk entries, one thread block a chunk,
+ * whose partial results a second kernel combines per row. Values are kept per arithmetic type
+ * (float and double: the one the matrix was made with uploaded, the other converted on the device
+ * on first use), so a float SpMV on a double matrix reads 4 bytes a value, not 8.
+ */
+#ifndef MG_SPMV_GPU_H
+#define MG_SPMV_GPU_H
+
+extern "C" {
+#include "mg_internal.h"
+}
+
+constexpr uint32_t kChunk = 2048; /* entries of a long row one thread block reduces */
+
+struct mg__spmv_form {
+    uint32_t n, ncols;             /* rows of this orientation, and its columns */
+    uint64_t nnz;
+    uint64_t *d_off;               /* n + 1 (NULL: not built yet) */
+    uint32_t *d_idx;               /* nnz */
+    void *d_val[2];                /* nnz floats [0], doubles [1]; NULL until made, both for a pattern */
+    int lanes_log2;                /* the vector kernel's threads per row, log2 */
+    uint32_t long_len;             /* rows longer than this take the chunk path */
+    uint32_t nlong, nchunks;
+    uint32_t *d_long_rows;         /* nlong row ids */
+    uint32_t *d_long_first;        /* nlong + 1: each long row's first chunk */
+    uint32_t *d_chunk_row;         /* nchunks */
+    uint64_t *d_chunk_begin;       /* nchunks: the chunk's first entry */
+    double *d_partial;             /* nchunks: each chunk's reduction */
+    size_t bytes;                  /* device memory held */
+};
+
+struct mg__gpu_matrix {
+    mg_values values;
+    int sms;                       /* multiprocessors: the persistent grid's size */
+    mg__spmv_form csr, csc;        /* csc.d_off NULL until the first transposed product */
+    double seconds, upload_seconds;
+};
+
+/* A's device form (built and cached on A on first use) and the orientation op(A) needs (the CSC
+ * built on first use for transpose). */
+mg_status mg__gpu_matrix_of(mg_context ctx, const mg_matrix A, bool transpose, mg__gpu_matrix **g,
+                            mg__spmv_form **f);
+
+/* f's values in arithmetic type t (MG_FLOAT or MG_DOUBLE), converted on the device on first use;
+ * NULL for a pattern. */
+mg_status mg__gpu_form_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_form *f, mg_type t,
+                              const void **values);
+
+/* Launches (default stream, no wait) y = alpha * (op(A) x) + beta * y over the semiring (beta 0
+ * never reads y), with x and y device arrays of type t and values from mg__gpu_form_values. When
+ * dot is not NULL, *dot (device, double) += sum over rows of dot_with[i] * y[i] (CG's p'Ap, fused so
+ * q is not read again). When stop is not NULL the kernels do nothing once *stop (device) is
+ * non-zero (CG's iterations launched past the end). */
+mg_status mg__gpu_spmv_launch(mg_context ctx, const mg__gpu_matrix *g, const mg__spmv_form *f,
+                              mg_type t, const void *values, mg_semiring semiring, double alpha,
+                              double beta, const void *x, void *y, const void *dot_with, double *dot,
+                              const int *stop);
+
+#endif /* MG_SPMV_GPU_H */
