@@ -26,10 +26,11 @@
  *
  * CG (--cg-nnz, --cg-iters; --no-cg skips it): the manifest's SPD matrices and Poisson 2D and 3D of
  * about --cg-nnz nonzeros: mg_cg's time per iteration (its own CUDA-event loop time / iterations,
- * median of R / 3 + 1 solves) against the model: one SpMV (measured here) + 11 n values of vector
- * traffic at the probe's read bandwidth. The 11: p'q reads p and q (2), x += alpha p and
- * r -= alpha q with r'r read x, p, r, q and write x, r (6), p = r + beta p reads r, p and writes p
- * (3); the SpMV's own x and y are in its time. Jacobi is off.
+ * median of R / 3 + 1 solves) against the model: one SpMV (measured here) + 9 n values of vector
+ * traffic at the probe's read bandwidth, the least an iteration moves: q = A p with p'q fused into
+ * it (the SpMV's own reads and writes are in its time), x += alpha p and r -= alpha q with r'r in
+ * one pass (reads x, p, r, q, writes x, r: 6), p = r + beta p (reads r, p, writes p: 3). Jacobi is
+ * off.
  *
  *   bench_spmv [--cg-nnz N] [--cg-iters K] [--no-cg] [set options]   (--help lists them)
  * Exit 0 (also when no GPU can be used: it says it skipped), 1 on an error or a wrong result, 2 on
@@ -308,7 +309,7 @@ static void bench_cg(const set_entry *e, bool single, int runs, int iters, out_f
         if (r >= 0) per_iter[r] = co.seconds * 1e3 / co.iterations;
     }
     const double ms_iter = median(per_iter, solves);
-    const double vector_bytes = 11.0 * n * (double)vs;
+    const double vector_bytes = 9.0 * n * (double)vs;
     const double model = ms_spmv + vector_bytes / (probe->read_gbs * 1e6);
     char v[NCG][64];
     snprintf(v[0], 64, "%s", e->name);
@@ -338,7 +339,7 @@ static void usage(FILE *f) {
                "       [--format F]\n"
                "mgraph's mg_spmv on the GPU against cuSPARSE (default and best CSR algorithm), each\n"
                "result validated, with the probe's read bandwidth as the roofline; then mg_cg per\n"
-               "iteration against one SpMV + 11 vectors of traffic.\n"
+               "iteration against one SpMV + 9 vectors of traffic.\n"
                "  --cg-nnz N          the generated Poisson 2D/3D CG matrices' nonzeros (default 50M)\n"
                "  --cg-iters K        CG iterations per solve (default 200)\n"
                "  --no-cg             no CG part\n" SET_USAGE
@@ -436,8 +437,8 @@ int main(int argc, char **argv) {
         set_generated(&cgset[ncg++], GEN_POISSON2D, cg_nnz);
         set_generated(&cgset[ncg++], GEN_POISSON3D, cg_nnz);
         table_note(o.format, "CG per iteration (%d iterations a solve, no preconditioner), median of %d "
-                   "solves after a warm-up; model = one SpMV (measured) + 11 n values of vector "
-                   "traffic at the probe's read bandwidth; ratio = measured / model", cg_iters,
+                   "solves after a warm-up; model = one SpMV (measured) + 9 n values of vector "
+                   "traffic (p'q fused into the SpMV; x, r and r'r one pass; p one pass) at the probe's read bandwidth; ratio = measured / model", cg_iters,
                    o.runs / 3 + 1);
         table_header(o.format, kCgColumns, NCG);
         geo g[2];
