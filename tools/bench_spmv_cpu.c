@@ -151,8 +151,8 @@ static void bench_one(const set_entry *e, bool single, int runs, out_format fmt,
     /* GraphBLAS's y (empty rows have no entry: 0) through the same check */
     GrB_Index nvals = rows;
     GrB_Index *I = xmalloc(((size_t)rows + 1) * sizeof *I);
-    void *X = xmalloc(((size_t)rows + 1) * vs), *dense = calloc((size_t)rows + 1, vs);
-    if (dense == NULL) DIE_IF(MG_OUT_OF_MEMORY);
+    void *X = xmalloc(((size_t)rows + 1) * vs), *dense = xmalloc(((size_t)rows + 1) * vs);
+    memset(dense, 0, ((size_t)rows + 1) * vs);
     if (single) GRB_OK(GrB_Vector_extractTuples_FP32(I, X, &nvals, gy));
     else GRB_OK(GrB_Vector_extractTuples_FP64(I, X, &nvals, gy));
     for (GrB_Index k = 0; k < nvals; k++)

@@ -375,7 +375,7 @@ static inline void table_row(out_format f, const char *table, const column *cols
     printf(f == FMT_JSON ? "}\n" : f == FMT_MD ? "|\n" : "\n");
 }
 
-/* A line that is not a row (a summary, a note): markdown and TSV print it after a blank line (TSV
+/* A line that is not a row (a summary, a note): markdown prints it as a paragraph between blank lines (TSV
  * with a leading '#'), JSON as {"table": "note", "text": ...}. */
 static inline void table_note(out_format f, const char *fmt, ...) {
     char text[1024];
@@ -388,7 +388,7 @@ static inline void table_note(out_format f, const char *fmt, ...) {
         for (const char *p = text; *p; p++) printf(*p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
         printf("\"}\n");
     } else {
-        printf(f == FMT_TSV ? "# %s\n" : "\n%s\n", text);
+        printf(f == FMT_TSV ? "# %s\n" : "\n%s\n\n", text);
     }
 }
 
