@@ -375,8 +375,8 @@ static inline void table_row(out_format f, const char *table, const column *cols
     printf(f == FMT_JSON ? "}\n" : f == FMT_MD ? "|\n" : "\n");
 }
 
-/* A line that is not a row (a summary, a note): markdown prints it as a paragraph between blank lines (TSV
- * with a leading '#'), JSON as {"table": "note", "text": ...}. */
+/* A line that is not a row (a summary, a note): markdown prints it as a paragraph between blank
+ * lines, TSV with a leading '#', JSON as {"table": "note", "text": ...}. */
 static inline void table_note(out_format f, const char *fmt, ...) {
     char text[1024];
     va_list ap;
