@@ -1,0 +1,254 @@
+/*
+ * test_gpu_spmv.c — the GPU SpMV (sparse/spmv_gpu.cu) against the CPU backend's mg_spmv and the
+ * serial checker mg_check_spmv: every semiring, float and double, A and A^T, alpha/beta, on
+ * matrices that reach each kernel path (short rows of every lane width, rows split into chunks, a
+ * single dense row of 100k entries) and the edge cases (rectangular, empty rows and columns, a
+ * pattern, a float matrix used in double and the reverse). Also the cached device form
+ * (mg_matrix_gpu_prepare) and the operands' residency. Exits 77 (skipped) where no GPU is usable.
+ */
+#include "gpu/gpu_test.h"
+
+#include <math.h>
+
+static mg_context cpu;
+
+/* A rows x cols matrix from coordinates: row i has len(i) entries at random columns (duplicates
+ * summed by the constructor), none in rows that are multiples of 7 nor in columns that are
+ * multiples of 11 (empty rows and columns) but for a row of 50000 or more, which holds columns 0 to
+ * len - 1. */
+static mg_matrix make_matrix(uint32_t rows, uint32_t cols, uint32_t (*len)(uint32_t), mg_values vt) {
+    uint64_t nnz = 0;
+    for (uint32_t i = 0; i < rows; i++) nnz += i % 7 ? len(i) : 0;
+    uint32_t *ri = malloc(nnz * 4 + 4), *ci = malloc(nnz * 4 + 4);
+    double *vd = malloc(nnz * 8 + 8);
+    float *vf = malloc(nnz * 4 + 4);
+    uint64_t k = 0;
+    for (uint32_t i = 0; i < rows; i++)
+        for (uint32_t e = 0; i % 7 && e < len(i); e++, k++) {
+            uint32_t c = next_rand() % cols;
+            if (c % 11 == 0) c = c + 1 < cols ? c + 1 : (c ? c - 1 : 0);
+            if (len(i) >= 50000) c = e; /* a dense row: distinct columns, none summed away */
+            ri[k] = i;
+            ci[k] = c;
+            vd[k] = (next_rand() % 2000) / 1000.0 - 1.0;
+            if (next_rand() % 10 == 0) vd[k] = 0; /* explicit zeros stay stored */
+            vf[k] = (float)vd[k];
+        }
+    mg_matrix A = NULL;
+    const void *v = vt == MG_VALUES_DOUBLE ? (const void *)vd : vt == MG_VALUES_FLOAT ? (const void *)vf : NULL;
+    CHECK_OK(cpu, mg_matrix_create_from_coo(cpu, &A, rows, cols, nnz, ri, ci, v, vt));
+    free(ri);
+    free(ci);
+    free(vd);
+    free(vf);
+    return A;
+}
+
+static uint32_t len_3(uint32_t i) { return 1 + i % 5; }
+static uint32_t len_12(uint32_t i) { return 4 + i % 17; }
+static uint32_t len_60(uint32_t i) { return 40 + i % 41; }
+/* mostly short rows, every 97th row long (split into chunks), one of 9000 entries */
+static uint32_t len_mixed(uint32_t i) { return i == 500 ? 9000 : i % 97 == 1 ? 600 + i % 3000 : 2 + i % 9; }
+/* one dense row of 100k entries beside short ones */
+static uint32_t len_dense_row(uint32_t i) { return i == 1 ? 100000 : i % 3; }
+
+/* Random values of type t; about a third zeros so or-and sees both. */
+static mg_dense make_dense(mg_context c, uint32_t n, mg_type t, const double *vals) {
+    mg_dense X = NULL;
+    CHECK_OK(c, mg_dense_create(c, &X, n, 1, t));
+    void *buf = malloc((size_t)n * 8 + 8);
+    for (uint32_t i = 0; i < n; i++) to_typed(t, buf, i, vals[i]);
+    CHECK_OK(c, mg_dense_load(c, X, buf));
+    free(buf);
+    return X;
+}
+
+static void random_values(double *v, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) v[i] = next_rand() % 3 == 0 ? 0 : (next_rand() % 2000) / 500.0 - 2.0;
+}
+
+static const char *const SEMIRINGS[] = {"plus-times", "min-plus", "max-times", "or-and"};
+
+/* One product on both backends: the GPU result checked by mg_check_spmv and, for min, max and or
+ * (whose results are one of the terms, so no summation order is involved), against the CPU's
+ * within one rounding of the type (a term's own rounding may differ where A's values are converted).
+ * Returns false on a failure. */
+static bool one_case(const mg_matrix A, const char *name, mg_type t, mg_semiring sr, bool transpose,
+                     double alpha, double beta) {
+    const uint32_t nx = transpose ? mg_matrix_rows(A) : mg_matrix_cols(A);
+    const uint32_t ny = transpose ? mg_matrix_cols(A) : mg_matrix_rows(A);
+    double *xv = malloc((size_t)nx * 8 + 8), *yv = malloc((size_t)ny * 8 + 8);
+    random_values(xv, nx);
+    random_values(yv, ny);
+    mg_dense xg = make_dense(ctx, nx, t, xv), yg = make_dense(ctx, ny, t, yv);
+    mg_dense xc = make_dense(cpu, nx, t, xv), yc = make_dense(cpu, ny, t, yv);
+    mg_dense yin = make_dense(cpu, ny, t, yv);
+    mg_spmv_options o;
+    mg_spmv_options_init(&o);
+    o.semiring = sr;
+    o.transpose = transpose;
+    o.alpha = alpha;
+    o.beta = beta;
+    const int before = check_failures_;
+    CHECK_OK(ctx, mg_spmv(ctx, A, xg, yg, &o));
+    CHECK(xg->on_device && yg->on_device); /* both stay there for the next call */
+    CHECK_OK(cpu, mg_spmv(cpu, A, xc, yc, &o));
+    CHECK_OK(cpu, mg_check_spmv(cpu, A, xc, beta != 0 ? yin : NULL, yg, &o));
+    void *got = malloc((size_t)ny * 8 + 8), *want = malloc((size_t)ny * 8 + 8);
+    CHECK_OK(ctx, mg_dense_extract(ctx, yg, got));
+    CHECK_OK(cpu, mg_dense_extract(cpu, yc, want));
+    int bad = 0;
+    for (uint32_t i = 0; i < ny; i++) {
+        const double g = from_typed(t, got, i), w = from_typed(t, want, i);
+        const double tol = (t == MG_FLOAT ? 2e-7 : 4e-16) * fabs(w);
+        const bool same = g == w || (isnan(g) && isnan(w)) || fabs(g - w) <= tol;
+        if (sr != MG_SEMIRING_PLUS_TIMES && !same) {
+            if (bad++ < 3)
+                fprintf(stderr, "  %s %s %s%s alpha %g beta %g: y[%u] gpu %.9g cpu %.9g\n", name,
+                        t == MG_FLOAT ? "float" : "double", SEMIRINGS[sr], transpose ? " A^T" : "",
+                        alpha, beta, i, g, w);
+        }
+    }
+    CHECK(bad == 0);
+    if (check_failures_ != before)
+        fprintf(stderr, "  case: %s %s %s%s alpha %g beta %g\n", name, t == MG_FLOAT ? "float" : "double",
+                SEMIRINGS[sr], transpose ? " A^T" : "", alpha, beta);
+    free(got);
+    free(want);
+    free(xv);
+    free(yv);
+    mg_dense_free(&xg);
+    mg_dense_free(&yg);
+    mg_dense_free(&xc);
+    mg_dense_free(&yc);
+    mg_dense_free(&yin);
+    return check_failures_ == before;
+}
+
+/* Every semiring x type x orientation x alpha/beta (full), or plus-times and min-plus with the
+ * defaults (a large matrix, where the serial checks dominate). */
+static void sweep(const mg_matrix A, const char *name, bool full) {
+    static const double plus_ab[][2] = {{1, 0}, {2.5, 0}, {0.5, -1.5}};
+    static const double other_ab[][2] = {{1, 0}, {1, 1}};
+    const mg_type types[] = {MG_FLOAT, MG_DOUBLE};
+    for (int ti = 0; ti < 2; ti++)
+        for (int tr = 0; tr < 2; tr++)
+            for (int sr = 0; sr < 4; sr++) {
+                if (!full && sr != MG_SEMIRING_PLUS_TIMES && sr != MG_SEMIRING_MIN_PLUS) continue;
+                const int cases = !full ? 1 : sr == MG_SEMIRING_PLUS_TIMES ? 3 : 2;
+                for (int c = 0; c < cases; c++) {
+                    const double *ab = sr == MG_SEMIRING_PLUS_TIMES ? plus_ab[c] : other_ab[c];
+                    if (!one_case(A, name, types[ti], (mg_semiring)sr, tr, ab[0], ab[1])) return;
+                }
+            }
+}
+
+/* The device form: built once, reused, its sizes and kernel reported. */
+static void check_prepare(const mg_matrix A, const char *name, const char *kernel_has) {
+    mg_gpu_matrix_info info;
+    CHECK_OK(ctx, mg_matrix_gpu_prepare(ctx, A, &info));
+    const void *form = A->gpu;
+    CHECK(form != NULL);
+    const uint64_t nnz = mg_matrix_nnz(A);
+    const mg_values vt = mg_matrix_values(A);
+    const size_t csr = ((size_t)mg_matrix_rows(A) + 1) * 8 + nnz * 4 +
+                       nnz * (vt == MG_VALUES_NONE ? 0 : vt == MG_VALUES_FLOAT ? 4 : 8);
+    CHECK(info.csr_bytes == csr);
+    CHECK(info.device_bytes >= csr);
+    CHECK(info.seconds >= 0 && info.upload_seconds >= 0);
+    CHECK(strstr(info.kernel, kernel_has) != NULL);
+    printf("%s: %u x %u, %llu entries: kernel %s, %zu device bytes (CSR %zu), build %.3f ms, upload %.3f ms\n",
+           name, mg_matrix_rows(A), mg_matrix_cols(A), (unsigned long long)nnz, info.kernel,
+           info.device_bytes, info.csr_bytes, info.seconds * 1e3, info.upload_seconds * 1e3);
+    CHECK_OK(ctx, mg_matrix_gpu_prepare(ctx, A, &info));
+    CHECK(A->gpu == form);
+}
+
+/* y = A x, then y = A x + y with y already on the device: twice the first product. */
+static void check_resident_accumulate(const mg_matrix A) {
+    const uint32_t n = mg_matrix_cols(A), m = mg_matrix_rows(A);
+    double *xv = malloc((size_t)n * 8 + 8), *zero = calloc((size_t)m + 1, 8);
+    random_values(xv, n);
+    mg_dense x = make_dense(ctx, n, MG_DOUBLE, xv), y = make_dense(ctx, m, MG_DOUBLE, zero);
+    mg_spmv_options o;
+    mg_spmv_options_init(&o);
+    CHECK_OK(ctx, mg_spmv(ctx, A, x, y, &o));
+    double *once = malloc((size_t)m * 8 + 8), *twice = malloc((size_t)m * 8 + 8);
+    CHECK_OK(ctx, mg_dense_extract(ctx, y, once));
+    CHECK_OK(ctx, mg_spmv(ctx, A, x, y, &o)); /* y back on the host now: beta 0 does not upload */
+    o.beta = 1;
+    CHECK_OK(ctx, mg_spmv(ctx, A, x, y, &o));
+    CHECK_OK(ctx, mg_dense_extract(ctx, y, twice));
+    int bad = 0;
+    for (uint32_t i = 0; i < m; i++) bad += twice[i] != 2 * once[i];
+    CHECK(bad == 0);
+    free(xv);
+    free(zero);
+    free(once);
+    free(twice);
+    mg_dense_free(&x);
+    mg_dense_free(&y);
+}
+
+int main(void) {
+    mg__gpu_info info;
+    const int early = gpu_test_start(&info);
+    if (early >= 0) return early;
+    CHECK_OK(ctx, mg_context_set_backend(ctx, MG_BACKEND_GPU));
+    CHECK_OK(ctx, mg_context_create(&cpu));
+    printf("device: %s\n", info.name);
+
+    struct {
+        const char *name;
+        uint32_t rows, cols;
+        uint32_t (*len)(uint32_t);
+        mg_values vt;
+        const char *kernel;
+    } cases[] = {
+        {"rect-short", 300, 517, len_3, MG_VALUES_DOUBLE, "csr-vector4"},
+        {"rect-short-float", 517, 300, len_3, MG_VALUES_FLOAT, "csr-vector4"},
+        {"pattern", 400, 400, len_12, MG_VALUES_NONE, "csr-vector16"},
+        {"wide-rows", 700, 5000, len_60, MG_VALUES_DOUBLE, "csr-vector32"},
+        {"mixed-split", 20000, 30000, len_mixed, MG_VALUES_FLOAT, "+split"},
+        {"dense-row", 5, 120000, len_dense_row, MG_VALUES_DOUBLE, "+split"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        mg_matrix A = make_matrix(cases[c].rows, cases[c].cols, cases[c].len, cases[c].vt);
+        if (A == NULL) continue;
+        check_prepare(A, cases[c].name, cases[c].kernel);
+        sweep(A, cases[c].name, !small_mode || c < 3);
+        if (c == 0) check_resident_accumulate(A);
+        mg_matrix_free(&A);
+    }
+
+    /* generated matrices large enough for the persistent grid to stride: a 2D stencil (5 a row)
+     * and a uniform one (40 a row, 32 lanes) */
+    mg_matrix_gen_options go;
+    mg_matrix_gen_options_init(&go);
+    go.kind = MG_MATGEN_POISSON2D;
+    go.side = small_mode ? 100 : 700;
+    mg_matrix P = NULL;
+    CHECK_OK(cpu, mg_matrix_generate(cpu, &P, &go));
+    if (P != NULL) {
+        check_prepare(P, "poisson2d", "csr-vector8");
+        sweep(P, "poisson2d", false);
+        mg_matrix_free(&P);
+    }
+    mg_matrix_gen_options_init(&go);
+    go.kind = MG_MATGEN_UNIFORM;
+    go.rows = small_mode ? 5000 : 200000;
+    go.cols = small_mode ? 7000 : 300000;
+    go.nnz_per_row = 40;
+    go.values = MG_VALUES_FLOAT;
+    mg_matrix U = NULL;
+    CHECK_OK(cpu, mg_matrix_generate(cpu, &U, &go));
+    if (U != NULL) {
+        check_prepare(U, "uniform", "csr-vector");
+        sweep(U, "uniform", false);
+        mg_matrix_free(&U);
+    }
+
+    mg_context_free(&cpu);
+    mg_context_free(&ctx);
+    return check_report();
+}
