@@ -216,11 +216,11 @@ int main(int argc, char **argv) {
             usage(stdout);
             return 0;
         }
-        if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--threads") == 0) {
             char *end = NULL;
-            const long t = strtol(argv[++i], &end, 10);
-            if (*end != '\0' || t < 1 || t > 1024) {
-                fprintf(stderr, BENCH_NAME ": --threads %s: want 1..1024\n", argv[i]);
+            const long t = i + 1 < argc ? strtol(argv[++i], &end, 10) : 0;
+            if (end == NULL || *end != '\0' || t < 1 || t > 1024) {
+                fprintf(stderr, BENCH_NAME ": --threads %s: want 1..1024\n", end ? argv[i] : "(none)");
                 return 2;
             }
             threads = (int)t;
