@@ -10,7 +10,7 @@ mg_status mg__read_dimacs(mg_context ctx, const char *path, const mg_read_option
     mg_status status = MG_SUCCESS;
     mg__mapped_file file = {0};
     memset(coo, 0, sizeof *coo);
-    MG__TRY(mg__io_map(ctx, path, &file));
+    MG__TRY(mg__io_map(ctx, "mg_graph_read", path, &file));
 
     mg__line_cursor cur = {file.data, file.data + file.size, 1};
     const char *ls, *le;
@@ -27,7 +27,7 @@ mg_status mg__read_dimacs(mg_context ctx, const char *path, const mg_read_option
         MG__FAIL(ctx, MG_PARSE_ERROR,
                  "mg_graph_read: %s:%llu: missing problem line 'p sp <vertices> <arcs>'", path,
                  (unsigned long long)line + 1);
-    MG__TRY(mg__io_check_text(ctx, path, line, ls, le));
+    MG__TRY(mg__io_check_text(ctx, "mg_graph_read", path, line, ls, le));
     const char *tok[5][2];
     int ntok = mg__io_tokens(ls, le, tok, 5);
     if (!mg__io_token_is(tok[0][0], tok[0][1], "p")) {
@@ -83,7 +83,8 @@ mg_status mg__read_dimacs(mg_context ctx, const char *path, const mg_read_option
                  (unsigned long long)body_size, (unsigned long long)most);
 
     mg__text_body b = {
-        .kind = MG__TEXT_DIMACS, .path = path, .body = cur.p, .body_size = body_size,
+        .kind = MG__TEXT_DIMACS, .call = "mg_graph_read", .path = path, .body = cur.p,
+        .body_size = body_size,
         .body_line = cur.line, .one_based = true, .row_max = n, .col_max = n, .declared = m,
         .declared_line = line, .weights = opts->ignore_weights ? MG__WCOL_SKIP : MG__WCOL_INT,
         .allow_negative = opts->allow_negative_weights, .progress = opts->progress,

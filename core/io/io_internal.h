@@ -23,6 +23,12 @@
 #define MG__IO_VERTICES_PER_BYTE 4
 uint64_t mg__io_vertex_limit(const mg_read_options *opts, uint64_t file_bytes, char *why,
                              size_t why_size);
+/* The same rule for any size a header declares (a matrix's rows and columns): option when not 0
+ * (option_name says how to set it), else the per-byte default; never more than most (most_why
+ * says why). */
+uint64_t mg__io_size_limit(uint64_t option, const char *option_name, const char *what,
+                           uint64_t most, const char *most_why, uint64_t file_bytes, char *why,
+                           size_t why_size);
 
 /* ---- reading ----------------------------------------------------------------------------------- */
 
@@ -42,14 +48,17 @@ typedef struct {
  * directory, unreadable, not a regular file). On success *fd is open and *size its length. */
 mg_status mg__io_open_regular(mg_context ctx, const char *path, int *fd, uint64_t *size);
 /* Loads path whole (a regular file, a pipe or a socket); an empty one is a parse error
- * ("path:1: the file is empty"). */
-mg_status mg__io_map(mg_context ctx, const char *path, mg__mapped_file *file);
+ * ("path:1: the file is empty"). A path ending in .gz is decompressed into a buffer (zlib; without
+ * it MG_UNAVAILABLE), so every text reader reads gzipped files. Messages start with call. */
+mg_status mg__io_map(mg_context ctx, const char *call, const char *path, mg__mapped_file *file);
+/* Whether path names a gzipped file (ends in .gz, any case). */
+bool mg__io_gzipped(const char *path);
 void mg__io_unmap(mg__mapped_file *file);
 
 /* A header line with a NUL byte fails as binary data (a token cut at the NUL would otherwise make
  * a message about an empty or garbled word). */
-mg_status mg__io_check_text(mg_context ctx, const char *path, uint64_t line, const char *begin,
-                            const char *end);
+mg_status mg__io_check_text(mg_context ctx, const char *call, const char *path, uint64_t line,
+                            const char *begin, const char *end);
 
 /* The most lines `bytes` bytes can hold (a line is at least one character and its '\n'). A header
  * declaring more entries than that is wrong whatever the lines hold, and fails before the parse;
@@ -58,11 +67,11 @@ mg_status mg__io_check_text(mg_context ctx, const char *path, uint64_t line, con
  * sized by the lines counted, never by the header. */
 static inline uint64_t mg__io_most_lines(size_t bytes) { return ((uint64_t)bytes + 1) / 2; }
 
-/* Records "mg_graph_read: path:line: <message>" and returns status. */
-mg_status mg__io_fail_line(mg_context ctx, mg_status status, const char *path, uint64_t line,
-                           const char *fmt, ...)
+/* Records "<call>: path:line: <message>" and returns status. */
+mg_status mg__io_fail_line(mg_context ctx, mg_status status, const char *call, const char *path,
+                           uint64_t line, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
+    __attribute__((format(printf, 6, 7)))
 #endif
     ;
 
@@ -131,6 +140,7 @@ typedef enum {
 /* The body of a text file: after the header, one edge per non-blank, non-comment line. */
 typedef struct {
     mg__text_kind kind;
+    const char *call;          /* the public call messages name ("mg_graph_read")              */
     const char *path;
     const char *body;          /* first byte of the body (a line start)                        */
     size_t body_size;
@@ -143,6 +153,11 @@ typedef struct {
     int columns;               /* SNAP: 2 or 3, from the first edge line                        */
     uint64_t columns_line;     /* SNAP: that first edge line                                     */
     mg__weight_column weights;
+    /* A matrix's values rather than a graph's weights: MG_VALUES_FLOAT or MG_VALUES_DOUBLE
+     * stores the column (weights says INT or REAL: the file's field) as float or double in
+     * coo->weights, any sign, inf and nan as strtod reads them; MG_VALUES_NONE: a graph. */
+    mg_values values;
+    bool skew_symmetric;       /* matrices: a non-zero diagonal value is an error            */
     bool allow_negative;
     void (*progress)(double fraction, void *user); /* may be NULL */
     void *progress_user;
@@ -152,6 +167,37 @@ typedef struct {
  * Sets coo->m, coo->weight_type and, for 0-based files, coo->n = largest id + 1. Ids in coo are
  * 0-based. The first error in file order is the one reported. */
 mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *body, mg__coo *coo);
+
+/* ---- Matrix Market headers (matrix_market.c) --------------------------------------------------- */
+
+typedef enum { MG__MM_GENERAL = 0, MG__MM_SYMMETRIC, MG__MM_SKEW, MG__MM_HERMITIAN } mg__mm_symmetry;
+
+/* What one reader takes, for the header's checks and messages. */
+typedef struct {
+    const char *call;         /* the public call ("mg_graph_read")                              */
+    bool array;               /* reads 'array' (dense) files, else 'coordinate'                  */
+    const char *banner;       /* the banner it takes, quoted when the file has none              */
+    const char *wrong_format; /* the message for the other format                                */
+    const char *fields;       /* the fields it takes, for messages ("pattern, integer or real")  */
+    const char *symmetries;   /* the same for symmetries                                         */
+    unsigned symmetry_ok;     /* 1 << each mg__mm_symmetry it takes                               */
+} mg__mm_reader;
+
+typedef struct {
+    bool array;
+    mg__weight_column field;   /* pattern: NONE, integer: INT, real: REAL                       */
+    mg__mm_symmetry symmetry;
+    uint64_t rows, cols;
+    uint64_t entries;          /* coordinate: the size line's; array: rows * cols               */
+    uint64_t size_line;
+    mg__line_cursor body;      /* the lines after the size line                                 */
+} mg__mm_header;
+
+/* Reads file's banner, comments and size line; a symmetric (or skew-, hermitian) one must be
+ * square, and the entries must fit in the lines left (so a corrupt count allocates nothing).
+ * A field the reader cannot take (pattern for arrays, complex) fails here. */
+mg_status mg__mm_read_header(mg_context ctx, const mg__mm_reader *reader,
+                             const mg__mapped_file *file, mg__mm_header *h);
 
 /* ---- writing ----------------------------------------------------------------------------------- */
 

@@ -13,7 +13,7 @@ mg_status mg__read_snap(mg_context ctx, const char *path, const mg_read_options 
     mg_status status = MG_SUCCESS;
     mg__mapped_file file = {0};
     memset(coo, 0, sizeof *coo);
-    MG__TRY(mg__io_map(ctx, path, &file));
+    MG__TRY(mg__io_map(ctx, "mg_graph_read", path, &file));
 
     mg__line_cursor cur = {file.data, file.data + file.size, 1};
     const char *ls, *le, *body = cur.end;
@@ -23,7 +23,7 @@ mg_status mg__read_snap(mg_context ctx, const char *path, const mg_read_options 
         const char *s = ls;
         while (s < le && mg__io_space(*s)) s++;
         if (s == le || *s == '#' || *s == '%') continue;
-        MG__TRY(mg__io_check_text(ctx, path, line, ls, le));
+        MG__TRY(mg__io_check_text(ctx, "mg_graph_read", path, line, ls, le));
         const char *tok[4][2];
         columns = mg__io_tokens(ls, le, tok, 4);
         if (columns != 2 && columns != 3)
@@ -42,7 +42,7 @@ mg_status mg__read_snap(mg_context ctx, const char *path, const mg_read_options 
     mg__weight_column wcol = MG__WCOL_NONE;
     if (columns == 3) wcol = opts->ignore_weights ? MG__WCOL_SKIP : MG__WCOL_AUTO;
     mg__text_body b = {
-        .kind = MG__TEXT_SNAP, .path = path, .body = body,
+        .kind = MG__TEXT_SNAP, .call = "mg_graph_read", .path = path, .body = body,
         .body_size = (size_t)(file.data + file.size - body), .body_line = body_line,
         .one_based = false, .row_max = limit - 1, .col_max = limit - 1, .limit_why = why,
         .declared = UINT64_MAX, .columns = columns, .columns_line = body_line, .weights = wcol,

@@ -18,6 +18,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef MG_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 #define NUL_MESSAGE "NUL byte at column %lld: binary data, not a text graph file"
 
@@ -51,14 +54,15 @@ mg_status mg__io_open_regular(mg_context ctx, const char *path, int *fd, uint64_
 }
 
 /* Reads a stream (a pipe, or a file whose size says 0) to its end into a growing buffer. */
-static mg_status read_stream(mg_context ctx, const char *path, int fd, mg__mapped_file *file) {
+static mg_status read_stream(mg_context ctx, const char *call, const char *path, int fd,
+                             mg__mapped_file *file) {
     mg_status status = MG_SUCCESS;
     size_t cap = 1 << 16, size = 0;
     char *buf = mg__malloc(cap);
     for (;;) {
         if (buf == NULL)
-            MG__FAIL(ctx, MG_OUT_OF_MEMORY,
-                     "mg_graph_read: out of memory reading %s (%zu bytes so far)", path, size);
+            MG__FAIL(ctx, MG_OUT_OF_MEMORY, "%s: out of memory reading %s (%zu bytes so far)",
+                     call, path, size);
         if (size == cap) {
             char *grown = cap > SIZE_MAX / 2 ? NULL : mg__realloc(buf, cap * 2);
             if (grown == NULL) mg__free(buf);
@@ -69,8 +73,7 @@ static mg_status read_stream(mg_context ctx, const char *path, int fd, mg__mappe
         ssize_t got = read(fd, buf + size, cap - size);
         if (got < 0 && errno == EINTR) continue;
         if (got < 0)
-            MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: error reading %s: %s", path,
-                     strerror(errno));
+            MG__FAIL(ctx, MG_IO_ERROR, "%s: error reading %s: %s", call, path, strerror(errno));
         if (got == 0) break;
         size += (size_t)got;
     }
@@ -84,34 +87,141 @@ cleanup:
     return status;
 }
 
-mg_status mg__io_map(mg_context ctx, const char *path, mg__mapped_file *file) {
+bool mg__io_gzipped(const char *path) {
+    const size_t len = strlen(path);
+    return len > 3 && mg__io_token_is(path + len - 3, path + len, ".gz");
+}
+
+/* A gzipped file decompresses to at most this many bytes: deflate can reach ~1000:1, but text
+ * matrices and graphs compress 3-10:1, so past this it is a "zip bomb" or not a real input, and it
+ * stops before the memory is spent. */
+static uint64_t gunzip_limit(uint64_t compressed) {
+    return compressed > (UINT64_MAX - ((uint64_t)1 << 30)) / 256 ? UINT64_MAX
+                                                                   : 256 * compressed + ((uint64_t)1 << 30);
+}
+
+#ifdef MG_HAVE_ZLIB
+/* Replaces file's compressed bytes with what they decompress to (gzip members one after another,
+ * as gzip -c a b > c makes). */
+static mg_status gunzip(mg_context ctx, const char *call, const char *path, mg__mapped_file *file) {
+    mg_status status = MG_SUCCESS;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    bool started = false;
+    char *out = NULL;
+    const unsigned char *in = (const unsigned char *)file->base;
+    const size_t in_size = file->base_size;
+    const uint64_t limit = gunzip_limit(in_size);
+    if (in_size < 2 || in[0] != 0x1f || in[1] != 0x8b)
+        MG__FAIL(ctx, MG_PARSE_ERROR, "%s: %s: not a valid gzip file (it does not start with the "
+                 "gzip magic bytes; a name ending in .gz is read as gzip)", call, path);
+    if (inflateInit2(&z, 15 + 16) != Z_OK) /* 16: a gzip wrapper, not zlib's */
+        MG__FAIL(ctx, MG_OUT_OF_MEMORY, "%s: out of memory starting to decompress %s", call, path);
+    started = true;
+    size_t cap = in_size < ((size_t)1 << 16) ? (size_t)1 << 16 : in_size * 4, size = 0;
+    if ((uint64_t)cap > limit) cap = (size_t)limit;
+    out = mg__malloc(cap);
+    if (out == NULL)
+        MG__FAIL(ctx, MG_OUT_OF_MEMORY, "%s: out of memory decompressing %s", call, path);
+    size_t consumed = 0;
+    for (;;) {
+        if (size == cap) {
+            if ((uint64_t)size >= limit)
+                MG__FAIL(ctx, MG_PARSE_ERROR,
+                         "%s: %s: decompresses to more than %llu bytes (256 times its %zu bytes "
+                         "+ 1 GiB): refused as a likely gzip bomb",
+                         call, path, (unsigned long long)limit, in_size);
+            size_t grown = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
+            if ((uint64_t)grown > limit) grown = (size_t)limit;
+            char *bigger = mg__realloc(out, grown);
+            if (bigger == NULL)
+                MG__FAIL(ctx, MG_OUT_OF_MEMORY,
+                         "%s: out of memory decompressing %s (%zu bytes so far)", call, path, size);
+            out = bigger;
+            cap = grown;
+        }
+        /* avail_in/avail_out are 32-bit: feed at most 1 GiB at a time */
+        const size_t in_left = in_size - consumed, out_left = cap - size;
+        z.next_in = (unsigned char *)in + consumed;
+        z.avail_in = (uInt)(in_left < ((size_t)1 << 30) ? in_left : (size_t)1 << 30);
+        z.next_out = (unsigned char *)out + size;
+        z.avail_out = (uInt)(out_left < ((size_t)1 << 30) ? out_left : (size_t)1 << 30);
+        const uInt in_before = z.avail_in, out_before = z.avail_out;
+        const int r = inflate(&z, Z_NO_FLUSH);
+        consumed += in_before - z.avail_in;
+        size += out_before - z.avail_out;
+        if (r == Z_STREAM_END) {
+            /* another member may follow; anything else after the last one is garbage */
+            if (consumed == in_size) break;
+            if (in_size - consumed < 2 || in[consumed] != 0x1f || in[consumed + 1] != 0x8b)
+                MG__FAIL(ctx, MG_PARSE_ERROR,
+                         "%s: %s: not a valid gzip file (%zu bytes of trailing garbage after "
+                         "the compressed data)", call, path, in_size - consumed);
+            inflateReset(&z);
+            continue;
+        }
+        if (r == Z_MEM_ERROR)
+            MG__FAIL(ctx, MG_OUT_OF_MEMORY, "%s: out of memory decompressing %s", call, path);
+        if (r == Z_DATA_ERROR || r == Z_NEED_DICT)
+            MG__FAIL(ctx, MG_PARSE_ERROR, "%s: %s: not a valid gzip file (corrupt data after %zu "
+                     "decompressed bytes: %s)", call, path, size, z.msg ? z.msg : "data error");
+        if (r == Z_BUF_ERROR && consumed == in_size)
+            MG__FAIL(ctx, MG_PARSE_ERROR,
+                     "%s: %s: truncated gzip file (the compressed data ends early, after %zu "
+                     "decompressed bytes)", call, path, size);
+        if (r != Z_OK && r != Z_BUF_ERROR)
+            MG__FAIL(ctx, MG_INTERNAL_ERROR, "%s: %s: zlib's inflate failed (%d)", call, path, r);
+    }
+    mg__io_unmap(file);
+    file->base = out;
+    file->base_size = size;
+    file->read = true;
+    out = NULL;
+
+cleanup:
+    if (started) inflateEnd(&z);
+    mg__free(out);
+    return status;
+}
+#else
+static mg_status gunzip(mg_context ctx, const char *call, const char *path, mg__mapped_file *file) {
+    (void)file;
+    (void)gunzip_limit;
+    return mg__error(ctx, MG_UNAVAILABLE,
+                     "%s: %s is gzipped, but this mgraph was built without zlib (install zlib's "
+                     "development files and rebuild, or gunzip it first)", call, path);
+}
+#endif
+
+mg_status mg__io_map(mg_context ctx, const char *call, const char *path, mg__mapped_file *file) {
     mg_status status = MG_SUCCESS;
     memset(file, 0, sizeof *file);
     file->path = path;
     struct stat st;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: cannot open %s: %s", path, strerror(errno));
+        MG__FAIL(ctx, MG_IO_ERROR, "%s: cannot open %s: %s", call, path, strerror(errno));
     if (fstat(fd, &st) != 0)
-        MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: cannot stat %s: %s", path, strerror(errno));
+        MG__FAIL(ctx, MG_IO_ERROR, "%s: cannot stat %s: %s", call, path, strerror(errno));
     if (S_ISDIR(st.st_mode))
-        MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: %s is a directory, not a graph file", path);
+        MG__FAIL(ctx, MG_IO_ERROR, "%s: %s is a directory, not a %s file", call, path,
+                 strcmp(call, "mg_graph_read") == 0 ? "graph" : "matrix");
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
         if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX)
-            MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: %s is too large to map", path);
+            MG__FAIL(ctx, MG_IO_ERROR, "%s: %s is too large to map", call, path);
         /* Writable but private: only a CR-only file is written to, and then only its copy. */
         void *map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
         if (map == MAP_FAILED)
-            MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: cannot map %s: %s", path,
-                     strerror(errno));
+            MG__FAIL(ctx, MG_IO_ERROR, "%s: cannot map %s: %s", call, path, strerror(errno));
         file->base = map;
         file->base_size = (size_t)st.st_size;
     } else if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
-        MG__TRY(read_stream(ctx, path, fd, file));
+        MG__TRY(read_stream(ctx, call, path, fd, file));
     } else {
-        MG__FAIL(ctx, MG_IO_ERROR,
-                 "mg_graph_read: %s is not a regular file or a pipe (a device?)", path);
+        MG__FAIL(ctx, MG_IO_ERROR, "%s: %s is not a regular file or a pipe (a device?)", call,
+                 path);
     }
+    if (mg__io_gzipped(path)) MG__TRY(gunzip(ctx, call, path, file));
 
     char *text = file->base;
     size_t size = file->base_size;
@@ -120,13 +230,13 @@ mg_status mg__io_map(mg_context ctx, const char *path, mg__mapped_file *file) {
         size -= 3;
     }
     if (size >= 2 && (memcmp(text, "\xFF\xFE", 2) == 0 || memcmp(text, "\xFE\xFF", 2) == 0)) {
-        status = mg__io_fail_line(ctx, MG_PARSE_ERROR, path, 1,
+        status = mg__io_fail_line(ctx, MG_PARSE_ERROR, call, path, 1,
                                   "UTF-16 text (it starts with a UTF-16 byte-order mark): save "
                                   "the file as UTF-8 or ASCII");
         goto cleanup;
     }
     if (size == 0) {
-        status = mg__io_fail_line(ctx, MG_PARSE_ERROR, path, 1, "the file is empty");
+        status = mg__io_fail_line(ctx, MG_PARSE_ERROR, call, path, 1, "the file is empty");
         goto cleanup;
     }
     if (memchr(text, '\n', size) == NULL) { /* '\r' line ends (or one line): make them '\n' */
@@ -154,49 +264,57 @@ void mg__io_unmap(mg__mapped_file *file) {
     file->size = 0;
 }
 
-mg_status mg__io_check_text(mg_context ctx, const char *path, uint64_t line, const char *begin,
-                            const char *end) {
+mg_status mg__io_check_text(mg_context ctx, const char *call, const char *path, uint64_t line,
+                            const char *begin, const char *end) {
     const char *nul = memchr(begin, '\0', (size_t)(end - begin));
     if (nul == NULL) return MG_SUCCESS;
-    return mg__io_fail_line(ctx, MG_PARSE_ERROR, path, line,
+    return mg__io_fail_line(ctx, MG_PARSE_ERROR, call, path, line,
                             NUL_MESSAGE,
                             (long long)(nul - begin) + 1);
 }
 
-uint64_t mg__io_vertex_limit(const mg_read_options *opts, uint64_t file_bytes, char *why,
-                             size_t why_size) {
+uint64_t mg__io_size_limit(uint64_t option, const char *option_name, const char *what,
+                           uint64_t most, const char *most_why, uint64_t file_bytes, char *why,
+                           size_t why_size) {
     uint64_t limit;
-    if (opts->max_vertices != 0) {
-        limit = opts->max_vertices;
-        snprintf(why, why_size, "the read option max_vertices (mgraph --max-vertices) allows %llu vertices",
-                 (unsigned long long)limit);
+    if (option != 0) {
+        limit = option;
+        snprintf(why, why_size, "%s allows %llu %s", option_name, (unsigned long long)limit, what);
     } else {
         limit = file_bytes > (UINT64_MAX - MG__IO_DEFAULT_VERTICES) / MG__IO_VERTICES_PER_BYTE
                     ? UINT64_MAX
                     : MG__IO_DEFAULT_VERTICES + MG__IO_VERTICES_PER_BYTE * file_bytes;
         snprintf(why, why_size,
-                 "a file of %llu bytes may declare at most %llu vertices (2^22 + 4 per byte, "
-                 "against corrupt headers; the read option max_vertices, mgraph --max-vertices, "
-                 "raises it)",
+                 "a file of %llu bytes may declare at most %llu %s (2^22 + 4 per byte, "
+                 "against corrupt headers; %s raises it)",
                  (unsigned long long)file_bytes,
-                 (unsigned long long)(limit < MG__IO_MAX_VERTICES ? limit : MG__IO_MAX_VERTICES));
+                 (unsigned long long)(limit < most ? limit : most), what, option_name);
     }
-    if (limit >= MG__IO_MAX_VERTICES) {
-        limit = MG__IO_MAX_VERTICES;
-        snprintf(why, why_size, "a graph has at most %llu vertices", (unsigned long long)limit);
+    if (limit >= most) {
+        limit = most;
+        snprintf(why, why_size, "%s", most_why);
     }
     return limit;
 }
 
-mg_status mg__io_fail_line(mg_context ctx, mg_status status, const char *path, uint64_t line,
-                           const char *fmt, ...) {
+uint64_t mg__io_vertex_limit(const mg_read_options *opts, uint64_t file_bytes, char *why,
+                             size_t why_size) {
+    char most_why[80];
+    snprintf(most_why, sizeof most_why, "a graph has at most %llu vertices",
+             (unsigned long long)MG__IO_MAX_VERTICES);
+    return mg__io_size_limit(opts->max_vertices,
+                             "the read option max_vertices (mgraph --max-vertices)", "vertices",
+                             MG__IO_MAX_VERTICES, most_why, file_bytes, why, why_size);
+}
+
+mg_status mg__io_fail_line(mg_context ctx, mg_status status, const char *call, const char *path,
+                           uint64_t line, const char *fmt, ...) {
     char msg[600];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return mg__error(ctx, status, "mg_graph_read: %s:%llu: %s", path, (unsigned long long)line,
-                     msg);
+    return mg__error(ctx, status, "%s: %s:%llu: %s", call, path, (unsigned long long)line, msg);
 }
 
 bool mg__next_line(mg__line_cursor *c, const char **begin, const char **stop, uint64_t *number) {
@@ -245,8 +363,8 @@ int mg__io_parse_u64(const char **pp, const char *end, uint64_t *value) {
     return MG__TOK_OK;
 }
 
-/* A signed integer token; MG__TOK_OVERFLOW outside int32. */
-static inline int parse_i32(const char **pp, const char *end, int32_t *value) {
+/* A signed integer token; MG__TOK_OVERFLOW outside int64. */
+static inline int parse_i64(const char **pp, const char *end, int64_t *value) {
     const char *p = skip_space(*pp, end);
     if (p == end) return MG__TOK_MISSING;
     bool neg = false;
@@ -255,18 +373,28 @@ static inline int parse_i32(const char **pp, const char *end, int32_t *value) {
         p++;
     }
     if (p == end || !is_digit(*p)) return MG__TOK_BAD;
-    int64_t v = 0;
+    const uint64_t max = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    uint64_t v = 0;
     bool overflow = false;
     for (; p < end && is_digit(*p); p++) {
-        v = v * 10 + (*p - '0');
-        if (v > (int64_t)INT32_MAX + 1) {
-            overflow = true;
-            v = (int64_t)INT32_MAX + 1; /* keep v bounded while the digits run on */
-        }
+        const unsigned d = (unsigned)(*p - '0');
+        if (v > (max - d) / 10) overflow = true; /* v stays bounded while the digits run on */
+        else v = v * 10 + d;
     }
     if (p < end && !mg__io_space(*p)) return MG__TOK_BAD;
-    if (neg) v = -v;
-    if (overflow || v > INT32_MAX || v < INT32_MIN) return MG__TOK_OVERFLOW;
+    if (overflow) return MG__TOK_OVERFLOW;
+    *value = neg && v > 0 ? -(int64_t)(v - 1) - 1 : (int64_t)v;
+    *pp = p;
+    return MG__TOK_OK;
+}
+
+/* A signed integer token; MG__TOK_OVERFLOW outside int32. */
+static inline int parse_i32(const char **pp, const char *end, int32_t *value) {
+    const char *p = *pp;
+    int64_t v = 0;
+    int r = parse_i64(&p, end, &v);
+    if (r != MG__TOK_OK) return r;
+    if (v > INT32_MAX || v < INT32_MIN) return MG__TOK_OVERFLOW;
     *value = (int32_t)v;
     *pp = p;
     return MG__TOK_OK;
@@ -490,6 +618,41 @@ static bool read_weight(const mg__text_body *b, chunk *ch, const char **p, const
     return true;
 }
 
+/* A matrix's value (b->values set) into entry k of values (float or double): an integer field's
+ * token must be an integer (int64), a real field's anything strtod reads, inf and nan included;
+ * a finite value outside float's range fails for a float matrix rather than become inf. */
+static bool read_value(const mg__text_body *b, chunk *ch, const char **p, const char *le,
+                       const char *line_begin, uint64_t line, uint64_t k, void *values,
+                       double *value) {
+    const char *at = *p;
+    if (skip_space(at, le) == le) return wrong_columns(b, ch, line_begin, le, line);
+    double d = 0;
+    if (b->weights == MG__WCOL_INT) {
+        int64_t v = 0;
+        int r = parse_i64(p, le, &v);
+        if (r == MG__TOK_OVERFLOW)
+            return chunk_fail(ch, line, "integer value '%.*s' is outside the int64 range",
+                              TOKEN_ARGS(at, le));
+        if (r != MG__TOK_OK)
+            return chunk_fail(ch, line, "value '%.*s' is not an integer (the file's field is "
+                              "'integer')", TOKEN_ARGS(at, le));
+        d = (double)v;
+    } else if (parse_real(p, le, &d) != MG__TOK_OK) {
+        return chunk_fail(ch, line, "value '%.*s' is not a number", TOKEN_ARGS(at, le));
+    }
+    if (b->values == MG_VALUES_DOUBLE) {
+        ((double *)values)[k] = d;
+    } else {
+        const float f = (float)d;
+        if (isfinite(d) && !isfinite(f))
+            return chunk_fail(ch, line, "value '%.*s' is outside the float range (read the "
+                              "matrix as double)", TOKEN_ARGS(at, le));
+        ((float *)values)[k] = f;
+    }
+    *value = d;
+    return true;
+}
+
 /* Parses the non-blank, non-comment line [line_begin, le) into entry k. */
 static bool parse_line(const mg__text_body *b, chunk *ch, const char *line_begin, const char *le,
                        const char *q, uint64_t line, uint64_t k, uint32_t *src, uint32_t *dst,
@@ -508,8 +671,18 @@ static bool parse_line(const mg__text_body *b, chunk *ch, const char *line_begin
                           (unsigned long long)b->declared, (unsigned long long)b->declared_line);
     if (!read_id(b, ch, &q, le, line_begin, line, 0, &src[k])) return false;
     if (!read_id(b, ch, &q, le, line_begin, line, 1, &dst[k])) return false;
-    if (b->weights != MG__WCOL_NONE && !read_weight(b, ch, &q, le, line_begin, line, k, wbits))
+    if (b->values != MG_VALUES_NONE) {
+        const char *at = q;
+        double v = 0;
+        if (!read_value(b, ch, &q, le, line_begin, line, k, wbits, &v)) return false;
+        if (b->skew_symmetric && src[k] == dst[k] && v != 0)
+            return chunk_fail(ch, line, "a skew-symmetric matrix has zeros on its diagonal, but "
+                              "entry (%u, %u) is '%.*s'", src[k] + 1, dst[k] + 1,
+                              TOKEN_ARGS(at, le));
+    } else if (b->weights != MG__WCOL_NONE &&
+               !read_weight(b, ch, &q, le, line_begin, line, k, wbits)) {
         return false;
+    }
     q = skip_space(q, le);
     if (q == le) return true;
     if (b->kind == MG__TEXT_SNAP) return wrong_columns(b, ch, line_begin, le, line);
@@ -551,7 +724,7 @@ mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *b, mg__coo *c
     if (nchunks < 1) nchunks = 1;
     if (nchunks > 4096) nchunks = 4096;
     chunks = mg__calloc(nchunks, sizeof *chunks);
-    if (chunks == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "mg_graph_read: out of memory");
+    if (chunks == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "%s: out of memory", b->call);
 
     const char *base = b->body, *stop = b->body + b->body_size;
     for (size_t c = 0; c < nchunks; c++) {
@@ -583,8 +756,17 @@ mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *b, mg__coo *c
 
     const bool stored = b->weights == MG__WCOL_INT || b->weights == MG__WCOL_REAL ||
                         b->weights == MG__WCOL_AUTO;
-    MG__TRY(mg__coo_init(ctx, coo, total, stored,
-                         b->weights == MG__WCOL_REAL ? MG_WEIGHT_FLOAT : MG_WEIGHT_INT32));
+    if (b->values != MG_VALUES_NONE) {
+        /* a matrix's values: no graph weight type is double, so the coo only carries them */
+        MG__TRY(mg__coo_init(ctx, coo, total, false, MG_WEIGHT_NONE));
+        coo->weights = mg__malloc(mg__mul_size((size_t)total, b->values == MG_VALUES_DOUBLE ? 8 : 4));
+        if (coo->weights == NULL)
+            MG__FAIL(ctx, MG_OUT_OF_MEMORY, "%s: out of memory for %llu values", b->call,
+                     (unsigned long long)total);
+    } else {
+        MG__TRY(mg__coo_init(ctx, coo, total, stored,
+                             b->weights == MG__WCOL_REAL ? MG_WEIGHT_FLOAT : MG_WEIGHT_INT32));
+    }
 
 #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t c = 0; c < (int64_t)nchunks; c++)
@@ -594,8 +776,8 @@ mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *b, mg__coo *c
     uint64_t max_id = 0;
     for (size_t c = 0; c < nchunks; c++) {
         if (chunks[c].status != MG_SUCCESS) {
-            status = mg__io_fail_line(ctx, chunks[c].status, b->path, chunks[c].error_line, "%s",
-                                      chunks[c].message);
+            status = mg__io_fail_line(ctx, chunks[c].status, b->call, b->path,
+                                      chunks[c].error_line, "%s", chunks[c].message);
             goto cleanup;
         }
         any_real |= chunks[c].real_seen;
@@ -603,9 +785,8 @@ mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *b, mg__coo *c
     }
     if (b->declared != UINT64_MAX && total < b->declared)
         MG__FAIL(ctx, MG_PARSE_ERROR,
-                 "mg_graph_read: %s:%llu: the file ends after %llu entries, but line %llu declares "
-                 "%llu",
-                 b->path, (unsigned long long)last_line, (unsigned long long)total,
+                 "%s: %s:%llu: the file ends after %llu entries, but line %llu declares %llu",
+                 b->call, b->path, (unsigned long long)last_line, (unsigned long long)total,
                  (unsigned long long)b->declared_line, (unsigned long long)b->declared);
 
     if (b->weights == MG__WCOL_AUTO && any_real) {
