@@ -18,13 +18,6 @@
 #include <omp.h>
 #include <unistd.h>
 
-/* R-MAT draws 21 bits per level, three levels per 64-bit random word: quadrant probabilities are
- * then exact to 2^-21 (far below any statistical effect at the sizes we build) and a scale-22
- * edge costs 8 hash evaluations instead of 22. */
-#define RMAT_BITS 21
-#define RMAT_LEVELS_PER_WORD 3
-#define RMAT_ONE (1u << RMAT_BITS)
-
 /* The largest edge list we agree to try; beyond it the count is surely a mistake. */
 #define MAX_EDGES (UINT64_C(1) << 40)
 
@@ -120,52 +113,15 @@ static inline uint64_t feistel_apply(const feistel *f, uint64_t x) {
     return x;
 }
 
-typedef struct {
-    int scale;
-    uint32_t t_a, t_ab, t_abc; /* cumulative quadrant thresholds out of RMAT_ONE */
-    int words;                  /* random words per edge */
-} rmat_params;
-
-static void rmat_params_init(rmat_params *p, int scale, double a, double b, double c) {
-    p->scale = scale;
-    p->t_a = (uint32_t)llround(a * RMAT_ONE);
-    p->t_ab = (uint32_t)llround((a + b) * RMAT_ONE);
-    p->t_abc = (uint32_t)llround((a + b + c) * RMAT_ONE);
-    p->words = (scale + RMAT_LEVELS_PER_WORD - 1) / RMAT_LEVELS_PER_WORD;
-}
-
-/* Edge i: at each level pick a quadrant of the adjacency matrix (a top-left, b top-right,
- * c bottom-left, d bottom-right) and descend; the levels give the ids' bits, high to low.
- * Branch-free: the quadrant is a random 57/19/19/5 choice, so branches on it mispredict often;
- * with if/else this loop ran 2.3 times slower. */
-static inline void rmat_edge(const rmat_params *p, uint64_t key, uint64_t i, uint32_t *u_out,
-                             uint32_t *v_out) {
-    uint32_t u = 0, v = 0;
-    int level = 0;
-    uint64_t state = mg__gen_rand(key, i);
-    for (int w = 0; w < p->words; w++) {
-        uint64_t r = mg__gen_next(&state);
-        for (int k = 0; k < RMAT_LEVELS_PER_WORD && level < p->scale; k++, level++) {
-            uint32_t x = (uint32_t)(r & (RMAT_ONE - 1));
-            r >>= RMAT_BITS;
-            uint32_t ge_a = x >= p->t_a, ge_ab = x >= p->t_ab, ge_abc = x >= p->t_abc;
-            u = (u << 1) | ge_ab;                    /* bottom half: quadrants c and d */
-            v = (v << 1) | (ge_a ^ ge_ab ^ ge_abc);  /* right half: quadrants b and d  */
-        }
-    }
-    *u_out = u;
-    *v_out = v;
-}
-
 static mg_status gen_rmat(mg_context ctx, const mg_gen_options *opts, mg__coo *coo) {
     mg_status status = MG_SUCCESS;
     uint32_t *perm = NULL;
     const bool kron = opts->kind == MG_GEN_KRONECKER;
-    rmat_params p;
+    mg__rmat_params p;
     if (kron)
-        rmat_params_init(&p, opts->scale, 0.57, 0.19, 0.19); /* Graph500's initiator */
+        mg__rmat_params_init(&p, opts->scale, 0.57, 0.19, 0.19); /* Graph500's initiator */
     else
-        rmat_params_init(&p, opts->scale, opts->a, opts->b, opts->c);
+        mg__rmat_params_init(&p, opts->scale, opts->a, opts->b, opts->c);
     /* One edge stream for both kinds: a Kronecker graph is exactly the R-MAT graph of the same
      * seed (with Graph500's a, b, c), relabelled. */
     const uint64_t key = mg__gen_key(opts->seed, MG__GEN_STREAM_EDGES);
@@ -190,7 +146,7 @@ static mg_status gen_rmat(mg_context ctx, const mg_gen_options *opts, mg__coo *c
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < (int64_t)m; i++) {
         uint32_t u, v;
-        rmat_edge(&p, key, (uint64_t)i, &u, &v);
+        mg__rmat_edge(&p, key, (uint64_t)i, &u, &v);
         if (perm != NULL) {
             u = perm[u];
             v = perm[v];
