@@ -113,7 +113,8 @@ spmv_vector(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
             const uint64_t b = __ldg(off + row), e = __ldg(off + row + 1);
             if (e - b <= long_len) {
                 mine = true;
-#pragma unroll 4
+                /* no unrolling: a short row is about one pass of its lanes (unrolled by 4, the
+                 * loop's remainder handling spilled registers) */
                 for (uint64_t j = b + lane; j < e; j += lanes) {
                     const T xv = __ldg(x + __ldg(idx + j));
                     sum = S::add(sum, S::mul(PATTERN ? T(1) : __ldg(val + j), xv));
