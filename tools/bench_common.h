@@ -1,9 +1,10 @@
 /*
- * bench_common.h — what the GPU benchmarks (bench_gpu.c, bench_baseline.c, bench_dense.c) share:
- * the context and a DIE_IF that exits naming the benchmark and line, the start of main (skipped,
- * exit 0, where no GPU can be used; the memory pool kept as a GPU context keeps it), medians, and a
- * generated graph on the host and, as the directed list of its stored edges, on the device. Define
- * BENCH_NAME (the executable's name) before including it.
+ * bench_common.h — what the benchmarks (bench_gpu.c, bench_baseline.c, bench_dense.c, bench_spmv.c,
+ * bench_spmv_cpu.c) share: the context and a DIE_IF that exits naming the benchmark and line, the
+ * start of a GPU benchmark's main (skipped, exit 0, where no GPU can be used; the memory pool kept
+ * as a GPU context keeps it), medians, and a generated graph on the host and, as the directed list
+ * of its stored edges, on the device. Define BENCH_NAME (the executable's name) before including
+ * it.
  */
 #ifndef MG_BENCH_COMMON_H
 #define MG_BENCH_COMMON_H

@@ -233,10 +233,7 @@ static void bench_one(const set_entry *e, bool single, int runs, out_format fmt,
     const bool big = bytes > 4.0 * (double)probe->l2_bytes;
     const double prep_ratio = info.seconds * 1e3 / ms_mg;
     char v[NSPMV][64];
-    snprintf(v[0], 64, "%s", e->name);
-    snprintf(v[1], 64, "%s", single ? "fp32" : "fp64");
-    snprintf(v[2], 64, "%u", rows);
-    snprintf(v[3], 64, "%llu", (unsigned long long)nnz);
+    table_row_head(v, e->name, single, A);
     snprintf(v[4], 64, "%.1f", bytes / 1e6);
     snprintf(v[5], 64, "%.4f", ms_mg);
     snprintf(v[6], 64, "%.4f", ms_default);
@@ -330,10 +327,7 @@ static void bench_cg(const set_entry *e, bool single, int runs, int iters, out_f
     const double vector_bytes = 9.0 * n * (double)vs;
     const double model = ms_spmv + vector_bytes / (probe->read_gbs * 1e6);
     char v[NCG][64];
-    snprintf(v[0], 64, "%s", e->name);
-    snprintf(v[1], 64, "%s", single ? "fp32" : "fp64");
-    snprintf(v[2], 64, "%u", n);
-    snprintf(v[3], 64, "%llu", (unsigned long long)mg_matrix_nnz(A));
+    table_row_head(v, e->name, single, A);
     snprintf(v[4], 64, "%d", co.iterations);
     snprintf(v[5], 64, "%.2e", co.residual);
     snprintf(v[6], 64, "%.4f", ms_iter);
@@ -372,10 +366,6 @@ int main(int argc, char **argv) {
     int cg_iters = 200;
     bool cg = true;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
         if (strcmp(argv[i], "--no-cg") == 0) {
             cg = false;
             continue;
@@ -393,13 +383,8 @@ int main(int argc, char **argv) {
             i++;
             continue;
         }
-        const int taken = set_parse_option(argc, argv, &i, &o);
-        if (taken < 0) return 2;
-        if (taken == 0) {
-            fprintf(stderr, BENCH_NAME ": unknown option %s\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
+        const int rc = set_parse_or_exit(argc, argv, &i, &o, usage);
+        if (rc >= 0) return rc;
     }
     static set_entry set[SET_MAX];
     const int count = set_build(&o, set);

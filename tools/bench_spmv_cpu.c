@@ -14,24 +14,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #define BENCH_NAME "bench_spmv_cpu"
-#include "mgraph.h"
+#include "bench_common.h"
 
 #include <GraphBLAS.h>
 #include <omp.h>
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static mg_context ctx;
-
-#define DIE_IF(st)                                                                                 \
-    do {                                                                                           \
-        if ((st) != MG_SUCCESS) {                                                                  \
-            fprintf(stderr, BENCH_NAME ": %s (" BENCH_NAME ".c:%d)\n", mg_context_error(ctx), __LINE__); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 #define GRB_OK(call)                                                                               \
     do {                                                                                           \
@@ -43,26 +29,7 @@ static mg_context ctx;
         }                                                                                          \
     } while (0)
 
-static void *xmalloc(size_t bytes) {
-    void *p = malloc(bytes ? bytes : 1);
-    if (p == NULL) {
-        fprintf(stderr, BENCH_NAME ": out of host memory (%zu bytes)\n", bytes);
-        exit(1);
-    }
-    return p;
-}
-
 #include "bench_spmv_set.h"
-
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *t, int n) {
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return t[n / 2];
-}
 
 static const column kColumns[] = {
     {"matrix", false}, {"prec", false}, {"rows", true}, {"nnz", true}, {"MB", true},
@@ -122,7 +89,7 @@ static void bench_one(const set_entry *e, bool single, int runs, out_format fmt,
         DIE_IF(mg_spmv(ctx, A, x, y, NULL));
         if (r >= 0) t[r] = omp_get_wtime() - t0;
     }
-    const double ms_mg = median_of(t, runs) * 1e3;
+    const double ms_mg = median(t, runs) * 1e3;
     if (mg_check_spmv(ctx, A, x, NULL, y, NULL) != MG_SUCCESS) {
         fprintf(stderr, BENCH_NAME ": %s %s: mgraph's y is wrong: %s\n", e->name,
                 single ? "fp32" : "fp64", mg_context_error(ctx));
@@ -144,7 +111,7 @@ static void bench_one(const set_entry *e, bool single, int runs, out_format fmt,
         GRB_OK(GrB_Vector_wait(gy, GrB_MATERIALIZE));
         if (r >= 0) t[r] = omp_get_wtime() - t0;
     }
-    const double ms_grb = median_of(t, runs) * 1e3;
+    const double ms_grb = median(t, runs) * 1e3;
     int sparsity = 0;
     GRB_OK(GxB_Matrix_Option_get(G, GxB_SPARSITY_STATUS, &sparsity));
 
@@ -166,10 +133,7 @@ static void bench_one(const set_entry *e, bool single, int runs, out_format fmt,
 
     const double bytes = spmv_min_bytes(A, vs);
     char v[NCOLS][64];
-    snprintf(v[0], 64, "%s", e->name);
-    snprintf(v[1], 64, "%s", single ? "fp32" : "fp64");
-    snprintf(v[2], 64, "%u", rows);
-    snprintf(v[3], 64, "%llu", (unsigned long long)nnz);
+    table_row_head(v, e->name, single, A);
     snprintf(v[4], 64, "%.1f", bytes / 1e6);
     snprintf(v[5], 64, "%.3f", ms_mg);
     snprintf(v[6], 64, "%.3f", ms_grb);
@@ -212,27 +176,18 @@ int main(int argc, char **argv) {
     set_options_init(&o, "1M,8M,32M");
     int threads = omp_get_max_threads();
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--threads") == 0) {
             char *end = NULL;
-            const long t = strtol(argv[++i], &end, 10);
-            if (*end != '\0' || t < 1 || t > 1024) {
-                fprintf(stderr, BENCH_NAME ": --threads %s: want 1..1024\n", argv[i]);
+            const long t = i + 1 < argc ? strtol(argv[++i], &end, 10) : 0;
+            if (end == NULL || *end != '\0' || t < 1 || t > 1024) {
+                fprintf(stderr, BENCH_NAME ": --threads %s: want 1..1024\n", end ? argv[i] : "(none)");
                 return 2;
             }
             threads = (int)t;
             continue;
         }
-        const int taken = set_parse_option(argc, argv, &i, &o);
-        if (taken < 0) return 2;
-        if (taken == 0) {
-            fprintf(stderr, BENCH_NAME ": unknown option %s\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
+        const int rc = set_parse_or_exit(argc, argv, &i, &o, usage);
+        if (rc >= 0) return rc;
     }
     static set_entry set[SET_MAX];
     const int count = set_build(&o, set);

@@ -132,6 +132,23 @@ static inline int set_parse_option(int argc, char **argv, int *i, set_options *o
     return 1;
 }
 
+/* argv[*i] as --help, a set option or else an unknown one: returns -1 to go on, else main's exit
+ * code (0 after --help, 2 after a usage error; usage prints the benchmark's own message). */
+static inline int set_parse_or_exit(int argc, char **argv, int *i, set_options *o,
+                                    void (*usage)(FILE *)) {
+    if (strcmp(argv[*i], "--help") == 0 || strcmp(argv[*i], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    const int taken = set_parse_option(argc, argv, i, o);
+    if (taken > 0) return -1;
+    if (taken == 0) {
+        fprintf(stderr, BENCH_NAME ": unknown option %s\n", argv[*i]);
+        usage(stderr);
+    }
+    return 2;
+}
+
 #define SET_USAGE                                                                                  \
     "  --real DIR          the real matrices: DIR/MANIFEST.tsv's kind=matrix rows and its Matrix\n" \
     "                      Market graphs of at least --min-graph-nnz entries (default\n"            \
@@ -373,6 +390,14 @@ static inline void table_row(out_format f, const char *table, const column *cols
         }
     }
     printf(f == FMT_JSON ? "}\n" : f == FMT_MD ? "|\n" : "\n");
+}
+
+/* The first four cells every table starts with: matrix, precision, rows, nnz. */
+static inline void table_row_head(char values[][64], const char *name, bool single, const mg_matrix A) {
+    snprintf(values[0], 64, "%s", name);
+    snprintf(values[1], 64, "%s", single ? "fp32" : "fp64");
+    snprintf(values[2], 64, "%u", mg_matrix_rows(A));
+    snprintf(values[3], 64, "%llu", (unsigned long long)mg_matrix_nnz(A));
 }
 
 /* A line that is not a row (a summary, a note): markdown prints it as a paragraph between blank

@@ -119,7 +119,7 @@ static int parse_sparse_opts(int argc, char **argv, const char *name, int cmd, s
     if (o->output != NULL) {
         if ((rc = cli_check_not_input(name, "--output", o->output, o->file)) != CLI_OK) return rc;
         for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++)
-            if (a->value[inputs[i]] != NULL && (cmd & CMD_SPMV || inputs[i] == OPT_B) &&
+            if (a->value[inputs[i]] != NULL &&
                 (rc = cli_check_not_input(name, "--output", o->output, a->value[inputs[i]])) != CLI_OK)
                 return rc;
     }
@@ -297,7 +297,8 @@ int cli_spmv_main(int argc, char **argv) {
         goto cleanup;
     }
 
-    /* Warm-up (run -1), then the timed runs; each starts from the same y (only beta reads it). */
+    /* Warm-up (run -1), then the timed runs; each starts from the same y (only beta reads it; on
+     * the GPU its upload is then inside the timed call: the API has no device-side copy). */
     for (int64_t k = -1; k < (int64_t)o.runs; k++) {
         if (r.y_host != NULL && (st = mg_dense_load(r.ctx, r.result, r.y_host)) != MG_SUCCESS) break;
         double start = cli_now();
@@ -372,29 +373,37 @@ cleanup:
 
 /* ---- mgraph cg ---------------------------------------------------------------------------------- */
 
-/* A vector's values as doubles, whatever its type. */
-static mg_status dense_as_double(mg_context ctx, const mg_dense v, double *out) {
-    const uint32_t n = mg_dense_rows(v);
+/* A vector's values as doubles, whatever its type (scratch: room for its values as floats). */
+static mg_status dense_as_double(mg_context ctx, const mg_dense v, float *scratch, double *out) {
     if (mg_dense_type(v) == MG_DOUBLE) return mg_dense_extract(ctx, v, out);
-    float *f = malloc((size_t)n * sizeof *f + 1);
-    if (f == NULL) return MG_OUT_OF_MEMORY;
-    mg_status st = mg_dense_extract(ctx, v, f);
-    for (uint32_t i = 0; st == MG_SUCCESS && i < n; i++) out[i] = f[i];
-    free(f);
+    mg_status st = mg_dense_extract(ctx, v, scratch);
+    for (uint32_t i = 0; st == MG_SUCCESS && i < mg_dense_rows(v); i++) out[i] = scratch[i];
     return st;
 }
 
 /* ||b - A x|| / ||b|| (||b - A x|| when b is 0), independently of the solver: on the host, in
- * double, with mg_spmv on a CPU context of its own. */
-static int true_residual(const sparse_run *r, const sparse_opts *o, double *residual) {
+ * double, with mg_spmv on a CPU context of its own. *rounding, on the same scale: || |A| |x| || times
+ * the solution type's unit roundoff, what rounding the exact x to that type alone may leave. */
+static int true_residual(const sparse_run *r, const sparse_opts *o, double *residual,
+                         double *rounding) {
     const uint32_t n = mg_matrix_rows(r->A);
-    mg_context cpu = NULL;
+    mg_context cpu = NULL, failed = r->ctx; /* whose message says what went wrong */
     mg_dense xd = NULL, rd = NULL;
+    int rc = CLI_OK;
     double *xv = malloc((size_t)n * sizeof *xv + 1), *bv = malloc((size_t)n * sizeof *bv + 1);
-    mg_status st = xv && bv ? MG_SUCCESS : MG_OUT_OF_MEMORY;
-    if (st == MG_SUCCESS) st = dense_as_double(r->ctx, r->result, xv);
-    if (st == MG_SUCCESS) st = dense_as_double(r->ctx, r->operand, bv);
-    if (st == MG_SUCCESS) st = mg_context_create(&cpu);
+    double *rv = malloc((size_t)n * sizeof *rv + 1);
+    float *scratch = malloc((size_t)n * sizeof *scratch + 1);
+    if (xv == NULL || bv == NULL || rv == NULL || scratch == NULL) {
+        fprintf(stderr, "mgraph: out of memory\n");
+        rc = CLI_FAIL;
+        goto cleanup;
+    }
+    mg_status st = dense_as_double(r->ctx, r->result, scratch, xv);
+    if (st == MG_SUCCESS) st = dense_as_double(r->ctx, r->operand, scratch, bv);
+    if (st == MG_SUCCESS) {
+        st = mg_context_create(&cpu);
+        failed = cpu;
+    }
     if (st == MG_SUCCESS) st = mg_context_set_backend(cpu, MG_BACKEND_CPU);
     if (st == MG_SUCCESS && o->a.value[OPT_THREADS] != NULL)
         st = mg_context_set_threads(cpu, cli_threads(&o->a));
@@ -407,23 +416,41 @@ static int true_residual(const sparse_run *r, const sparse_opts *o, double *resi
     so.alpha = -1; /* rd = b - A x */
     so.beta = 1;
     if (st == MG_SUCCESS) st = mg_spmv(cpu, r->A, xd, rd, &so);
-    if (st == MG_SUCCESS) st = mg_dense_extract(cpu, rd, xv);
-    int rc = CLI_OK;
-    if (st == MG_SUCCESS) {
-        double rr = 0, bb = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            rr += xv[i] * xv[i];
-            bb += bv[i] * bv[i];
-        }
-        *residual = bb > 0 ? sqrt(rr / bb) : sqrt(rr);
-    } else {
-        rc = cli_lib_error(cpu != NULL ? cpu : r->ctx, st);
+    if (st == MG_SUCCESS) st = mg_dense_extract(cpu, rd, rv);
+    const uint64_t *off = NULL;
+    const uint32_t *col = NULL;
+    const void *val = NULL;
+    if (st == MG_SUCCESS) st = mg_matrix_csr(r->A, &off, &col, &val);
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(failed, st);
+        goto cleanup;
     }
+    const mg_values vt = mg_matrix_values(r->A);
+    double rr = 0, bb = 0, ax = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        double sum = 0; /* (|A| |x|)_i */
+        for (uint64_t k = off[i]; k < off[i + 1]; k++) {
+            const double a = vt == MG_VALUES_NONE    ? 1
+                             : vt == MG_VALUES_FLOAT ? ((const float *)val)[k]
+                                                     : ((const double *)val)[k];
+            sum += fabs(a) * fabs(xv[col[k]]);
+        }
+        rr += rv[i] * rv[i];
+        bb += bv[i] * bv[i];
+        ax += sum * sum;
+    }
+    const double unit = o->type == MG_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+    *residual = bb > 0 ? sqrt(rr / bb) : sqrt(rr);
+    *rounding = unit * (bb > 0 ? sqrt(ax / bb) : sqrt(ax));
+
+cleanup:
     mg_dense_free(&xd);
     mg_dense_free(&rd);
     mg_context_free(&cpu);
     free(xv);
     free(bv);
+    free(rv);
+    free(scratch);
     return rc;
 }
 
@@ -483,11 +510,14 @@ int cli_cg_main(int argc, char **argv) {
     const double iteration_s = cli_median(r.loop_times, o.runs);
     if ((rc = gpu_info_after_runs(&r)) != CLI_OK) goto cleanup;
 
+    /* The true residual may exceed the solver's recurrence by what rounding x to its type leaves
+     * (single precision, Poisson 2D 64 x 64: 1.8e-4, about 2 x that, against a recurrence 1e-5);
+     * 8 x it allows for that and the iterations' own rounding, nothing in double. */
     int validated = -1;
-    double true_res = NAN;
-    const double bound = 1.1 * o.cg.tolerance;
+    double true_res = NAN, rounding = 0, bound = NAN;
     if (o.validate) {
-        if ((rc = true_residual(&r, &o, &true_res)) != CLI_OK) goto cleanup;
+        if ((rc = true_residual(&r, &o, &true_res, &rounding)) != CLI_OK) goto cleanup;
+        bound = 1.1 * o.cg.tolerance + 8 * rounding;
         validated = true_res <= bound;
     }
     if (o.output != NULL && validated != 0 &&
@@ -514,7 +544,8 @@ int cli_cg_main(int argc, char **argv) {
                o.cg.tolerance, o.cg.max_iterations, o.cg.jacobi ? "true" : "false", used.iterations,
                used.residual, median, r.times[0], r.times[o.runs - 1], (unsigned long long)o.runs,
                used.seconds, iteration_s, gflops, gbs, bytes);
-        if (o.validate) printf(", \"true_residual\": %.9g", true_res);
+        if (o.validate)
+            printf(", \"true_residual\": %.9g, \"validation_bound\": %.9g", true_res, bound);
         if (o.history) {
             printf(", \"history\": [");
             for (int k = 0; k <= used.iterations; k++)
@@ -525,17 +556,18 @@ int cli_cg_main(int argc, char **argv) {
         printf("run: %.6f s (median of %llu)\n", median, (unsigned long long)o.runs);
         printf("iterations: %d%s\n", used.iterations, o.cg.jacobi ? " (jacobi)" : "");
         printf("residual: %.6e (tolerance %.3g)\n", used.residual, o.cg.tolerance);
-        printf("iteration: %.9f s\n", iteration_s);
+        printf("per iteration: %.9f s\n", iteration_s);
         printf("GFLOP/s: %.3f\n", gflops);
         printf("GB/s: %.3f\n", gbs);
         if (o.history)
             for (int k = 0; k <= used.iterations; k++) printf("history: %d %.6e\n", k, r.history[k]);
-        if (o.validate) printf("true residual: %.6e\n", true_res);
+        if (o.validate) printf("true residual: %.6e (at most %.3e)\n", true_res, bound);
     }
     print_tail(&r, &o, validated);
     if (validated == 0) {
         fprintf(stderr, "mgraph: cg: validation failed: ||b - A x|| / ||b|| = %.6e on the host, over "
-                "1.1 x the tolerance %.3g\n", true_res, o.cg.tolerance);
+                "%.3e (1.1 x the tolerance %.3g + 8 x the rounding floor %.3e)\n", true_res, bound,
+                o.cg.tolerance, rounding);
         rc = CLI_FAIL;
     }
 

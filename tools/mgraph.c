@@ -289,13 +289,16 @@ static const char HELP_CG[] =
     "  --history          print each iteration's relative residual ('history: K R'; in --json,\n"
     "                     history: [...])\n"
     "--output values: the solution x. --validate recomputes ||b - A x|| / ||b|| for the last\n"
-    "run's x on the host (mg_spmv on a CPU context, in double) and requires at most 1.1 T.\n"
-    "Lines added: iterations: K / residual: R (tolerance T) / iteration: X s (the solver's loop\n"
+    "run's x on the host (mg_spmv on a CPU context, in double; 'true residual: R (at most B)')\n"
+    "and requires at most B = 1.1 T + 8 u || |A| |x| || / ||b||, u the unit roundoff of the\n"
+    "precision: rounding x to single alone can leave more than T.\n"
+    "Lines added: iterations: K / residual: R (tolerance T) / per iteration: X s (the loop\n"
     "time / K, median over the runs). GFLOP/s and GB/s are per iteration over that time: flops\n"
     "2 * nonzeros + 10 n (+ n with --jacobi); bytes the matrix once and 11 vectors of n (the\n"
     "SpMV reads p and writes A p; x, r and p are each updated from two vectors), 13 with\n"
     "--jacobi (its diagonal read, z written). --json adds tolerance, max_iter, jacobi,\n"
-    "iterations, residual, loop_s, iteration_s, true_residual (with --validate) and history.\n"
+    "iterations, residual, loop_s, iteration_s, true_residual and validation_bound (with\n"
+    "--validate) and history.\n"
     "\n" HELP_COMMON_SPARSE;
 
 static const char HELP_PROBE[] =

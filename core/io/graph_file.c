@@ -34,11 +34,13 @@ void mg_read_options_init(mg_read_options *opts) {
 
 /* ---- formats ----------------------------------------------------------------------------------- */
 
+/* Whether path's last extension, or the one before a final .gz, is ext. */
 static bool has_extension(const char *path, const char *ext) {
-    const char *slash = strrchr(path, '/');
-    const char *dot = strrchr(path, '.');
-    if (dot == NULL || (slash != NULL && dot < slash)) return false;
-    return mg__io_token_is(dot, dot + strlen(dot), ext);
+    const char *end = path + strlen(path) - (mg__io_gzipped(path) ? 3 : 0);
+    const char *dot = end;
+    while (dot > path && dot[-1] != '.' && dot[-1] != '/') dot--;
+    if (dot == path || dot[-1] != '.') return false;
+    return mg__io_token_is(dot - 1, end, ext);
 }
 
 static mg_format format_from_extension(const char *path) {
@@ -124,8 +126,12 @@ mg_status mg_graph_read(mg_context ctx, mg_graph *g, const char *path,
     if (format == MG_FORMAT_AUTO)
         MG__FAIL(ctx, MG_INVALID_ARGUMENT,
                  "mg_graph_read: cannot tell the format of %s from its extension (known: .mtx, "
-                 ".txt/.el/.wel/.edges, .gr, .mgb); name it (opts->format; mgraph --format)",
+                 ".txt/.el/.wel/.edges, .gr, .mgb, each optionally .gz); name it (opts->format; "
+                 "mgraph --format)",
                  path);
+    if (format == MG_FORMAT_BINARY && mg__io_gzipped(path))
+        MG__FAIL(ctx, MG_INVALID_ARGUMENT,
+                 "mg_graph_read: %s: a gzipped binary graph is not read (gunzip it first)", path);
     if (opts->progress) opts->progress(0.0, opts->progress_user);
 
     if (format == MG_FORMAT_BINARY) {
@@ -354,6 +360,9 @@ mg_status mg_graph_write(mg_context ctx, const mg_graph g, const char *path, mg_
     if (status != MG_SUCCESS) return status;
     if (path == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_graph_write: path is NULL");
     if (format == MG_FORMAT_AUTO) {
+        if (mg__io_gzipped(path))
+            return mg__error(ctx, MG_INVALID_ARGUMENT,
+                             "mg_graph_write: %s: writing gzipped files is not supported", path);
         format = format_from_extension(path);
         if (format != MG_FORMAT_MATRIX_MARKET && format != MG_FORMAT_BINARY)
             return mg__error(ctx, MG_INVALID_ARGUMENT,

@@ -125,6 +125,10 @@ static inline int mg__io_token_len(const char *s, const char *e) {
  * on success, else one of the MG__TOK_ codes. */
 enum { MG__TOK_OK = 0, MG__TOK_MISSING, MG__TOK_BAD, MG__TOK_NEGATIVE, MG__TOK_OVERFLOW };
 int mg__io_parse_u64(const char **p, const char *end, uint64_t *value);
+/* The same for a real number (plain decimals exactly, anything else as strtod reads it: exponents,
+ * inf, nan) and a signed 64-bit integer. */
+int mg__io_parse_real(const char **p, const char *end, double *value);
+int mg__io_parse_i64(const char **p, const char *end, int64_t *value);
 
 typedef enum { MG__TEXT_MATRIX_MARKET, MG__TEXT_SNAP, MG__TEXT_DIMACS } mg__text_kind;
 
@@ -200,6 +204,18 @@ mg_status mg__mm_read_header(mg_context ctx, const mg__mm_reader *reader,
                              const mg__mapped_file *file, mg__mm_header *h);
 
 /* ---- writing ----------------------------------------------------------------------------------- */
+
+/* Writes v in decimal at p; returns the end (at most 20 characters). */
+static inline char *mg__io_put_u64(char *p, uint64_t v) {
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n) *p++ = tmp[--n];
+    return p;
+}
 
 /* A file that appears whole or not at all (what mg_output and mg_graph_write are made of; the rules
  * are mgraph.h's, at mg_output_open). tmp_path is NULL when a device or FIFO is written through. */

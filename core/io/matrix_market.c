@@ -214,17 +214,6 @@ cleanup:
 
 #define OUT_BUFFER (1u << 20)
 
-static char *put_u64(char *p, uint64_t v) {
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n) *p++ = tmp[--n];
-    return p;
-}
-
 mg_status mg__write_matrix_market(mg_context ctx, const mg_graph g, const char *path) {
     mg_status status = MG_SUCCESS;
     mg__atomic_file af = {0};
@@ -268,14 +257,14 @@ mg_status mg__write_matrix_market(mg_context ctx, const mg_graph g, const char *
                 MG__TRY(mg__atomic_write(ctx, &af, buf, (size_t)(p - buf)));
                 p = buf;
             }
-            p = put_u64(p, (uint64_t)u + 1);
+            p = mg__io_put_u64(p, (uint64_t)u + 1);
             *p++ = ' ';
-            p = put_u64(p, (uint64_t)v + 1);
+            p = mg__io_put_u64(p, (uint64_t)v + 1);
             if (wi) {
                 *p++ = ' ';
                 int32_t w = wi[e];
                 if (w < 0) *p++ = '-';
-                p = put_u64(p, w < 0 ? (uint64_t)(-(int64_t)w) : (uint64_t)w);
+                p = mg__io_put_u64(p, w < 0 ? (uint64_t)(-(int64_t)w) : (uint64_t)w);
             } else if (wf) {
                 /* 9 significant digits give back the same float */
                 p += snprintf(p, 40, " %.9g", (double)wf[e]);

@@ -443,6 +443,14 @@ static inline int parse_real(const char **pp, const char *end, double *value) {
     return MG__TOK_OK;
 }
 
+int mg__io_parse_real(const char **p, const char *end, double *value) {
+    return parse_real(p, end, value);
+}
+
+int mg__io_parse_i64(const char **p, const char *end, int64_t *value) {
+    return parse_i64(p, end, value);
+}
+
 /* ---- chunks ------------------------------------------------------------------------------------ */
 
 typedef struct {

@@ -6,6 +6,7 @@
  * b = 0, and bad arguments.
  */
 #include "check.h"
+#include "dense_vector.h"
 #include "mg_internal.h"
 #include "mgraph.h"
 
@@ -25,17 +26,10 @@ static mg_matrix poisson2d(uint32_t side) {
 }
 
 static mg_dense vec(mg_type type, uint32_t rows, const double *v) {
-    mg_dense X = NULL;
-    CHECK_OK(ctx, mg_dense_create(ctx, &X, rows, 1, type));
-    for (uint32_t i = 0; v != NULL && i < rows; i++) CHECK_OK(ctx, mg_dense_set(ctx, X, i, 0, v[i]));
-    return X;
+    return test_vector(ctx, type, rows, v);
 }
 
-static double at(const mg_dense X, uint32_t i) {
-    double v = NAN;
-    CHECK_OK(ctx, mg_dense_get(ctx, X, i, 0, &v));
-    return v;
-}
+static double at(const mg_dense X, uint32_t i) { return test_entry(ctx, X, i); }
 
 /* b = A x* for x*_i = sin(i) + 2, then CG from 0 back to x*. */
 static void test_poisson(mg_type type) {
