@@ -2,17 +2,17 @@
  * spmv_gpu.cu — SpMV on the device over four semirings: a matrix's device form (sparse/spmv_gpu.h),
  * built once and cached on the matrix, and the row-binned CSR kernels.
  *
- * The kernel choice, per matrix, from its mean row length (nnz / rows): a CSR-vector kernel gives
- * each row `lanes` threads, the power of two at or above the mean (2 to 32), so a warp reads 32/lanes
- * short rows at once with few idle lanes (the adaptive CSR-vector of Bell and Garland, cuSPARSE's
- * rule of thumb); rows longer than 16 * lanes would keep their lanes looping while the rest of the
- * warp waits, so they are cut into chunks of kChunk entries, one thread block each, and a second
- * kernel combines each row's chunks (a single dense row of 100k entries then spreads over 49 blocks
- * instead of one warp). The vector kernel runs a persistent grid (8 blocks a multiprocessor) that
- * strides over the rows, which keeps CG's fused dot product at one atomic a block.
+ * Rows of at most kStreamBucket entries go to the CSR-stream kernel (spmv_stream, below): row blocks
+ * of about a bucket of entries each, read coalesced into shared memory and reduced per row there, so
+ * short and medium rows alike read full cache lines with every lane busy. Measured on the H100
+ * (docs/PERFORMANCE.md) it beat the adaptive CSR-vector kernel (lanes per row from the mean row
+ * length) this file had first on 16 of 18 generated matrices, by up to 1.7x on R-MAT, so it is the
+ * only one. Longer rows are cut into chunks of kChunk entries, one thread block each, and a second
+ * kernel combines each row's chunks (a single dense row of 100k entries spreads over 49 blocks).
+ * The row blocks and chunk lists are made on the device when the form is built.
  *
- * Not done: the compressed-index form (column panels with 16-bit local column ids, halving index
- * bytes on wide matrices); see docs/ARCHITECTURE.md.
+ * Tried and dropped: 16-bit column offsets for blocks whose columns span less than 2^16 (2 bytes an
+ * entry less), with 4096-entry tiles of 512 threads; both ran slower than this (docs/PERFORMANCE.md).
  *
  * Float arithmetic accumulates in float within a row (chunk partials in double), double in double.
  */
@@ -36,7 +36,6 @@ namespace {
 #include "gpu_util.cuh"
 
 constexpr unsigned kFull = 0xffffffffu;
-constexpr int kBlocksPerSm = 8;
 
 /* ---- semirings ---------------------------------------------------------------------------------- */
 
@@ -75,60 +74,81 @@ __device__ inline T finish(T sum, T alpha, T beta, const T *y, uint64_t row) {
 
 /* One warp's partial dot products summed over the block, then one atomic. Every thread of the
  * block calls it. */
+template <int THREADS = kThreads>
 __device__ inline void block_dot_add(double v, double *dot) {
-    __shared__ double warp_sums[kThreads / 32];
+    __shared__ double warp_sums[THREADS / 32];
     for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(kFull, v, o);
     if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = v;
     __syncthreads();
     if (threadIdx.x == 0) {
         double s = 0;
-        for (int w = 0; w < (int)(blockDim.x >> 5); w++) s += warp_sums[w];
+        for (int w = 0; w < THREADS / 32; w++) s += warp_sums[w];
         atomicAdd(dot, s);
     }
 }
 
 /* ---- kernels -------------------------------------------------------------------------------------- */
 
-/* Rows of at most long_len entries, 2^lanes_log2 threads a row, a persistent grid striding over
- * warps' row groups (the stride is warp-uniform, so every lane reaches the shuffles). */
+/* CSR-stream (Greathouse and Daga's CSR-Adaptive): one thread block a row block, the rows whose
+ * first entry falls in one kStreamBucket-entry bucket of the nonzeros (so a block holds fewer than
+ * kStreamTile entries: a bucket's worth plus the last row's overhang, no row being longer than a
+ * bucket). Its entries are read once, coalesced, kStreamTile / kStreamThreads independent loads a
+ * thread in flight, their products staged in shared memory; then each row is reduced from there by
+ * a group of lanes sized to the block's rows. A block of one long row (blk_row's boundary around it)
+ * is left to the chunk kernels. */
 template <typename T, bool PATTERN, int SR>
-__global__ void __launch_bounds__(kThreads)
-spmv_vector(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
-            const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y, uint32_t n,
-            int lanes_log2, uint32_t long_len, T alpha, T beta, const T *__restrict__ dot_with,
+__global__ void __launch_bounds__(kStreamThreads)
+spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
+            const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y,
+            const uint32_t *__restrict__ blk_row, T alpha, T beta, const T *__restrict__ dot_with,
             double *dot, const int *stop) {
     typedef semiring<T, SR> S;
+    constexpr int kPer = kStreamTile / kStreamThreads;
+    __shared__ T prod[kStreamTile];
     if (stop != nullptr && *stop != 0) return;
-    const int lanes = 1 << lanes_log2;
-    const unsigned wlane = threadIdx.x & 31, lane = threadIdx.x & (lanes - 1);
-    const int rows_log2 = 5 - lanes_log2; /* rows a warp takes at once, log2 */
-    const uint64_t warp = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const uint64_t warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
+    const uint32_t rs = blk_row[blockIdx.x], re = blk_row[blockIdx.x + 1];
+    const uint64_t e0 = off[rs];
+    const uint32_t len = (uint32_t)min((uint64_t)kStreamTile + 1, off[re] - e0);
+    if (len > kStreamTile) return; /* one long row: the chunk kernels' */
+    uint32_t col[kPer];
+    T a[kPer];
+#pragma unroll
+    for (int i = 0; i < kPer; i++) {
+        const uint32_t k = threadIdx.x + i * kStreamThreads;
+        if (k < len) col[i] = __ldg(idx + e0 + k);
+    }
+#pragma unroll
+    for (int i = 0; i < kPer; i++) {
+        const uint32_t k = threadIdx.x + i * kStreamThreads;
+        if (k < len) a[i] = PATTERN ? T(1) : __ldg(val + e0 + k);
+    }
+#pragma unroll
+    for (int i = 0; i < kPer; i++) {
+        const uint32_t k = threadIdx.x + i * kStreamThreads;
+        if (k < len) prod[k] = S::mul(a[i], __ldg(x + col[i]));
+    }
+    __syncthreads();
+    const uint32_t rows = re - rs;
+    int lanes = 32; /* a power of two, 1..32: the lanes a row gets */
+    while (lanes > 1 && (uint32_t)(kStreamThreads / lanes) < rows) lanes >>= 1;
+    const uint32_t groups = kStreamThreads / lanes, g = threadIdx.x / lanes;
+    const uint32_t lane = threadIdx.x & (lanes - 1);
     double my_dot = 0;
-    for (uint64_t r0 = warp << rows_log2; r0 < n; r0 += warps << rows_log2) {
-        const uint64_t row = r0 + (wlane >> lanes_log2);
+    for (uint32_t first = 0; first < rows; first += groups) {
+        const uint32_t r = first + g;
         T sum = S::zero();
-        bool mine = false;
-        if (row < n) {
-            const uint64_t b = __ldg(off + row), e = __ldg(off + row + 1);
-            if (e - b <= long_len) {
-                mine = true;
-                /* no unrolling: a short row is about one pass of its lanes (unrolled by 4, the
-                 * loop's remainder handling spilled registers) */
-                for (uint64_t j = b + lane; j < e; j += lanes) {
-                    const T xv = __ldg(x + __ldg(idx + j));
-                    sum = S::add(sum, S::mul(PATTERN ? T(1) : __ldg(val + j), xv));
-                }
-            }
+        if (r < rows) {
+            const uint32_t b = (uint32_t)(off[rs + r] - e0), e = (uint32_t)(off[rs + r + 1] - e0);
+            for (uint32_t k = b + lane; k < e; k += lanes) sum = S::add(sum, prod[k]);
         }
         for (int o = lanes >> 1; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o, lanes));
-        if (mine && lane == 0) {
-            const T out = finish<T, SR>(sum, alpha, beta, y, row);
-            y[row] = out;
-            if (dot != nullptr) my_dot += (double)dot_with[row] * (double)out;
+        if (r < rows && lane == 0) {
+            const T out = finish<T, SR>(sum, alpha, beta, y, rs + r);
+            y[rs + r] = out;
+            if (dot != nullptr) my_dot += (double)dot_with[rs + r] * (double)out;
         }
     }
-    if (dot != nullptr) block_dot_add(my_dot, dot);
+    if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
 }
 
 /* One chunk of a long row per block: partial[c] = the semiring sum of its entries' products. */
@@ -198,6 +218,19 @@ struct is_long_row {
     __host__ __device__ uint32_t operator()(uint32_t i) const { return c(i) != 0 ? 1u : 0u; }
 };
 
+/* Row i starts a stream block: the first row, every kStreamMaxRows-th row (a block's rows stay few
+ * enough to reduce; empty rows share a bucket), a row whose first entry is in another bucket than
+ * its predecessor's, and a long row and the row after it (a long row is a block alone). */
+struct starts_stream_block {
+    const uint64_t *off;
+    uint32_t long_len;
+    __host__ __device__ bool operator()(uint32_t i) const {
+        if (i == 0 || i % kStreamMaxRows == 0) return true;
+        const uint64_t a = off[i - 1], b = off[i], c = off[i + 1];
+        return a / kStreamBucket != b / kStreamBucket || b - a > long_len || c - b > long_len;
+    }
+};
+
 __global__ void fill_chunks(const uint64_t *off, uint32_t n, uint32_t long_len,
                             const uint32_t *chunk_first, const uint32_t *long_index,
                             uint32_t *long_rows, uint32_t *long_first, uint32_t *chunk_row,
@@ -240,6 +273,7 @@ void form_free(mg__spmv_form *f) {
     dfree(f->d_chunk_row);
     dfree(f->d_chunk_begin);
     dfree(f->d_partial);
+    dfree(f->d_blk_row);
     memset(f, 0, sizeof *f);
 }
 
@@ -251,16 +285,33 @@ void gpu_matrix_free(void *p) {
     mg__free(g);
 }
 
+/* The stream kernel's row blocks (starts_stream_block), selected on the device. */
+mg_status form_stream_blocks(mg_context ctx, mg__spmv_form *f) {
+    const auto rows = thrust::counting_iterator<uint32_t>(0);
+    const starts_stream_block pred{f->d_off, f->long_len};
+    dbuf starts, count, temp;
+    TRY(dbuf_alloc(ctx, &starts, (size_t)f->n * 4, "the SpMV row blocks"));
+    TRY(dbuf_alloc(ctx, &count, 4, "the SpMV row blocks"));
+    size_t bytes = 0;
+    CU(cub::DeviceSelect::If(nullptr, bytes, rows, (uint32_t *)starts.p, (uint32_t *)count.p,
+                             (int64_t)f->n, pred));
+    TRY(dbuf_alloc(ctx, &temp, bytes, "the SpMV row blocks' selection"));
+    CU(cub::DeviceSelect::If(temp.p, bytes, rows, (uint32_t *)starts.p, (uint32_t *)count.p,
+                             (int64_t)f->n, pred));
+    CU(cudaMemcpy(&f->nblk, count.p, 4, cudaMemcpyDeviceToHost));
+    TRY(form_alloc(ctx, f, (void **)&f->d_blk_row, ((size_t)f->nblk + 1) * 4, "the SpMV row blocks"));
+    CU(cudaMemcpy(f->d_blk_row, starts.p, (size_t)f->nblk * 4, cudaMemcpyDeviceToDevice));
+    CU(cudaMemcpy(f->d_blk_row + f->nblk, &f->n, 4, cudaMemcpyHostToDevice));
+    return MG_SUCCESS;
+}
+
 /* The long-row chunk lists of an uploaded form, made on the device: two scans over the rows (the
  * chunks before each row, the long rows before it) and one fill. */
 mg_status form_bins(mg_context ctx, mg__spmv_form *f) {
-    const uint64_t mean = f->n ? (f->nnz + f->n - 1) / f->n : 0;
-    int lanes_log2 = 1;
-    while (lanes_log2 < 5 && ((uint64_t)1 << lanes_log2) < mean) lanes_log2++;
-    f->lanes_log2 = lanes_log2;
-    f->long_len = 16u << lanes_log2;
-    f->nlong = f->nchunks = 0;
+    f->long_len = kStreamBucket;
+    f->nlong = f->nchunks = f->nblk = 0;
     if (f->n == 0) return MG_SUCCESS;
+    TRY(form_stream_blocks(ctx, f));
 
     const chunks_of_row count{f->d_off, f->n, f->long_len};
     const auto chunks = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0), count);
@@ -351,22 +402,16 @@ mg_status launch_typed(mg_context ctx, const mg__gpu_matrix *g, const mg__spmv_f
                        const T *val, mg_semiring sr, T alpha, T beta, const T *x, T *y,
                        const T *dot_with, double *dot, const int *stop) {
     if (f->n == 0) return MG_SUCCESS;
-    const uint64_t rows_per_block = (uint64_t)kThreads >> f->lanes_log2;
-    const uint64_t want = ((uint64_t)f->n + rows_per_block - 1) / rows_per_block;
-    const uint64_t cap = (uint64_t)g->sms * kBlocksPerSm;
-    const unsigned blocks = (unsigned)(want < cap ? want : cap);
     const bool pattern = val == nullptr;
 #define MG_SPMV_KERNELS(SR)                                                                        \
     do {                                                                                           \
         if (pattern)                                                                               \
-            spmv_vector<T, true, SR><<<blocks, kThreads>>>(f->d_off, f->d_idx, val, x, y, f->n,    \
-                                                           f->lanes_log2, f->long_len, alpha,      \
-                                                           beta, dot_with, dot, stop);             \
+            spmv_stream<T, true, SR><<<f->nblk, kStreamThreads>>>(                                 \
+                f->d_off, f->d_idx, val, x, y, f->d_blk_row, alpha, beta, dot_with, dot, stop);    \
         else                                                                                       \
-            spmv_vector<T, false, SR><<<blocks, kThreads>>>(f->d_off, f->d_idx, val, x, y, f->n,   \
-                                                            f->lanes_log2, f->long_len, alpha,     \
-                                                            beta, dot_with, dot, stop);            \
-        LAUNCHED("spmv_vector");                                                                   \
+            spmv_stream<T, false, SR><<<f->nblk, kStreamThreads>>>(                                \
+                f->d_off, f->d_idx, val, x, y, f->d_blk_row, alpha, beta, dot_with, dot, stop);    \
+        LAUNCHED("spmv_stream");                                                                   \
         if (f->nlong == 0) break;                                                                  \
         if (pattern)                                                                               \
             spmv_chunk<T, true, SR><<<f->nchunks, kThreads>>>(f->d_off, f->d_idx, val, x,          \
@@ -489,7 +534,6 @@ extern "C" mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A,
     info->device_bytes = g->csr.bytes + g->csc.bytes;
     info->csr_bytes = ((size_t)A->rows + 1) * 8 + (size_t)A->nnz * 4 +
                       (size_t)A->nnz * (A->values == MG_VALUES_NONE ? 0 : A->values == MG_VALUES_FLOAT ? 4 : 8);
-    snprintf(info->kernel, sizeof info->kernel, "csr-vector%d%s", 1 << f->lanes_log2,
-             f->nlong > 0 ? "+split" : "");
+    snprintf(info->kernel, sizeof info->kernel, "csr-stream%s", f->nlong > 0 ? "+split" : "");
     return MG_SUCCESS;
 }

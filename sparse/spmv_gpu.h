@@ -3,9 +3,9 @@
  * (internal, CUDA sources only).
  *
  * One orientation (A's CSR, or its CSC for A^T) is a CSR on the device plus the row binning the
- * kernels use: rows of at most long_len entries go to the vector kernel (`lanes` threads a row,
- * several rows a warp), longer ones are cut into chunks of kChunk entries, one thread block a chunk,
- * whose partial results a second kernel combines per row. Values are kept per arithmetic type
+ * kernels use: rows of at most long_len entries go to the stream kernel's row blocks, longer ones
+ * are cut into chunks of kChunk entries, one thread block a chunk, whose partial results a second
+ * kernel combines per row. Values are kept per arithmetic type
  * (float and double: the one the matrix was made with uploaded, the other converted on the device
  * on first use), so a float SpMV on a double matrix reads 4 bytes a value, not 8.
  */
@@ -17,6 +17,13 @@ extern "C" {
 }
 
 constexpr uint32_t kChunk = 2048; /* entries of a long row one thread block reduces */
+/* The stream kernel's row blocks: the rows starting in one bucket of kStreamBucket entries, at
+ * most kStreamMaxRows of them; no row in them is longer than a bucket (longer ones take the chunk
+ * path), so a block holds fewer than kStreamTile entries. */
+constexpr uint32_t kStreamBucket = 1024;
+constexpr uint32_t kStreamTile = 2 * kStreamBucket;
+constexpr uint32_t kStreamMaxRows = 1024;
+constexpr int kStreamThreads = 256;
 
 struct mg__spmv_form {
     uint32_t n, ncols;             /* rows of this orientation, and its columns */
@@ -24,7 +31,6 @@ struct mg__spmv_form {
     uint64_t *d_off;               /* n + 1 (NULL: not built yet) */
     uint32_t *d_idx;               /* nnz */
     void *d_val[2];                /* nnz floats [0], doubles [1]; NULL until made, both for a pattern */
-    int lanes_log2;                /* the vector kernel's threads per row, log2 */
     uint32_t long_len;             /* rows longer than this take the chunk path */
     uint32_t nlong, nchunks;
     uint32_t *d_long_rows;         /* nlong row ids */
@@ -32,6 +38,8 @@ struct mg__spmv_form {
     uint32_t *d_chunk_row;         /* nchunks */
     uint64_t *d_chunk_begin;       /* nchunks: the chunk's first entry */
     double *d_partial;             /* nchunks: each chunk's reduction */
+    uint32_t nblk;                 /* the stream kernel's row blocks */
+    uint32_t *d_blk_row;           /* nblk + 1: each block's first row, then n */
     size_t bytes;                  /* device memory held */
 };
 

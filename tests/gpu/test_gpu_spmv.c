@@ -49,6 +49,8 @@ static uint32_t len_12(uint32_t i) { return 4 + i % 17; }
 static uint32_t len_60(uint32_t i) { return 40 + i % 41; }
 /* mostly short rows, every 97th row long (split into chunks), one of 9000 entries */
 static uint32_t len_mixed(uint32_t i) { return i == 500 ? 9000 : i % 97 == 1 ? 600 + i % 3000 : 2 + i % 9; }
+/* mostly empty rows: one bucket of entries spans thousands of rows (the row blocks' row limit) */
+static uint32_t len_rare(uint32_t i) { return i % 700 == 3 ? 5 : 0; }
 /* one dense row of 100k entries beside short ones */
 static uint32_t len_dense_row(uint32_t i) { return i == 1 ? 100000 : i % 3; }
 
@@ -205,12 +207,13 @@ int main(void) {
         mg_values vt;
         const char *kernel;
     } cases[] = {
-        {"rect-short", 300, 517, len_3, MG_VALUES_DOUBLE, "csr-vector4"},
-        {"rect-short-float", 517, 300, len_3, MG_VALUES_FLOAT, "csr-vector4"},
-        {"pattern", 400, 400, len_12, MG_VALUES_NONE, "csr-vector16"},
-        {"wide-rows", 700, 5000, len_60, MG_VALUES_DOUBLE, "csr-vector32"},
+        {"rect-short", 300, 517, len_3, MG_VALUES_DOUBLE, "csr-stream"},
+        {"rect-short-float", 517, 300, len_3, MG_VALUES_FLOAT, "csr-stream"},
+        {"pattern", 400, 400, len_12, MG_VALUES_NONE, "csr-stream"},
+        {"wide-rows", 700, 5000, len_60, MG_VALUES_DOUBLE, "csr-stream"},
         {"mixed-split", 20000, 30000, len_mixed, MG_VALUES_FLOAT, "+split"},
         {"dense-row", 5, 120000, len_dense_row, MG_VALUES_DOUBLE, "+split"},
+        {"rare-rows", 6000, 900, len_rare, MG_VALUES_DOUBLE, "csr-stream"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         mg_matrix A = make_matrix(cases[c].rows, cases[c].cols, cases[c].len, cases[c].vt);
@@ -221,8 +224,8 @@ int main(void) {
         mg_matrix_free(&A);
     }
 
-    /* generated matrices large enough for the persistent grid to stride: a 2D stencil (5 a row)
-     * and a uniform one (40 a row, 32 lanes) */
+    /* generated matrices of many stream blocks: a 2D stencil (5 a row, about 200 rows a block)
+     * and a uniform one (40 a row) */
     mg_matrix_gen_options go;
     mg_matrix_gen_options_init(&go);
     go.kind = MG_MATGEN_POISSON2D;
@@ -230,7 +233,7 @@ int main(void) {
     mg_matrix P = NULL;
     CHECK_OK(cpu, mg_matrix_generate(cpu, &P, &go));
     if (P != NULL) {
-        check_prepare(P, "poisson2d", "csr-vector8");
+        check_prepare(P, "poisson2d", "csr-stream");
         sweep(P, "poisson2d", false);
         mg_matrix_free(&P);
     }
@@ -243,7 +246,7 @@ int main(void) {
     mg_matrix U = NULL;
     CHECK_OK(cpu, mg_matrix_generate(cpu, &U, &go));
     if (U != NULL) {
-        check_prepare(U, "uniform", "csr-vector");
+        check_prepare(U, "uniform", "csr-stream");
         sweep(U, "uniform", false);
         mg_matrix_free(&U);
     }
