@@ -108,8 +108,10 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
     if (stop != nullptr && *stop != 0) return;
     const uint32_t rs = blk_row[blockIdx.x], re = blk_row[blockIdx.x + 1];
     const uint64_t e0 = off[rs];
-    const uint32_t len = (uint32_t)min((uint64_t)kStreamTile + 1, off[re] - e0);
-    if (len > kStreamTile) return; /* one long row: the chunk kernels' */
+    /* A long row is a block alone and the chunk kernels' (a row of 1025..2048 entries would fit
+     * the tile, but the chunk path writes it too); any other block holds fewer than kStreamTile. */
+    const uint32_t len = (uint32_t)min((uint64_t)kStreamTile, off[re] - e0);
+    if (re - rs == 1 && len > kStreamBucket) return;
     uint32_t col[kPer];
     T a[kPer];
 #pragma unroll
