@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const mg_type type = size > 0 && data[size - 1] % 2 ? MG_FLOAT : MG_DOUBLE;
     mg_dense X = NULL, Y = NULL;
     if (mg_dense_read(fuzz_ctx, &X, path, type) != MG_SUCCESS) {
-        fuzz_check_failure(X, "mg_dense_read: ");
+        fuzz_check_failure(X, "mg_dense_read: ", path);
         return 0;
     }
     if (mg_dense_type(X) != type) abort();

@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     opts.max_dimension = 1u << 16;
     mg_matrix A = NULL;
     if (mg_matrix_read(fuzz_ctx, &A, path, &opts) != MG_SUCCESS) {
-        fuzz_check_failure(A, "mg_matrix_read: ");
+        fuzz_check_failure(A, "mg_matrix_read: ", path);
         return 0;
     }
     /* A pattern file is a pattern whatever the option says. */

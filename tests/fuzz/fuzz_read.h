@@ -59,10 +59,13 @@ static const char *fuzz_input(const uint8_t *data, size_t size, const char *name
     return path;
 }
 
-/* A failed read left no object and said why, in a message that starts with the call's name. */
-static void fuzz_check_failure(const void *object, const char *call) {
+/* A failed read left no object and said why, in a message that starts with the call's name and
+ * names the file. */
+static void fuzz_check_failure(const void *object, const char *call, const char *path) {
     const char *msg = mg_context_error(fuzz_ctx);
-    if (object != NULL || msg == NULL || strncmp(msg, call, strlen(call)) != 0) abort();
+    if (object != NULL || msg == NULL || strncmp(msg, call, strlen(call)) != 0 ||
+        strstr(msg, path) == NULL)
+        abort();
 }
 
 static inline void fuzz_read(const uint8_t *data, size_t size, mg_format format) {
@@ -84,7 +87,7 @@ static inline void fuzz_read(const uint8_t *data, size_t size, mg_format format)
     mg_graph g = NULL;
     mg_status st = mg_graph_read(fuzz_ctx, &g, path, &opts);
     if (st != MG_SUCCESS) {
-        fuzz_check_failure(g, "mg_graph_read: ");
+        fuzz_check_failure(g, "mg_graph_read: ", path);
         return;
     }
     const uint32_t n = mg_graph_num_vertices(g);
