@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* What spmv and cg share, parsed and checked before the file is read. */
 typedef struct {
@@ -139,10 +140,38 @@ static int load_matrix(sparse_run *r, const sparse_opts *o) {
     return CLI_OK;
 }
 
-/* A vector operand: from the option's file (one column of `want` values, else a usage error naming
- * the file and both sizes), or all ones when the option is not given. */
+/* A usage error naming the option and its file at v's first NaN (or, with `finite`, its first NaN
+ * or infinity); CLI_OK when there is none. No semiring gives a NaN a meaning, so it would only
+ * spread through the result; infinity is min-plus's "unreached", but a solve needs a finite
+ * right-hand side (CG would stop at iteration 0 with a residual of NaN, naming no file). */
+static int check_vector_values(sparse_run *r, const sparse_opts *o, cli_opt_id id, const mg_dense v,
+                               bool finite) {
+    const uint32_t n = mg_dense_rows(v);
+    const bool single = mg_dense_type(v) == MG_FLOAT;
+    void *values = malloc((size_t)n * type_bytes(mg_dense_type(v)) + 1);
+    if (values == NULL) {
+        fprintf(stderr, "mgraph: out of memory for the %u values of %s\n", n, o->a.value[id]);
+        return CLI_FAIL;
+    }
+    mg_status st = mg_dense_extract(r->ctx, v, values);
+    int rc = st == MG_SUCCESS ? CLI_OK : cli_lib_error(r->ctx, st);
+    for (uint32_t i = 0; rc == CLI_OK && i < n; i++) {
+        const double x = single ? ((const float *)values)[i] : ((const double *)values)[i];
+        if (isnan(x) || (finite && isinf(x)))
+            rc = cli_usage_error(o->a.name, "%s: %s file '%s': value %u of %u is %s: %s", o->a.name,
+                                 cli_opt_name(id), o->a.value[id], i + 1, n, isnan(x) ? "NaN" : "infinite",
+                                 finite ? "the right-hand side must be finite"
+                                        : "a NaN is no value for any semiring");
+    }
+    free(values);
+    return rc;
+}
+
+/* A vector operand: from the option's file (one column of `want` values with no NaN, and no
+ * infinity either when `finite`; else a usage error naming the file), or all ones when the option
+ * is not given. */
 static int vector_operand(sparse_run *r, const sparse_opts *o, cli_opt_id id, uint32_t want,
-                          const char *needs, mg_dense *v) {
+                          const char *needs, bool finite, mg_dense *v) {
     const char *path = o->a.value[id];
     mg_status st = MG_SUCCESS;
     if (path == NULL) {
@@ -160,7 +189,7 @@ static int vector_operand(sparse_run *r, const sparse_opts *o, cli_opt_id id, ui
         return cli_usage_error(o->a.name, "%s: %s file '%s' has %u values; %s (%u x %u) needs %u, "
                                "%s", o->a.name, cli_opt_name(id), path, rows, o->file,
                                mg_matrix_rows(r->A), mg_matrix_cols(r->A), want, needs);
-    return CLI_OK;
+    return check_vector_values(r, o, id, *v, finite);
 }
 
 /* The first steps of spmv and cg: context, threads, GPU start-up beside the load, the matrix, the
@@ -174,6 +203,18 @@ static int sparse_setup(sparse_run *r, const sparse_opts *o, int cmd) {
         return cli_lib_error(r->ctx, st);
     int rc = cli_apply_threads(&o->a, r->ctx);
     if (rc != CLI_OK) return rc;
+    /* A bad --output fails now, as the graph commands' does, not after a long load and run: a
+     * temporary made and removed beside it (mg_output) proves the path writable, and
+     * mg_dense_write puts the result there at the end, whole or not at all. A FIFO is left to
+     * that write: opening it twice would end its reader's input after the first. */
+    struct stat sb;
+    if (o->output != NULL && !(stat(o->output, &sb) == 0 && S_ISFIFO(sb.st_mode))) {
+        mg_output probe = NULL;
+        FILE *f = NULL;
+        if ((st = mg_output_open(r->ctx, &probe, o->output, &f)) != MG_SUCCESS)
+            return cli_lib_error(r->ctx, st);
+        mg_output_free(&probe);
+    }
     cli_gpu_start_begin(&r->gpu_start, o->backend, cmd, o->runs + 1, o->file);
     if ((rc = load_matrix(r, o)) != CLI_OK) return rc;
     if ((rc = cli_backend_select(&r->gpu_start, r->ctx, cmd, mg_matrix_nnz(r->A), r->backend_why,
@@ -278,9 +319,9 @@ int cli_spmv_main(int argc, char **argv) {
     const uint32_t xlen = t ? rows : cols, ylen = t ? cols : rows;
     const char *xneeds = t ? "its rows (--transpose)" : "its columns";
     const char *yneeds = t ? "its columns (--transpose)" : "its rows";
-    if ((rc = vector_operand(&r, &o, OPT_X, xlen, xneeds, &r.operand)) != CLI_OK) goto cleanup;
+    if ((rc = vector_operand(&r, &o, OPT_X, xlen, xneeds, false, &r.operand)) != CLI_OK) goto cleanup;
     if (o.spmv.beta != 0) {
-        if ((rc = vector_operand(&r, &o, OPT_Y, ylen, yneeds, &r.y_in)) != CLI_OK) goto cleanup;
+        if ((rc = vector_operand(&r, &o, OPT_Y, ylen, yneeds, false, &r.y_in)) != CLI_OK) goto cleanup;
         r.y_host = malloc((size_t)ylen * type_bytes(o.type) + 1);
         if (r.y_host == NULL) {
             fprintf(stderr, "mgraph: out of memory\n");
@@ -469,7 +510,7 @@ int cli_cg_main(int argc, char **argv) {
                              o.file, n, mg_matrix_cols(r.A));
         goto cleanup;
     }
-    if ((rc = vector_operand(&r, &o, OPT_B, n, "its rows", &r.operand)) != CLI_OK) goto cleanup;
+    if ((rc = vector_operand(&r, &o, OPT_B, n, "its rows", true, &r.operand)) != CLI_OK) goto cleanup;
     if ((st = mg_dense_create(r.ctx, &r.result, n, 1, o.type)) != MG_SUCCESS) {
         rc = cli_lib_error(r.ctx, st);
         goto cleanup;

@@ -88,6 +88,8 @@ static mg_status read_array(mg_context ctx, const mg__mapped_file *file, mg_type
         const char *tok[2][2];
         const int ntok = mg__io_tokens(ls, le, tok, 2);
         if (ntok == 0 || *tok[0][0] == '%') continue;
+        /* before the value: a token cut at a NUL would be reported as a bad number */
+        MG__TRY(mg__io_check_text(ctx, reader.call, path, line, ls, le));
         if (k == h.entries)
             MG__FAIL(ctx, MG_PARSE_ERROR,
                      "mg_dense_read: %s:%llu: more values than the %llu x %llu declared on line %llu",

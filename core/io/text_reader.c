@@ -22,7 +22,7 @@
 #include <zlib.h>
 #endif
 
-#define NUL_MESSAGE "NUL byte at column %lld: binary data, not a text graph file"
+#define NUL_MESSAGE "NUL byte at column %lld: binary data, not a text file"
 
 /* ---- files ------------------------------------------------------------------------------------- */
 

@@ -182,6 +182,63 @@ check_usage "needs a square matrix" cg "$A"
 expect_rc 1 spmv "$A" --output "$TMP/no-such-dir/y.mtx"
 expect_err "no-such-dir"
 
+# A --output that cannot be written fails before the load and run (the matrix's error would come
+# first otherwise), as the graph commands' does.
+mkdir -p "$TMP/a-dir"
+for cmd in spmv cg; do
+    expect_rc 1 "$cmd" "$TMP/bad-a.mtx" --output "$TMP/no-such-dir/y.mtx"
+    expect_err "no-such-dir/y.mtx"
+    grep -q "bad-a.mtx" "$TMP/err" && fail "$cmd: --output checked after the load: $(cat "$TMP/err")"
+    expect_rc 1 "$cmd" "$TMP/bad-a.mtx" --output "$TMP/a-dir"
+    expect_err "a-dir is a directory"
+done
+[ -z "$(ls -A "$TMP/a-dir")" ] || fail "--output DIR left files in it: $(ls -A "$TMP/a-dir")"
+expect_rc 0 spmv "$A" --output /dev/null
+
+# Vector values no product can use: a NaN anywhere, an infinity in cg's right-hand side (usage
+# errors naming the flag, the file and the value; no output). An infinity is min-plus's
+# "unreached" and stays accepted in --x.
+printf '1\n2\nnan\n4\n5\n' >"$TMP/x-nan.txt"
+printf '1\n1\n-inf\n1\n' >"$TMP/b-inf.txt"
+printf '1\nNaN\n1\n1\n' >"$TMP/b-nan.txt"
+for p in single double; do
+    expect_rc 2 spmv "$A" --x "$TMP/x-nan.txt" --precision "$p" --output "$TMP/bad.mtx"
+    expect_err "spmv: --x file '$TMP/x-nan.txt': value 3 of 5 is NaN"
+    no_output "$TMP/bad.mtx"
+done
+expect_rc 2 spmv "$A" --x "$TMP/x.mtx" --beta 1 --y "$TMP/b-nan.txt"
+expect_err "--y file '$TMP/b-nan.txt': value 2 of 4 is NaN"
+printf '0\ninf\n1\n2\ninf\n' >"$TMP/x-inf.txt"
+expect_rc 0 spmv "$A" --x "$TMP/x-inf.txt" --semiring min-plus --output "$TMP/y.mtx" --validate
+check_vector "$TMP/y.mtx" 0 3 inf 2.5
+
+# Files of the wrong kind, as the matrix and as --x: exit 1 naming the file, no output.
+printf '%%%%MatrixMarket matrix array real general\n5 1\n1\n2\n3\n4\n5\n' >"$TMP/arr.mtx"
+: >"$TMP/empty.mtx"
+printf 'not gzip\n' >"$TMP/corrupt.mtx.gz"
+expect_matrix_error() { # MESSAGE ARGS...: exit 1 with MESSAGE on stderr and no --output
+    local text=$1
+    shift
+    expect_rc 1 "$@" --output "$TMP/bad.mtx"
+    expect_err "$text"
+    no_output "$TMP/bad.mtx"
+}
+expect_matrix_error "arr.mtx:1: a dense 'array' file: read it with mg_dense_read" spmv "$TMP/arr.mtx"
+expect_matrix_error "a.mtx:1: a sparse 'coordinate' file: read it with mg_matrix_read" \
+    spmv "$A" --x "$A"
+expect_matrix_error "empty.mtx:1: the file is empty" spmv "$TMP/empty.mtx"
+expect_matrix_error "empty.mtx:1: the file is empty" spmv "$A" --x "$TMP/empty.mtx"
+expect_matrix_error "empty.mtx:1: the file is empty" cg "$TMP/empty.mtx"
+expect_matrix_error "a-dir is a directory, not a matrix file" spmv "$TMP/a-dir"
+expect_matrix_error "a-dir is a directory, not a matrix file" spmv "$A" --x "$TMP/a-dir"
+expect_matrix_error "/dev/null is not a regular file or a pipe" spmv /dev/null
+if command -v gzip >/dev/null; then
+    expect_matrix_error "corrupt.mtx.gz: not a valid gzip file" spmv "$TMP/corrupt.mtx.gz"
+    expect_matrix_error "corrupt.mtx.gz: not a valid gzip file" spmv "$A" --x "$TMP/corrupt.mtx.gz"
+    gzip -c "$A" | head -c 60 >"$TMP/trunc.mtx.gz"
+    expect_matrix_error "trunc.mtx.gz: truncated gzip file" spmv "$TMP/trunc.mtx.gz"
+fi
+
 # Help for each command, by both spellings.
 for cmd in spmv cg probe; do
     expect_rc 0 help "$cmd"
@@ -254,6 +311,12 @@ done
 expect_rc 2 cg "$L" --b "$TMP/x.mtx"
 expect_err "x.mtx' has 5 values"
 expect_err "needs 4, its rows"
+expect_rc 2 cg "$L" --b "$TMP/b-inf.txt" --output "$TMP/bad.mtx"
+expect_err "cg: --b file '$TMP/b-inf.txt': value 3 of 4 is infinite: the right-hand side must be finite"
+no_output "$TMP/bad.mtx"
+expect_rc 2 cg "$L" --b "$TMP/b-nan.txt"
+expect_err "value 2 of 4 is NaN"
+expect_matrix_error "/dev/null is not a regular file or a pipe" cg "$L" --b /dev/null
 
 # Not converged within --max-iter, not symmetric, indefinite (a breakdown): exit 1, no output.
 expect_rc 1 cg "$L" --max-iter 1 --output "$TMP/xf.mtx"

@@ -18,7 +18,7 @@ command -v clang >/dev/null 2>&1 || { echo "$0: clang is needed" >&2; exit 2; }
 
 CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMG_WITH_CUDA=OFF \
     -DMG_SANITIZE=ON -DMG_FUZZ=ON >/dev/null
-targets=(mtx snap dimacs binary)
+targets=(mtx snap dimacs binary matrix dense)
 cmake --build "$build" -j "${MG_FUZZ_JOBS:-2}" --target "${targets[@]/#/fuzz_}"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0

@@ -228,6 +228,9 @@ static void test_malformed(void) {
     expect_error("int64.mtx", LIT(MM "integer general\n2 2 1\n1 1 99999999999999999999\n"),
                  MG_PARSE_ERROR, "int64.mtx:3:", "outside the int64 range");
     expect_error("empty.mtx", LIT(""), MG_PARSE_ERROR, "empty.mtx:1:", "the file is empty");
+    /* binary data is named as such, as a text file (a matrix is no graph) */
+    expect_error("nul.mtx", LIT(MM "real general\n2 2 1\n1 1 1\0002\n"), MG_PARSE_ERROR,
+                 "nul.mtx:3:", "NUL byte at column 6: binary data, not a text file");
 #undef MM
 }
 
@@ -405,6 +408,14 @@ static void test_dense_files(void) {
                        "lines.mtx:2:", "can hold at most");
     expect_dense_error("int.mtx", LIT("%%MatrixMarket matrix array integer general\n1 1\n2.5\n"),
                        "int.mtx:3:", "value '2.5' is not an integer");
+    /* a NUL byte in an array file's body is binary data, as in plain text (it was "value '1' is
+     * not a number", the token cut at the NUL, or "value ''" when the line starts with one) */
+    expect_dense_error("nul1.mtx", LIT("%%MatrixMarket matrix array real general\n2 1\n1\n1\0002\n"),
+                       "nul1.mtx:4:", "NUL byte at column 2: binary data, not a text file");
+    expect_dense_error("nul2.mtx", LIT("%%MatrixMarket matrix array real general\n2 1\n1\n\0002\n"),
+                       "nul2.mtx:4:", "NUL byte at column 1");
+    expect_dense_error("nul.txt", LIT("1\n1\0002\n"), "nul.txt:2:", "NUL byte at column 2: binary "
+                       "data, not a text file");
     mg_dense_read(ctx, &X, write_file(tmp("fl.txt"), LIT("1e300\n")), MG_FLOAT);
     CHECK(X == NULL && strstr(mg_context_error(ctx), "fl.txt:1: value '1e300' is outside the float range") != NULL);
     CHECK(mg_dense_read(ctx, &X, tmp("p.txt"), MG_INT32) == MG_INVALID_ARGUMENT);
