@@ -125,7 +125,6 @@ typedef struct {
     mg_backend requested;
     bool started;     /* a start-up thread is running                                    */
     bool small_file;  /* auto: the file is too small to reach the threshold: GPU untouched */
-    bool few_passes;  /* auto: too few passes to repay the upload: GPU untouched           */
     uint64_t passes;
     uint64_t min_file_bytes;
     pthread_t thread;

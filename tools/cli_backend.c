@@ -12,9 +12,11 @@
  *
  * A matrix (spmv, cg) follows the same rule by its stored nonzeros. One SpMV reads each nonzero
  * once, and the upload moves those same bytes over PCIe, slower than 16 host cores read them: the
- * GPU cannot repay it on the warm-up and one run, only over several passes. These thresholds are
- * estimates from those bandwidths (PCIe about 25 GB/s, 16 host cores about 50 GB/s, the device
- * over 2 TB/s), not yet measured end to end as the graph ones are: conservative on purpose.
+ * GPU repays its start-up and upload only over several passes, so spmv's threshold is on passes x
+ * nonzeros. Measured end to end on the H100's host (docs/PERFORMANCE.md, session 12): 2^25 nonzeros
+ * and 8 passes ran 0.83 s on the GPU against 0.77 s on the CPU, one CPU pass taking 23 ms, so the
+ * GPU pays from about twice that work. CG's threshold is an estimate (its hundreds of iterations
+ * repay the upload within a few), not yet measured end to end.
  */
 #include "cli.h"
 
@@ -23,16 +25,22 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Stored edges from which auto picks the GPU, per algorithm (see the banner; measured on R-MAT and
- * grids, docs/PERFORMANCE.md). PageRank makes many passes over the edges per upload and repays it
- * first; SSSP next; a one-off BFS on 16 cores takes about as long as the upload alone (16 ms on
- * R-MAT 22's 128M edges), so it goes to the GPU only beyond what was measured. CG's iterations
- * each make a pass (usually hundreds), repaying a 2^22-nonzero upload (about 50 MB, 2-4 ms) within
- * a few; SpMV makes only the passes --runs asks for, hence also gpu_min_passes. */
-static uint64_t gpu_min_edges(int cmd) {
+/* Stored edges (nonzeros) from which auto picks the GPU, per algorithm, for a run of `passes`
+ * passes over them (warm-up and runs; see the banner; measured on R-MAT and grids,
+ * docs/PERFORMANCE.md). PageRank makes many passes over the edges per upload and repays it first;
+ * SSSP next; a one-off BFS on 16 cores takes about as long as the upload alone (16 ms on R-MAT
+ * 22's 128M edges), so it goes to the GPU only beyond what was measured. CG's iterations each make
+ * a pass (usually hundreds), repaying a 2^22-nonzero upload (about 50 MB, 2-4 ms) within a few; an
+ * SpMV run makes only the passes --runs asks for: 2^29 nonzero-passes, and never under 2^24
+ * nonzeros. The graph thresholds were measured at the default run count and ignore passes. */
+static uint64_t gpu_min_edges(int cmd, uint64_t passes) {
     switch (cmd) {
     case CMD_CG: return (uint64_t)1 << 22;
-    case CMD_SPMV: return (uint64_t)1 << 24;
+    case CMD_SPMV: {
+        const uint64_t work = (uint64_t)1 << 29, floor = (uint64_t)1 << 24;
+        const uint64_t per_pass = (work + passes - 1) / (passes ? passes : 1);
+        return per_pass > floor ? per_pass : floor;
+    }
     case CMD_PR: return (uint64_t)1 << 25;
     case CMD_SSSP: return (uint64_t)1 << 26;
     case CMD_CC:
@@ -40,12 +48,6 @@ static uint64_t gpu_min_edges(int cmd) {
     default: return (uint64_t)1 << 28;
     }
 }
-
-/* Passes over the matrix (warm-up + runs) from which auto may pick the GPU: an SpMV on the device
- * costs next to nothing, so the upload (about twice one host pass) and the device build are repaid
- * from about four host passes; 8 leaves room for the build. The graph thresholds were measured at
- * the default run count and have no such condition. */
-static uint64_t gpu_min_passes(int cmd) { return cmd == CMD_SPMV ? 8 : 1; }
 
 static bool ends_with(const char *s, const char *tail) {
     const size_t n = strlen(s), k = strlen(tail);
@@ -56,9 +58,10 @@ static bool ends_with(const char *s, const char *tail) {
  * least a 4-byte index per stored edge (an undirected, unweighted one its CSR alone); a text edge
  * is at least 4 bytes ("1 2\n") and a symmetric file stores one line for two stored directions. A
  * gzipped file may be up to 1032 times smaller than its text (deflate's largest ratio). */
-static uint64_t auto_min_file_bytes(int cmd, const char *file) {
-    if (ends_with(file, ".gz")) return gpu_min_edges(cmd) * 2 / 1032;
-    return ends_with(file, ".mgb") ? gpu_min_edges(cmd) * 4 : gpu_min_edges(cmd) * 2;
+static uint64_t auto_min_file_bytes(int cmd, uint64_t passes, const char *file) {
+    const uint64_t least = gpu_min_edges(cmd, passes);
+    if (ends_with(file, ".gz")) return least * 2 / 1032;
+    return ends_with(file, ".mgb") ? least * 4 : least * 2;
 }
 
 int cli_backend_option(const cli_args *a, mg_backend *out) {
@@ -89,11 +92,7 @@ void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, int cmd, uint64
     /* a file that cannot be read fails the load at once: no start-up to wait for on the way out */
     if (requested == MG_BACKEND_CPU || !mg_built_with_cuda() || stat(file, &sb) != 0) return;
     if (requested == MG_BACKEND_AUTO) {
-        if (passes < gpu_min_passes(cmd)) {
-            s->few_passes = true;
-            return;
-        }
-        s->min_file_bytes = auto_min_file_bytes(cmd, file);
+        s->min_file_bytes = auto_min_file_bytes(cmd, passes, file);
         if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size < s->min_file_bytes) {
             s->small_file = true;
             return;
@@ -122,20 +121,20 @@ int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, uint64_t store
         /* After a failed start-up this fails again, with the library's message. */
         st = mg_context_set_backend(ctx, MG_BACKEND_GPU);
     } else {
-        const uint64_t m = stored, least = gpu_min_edges(cmd);
+        const uint64_t m = stored, least = gpu_min_edges(cmd, s->passes);
         const char *unit = cmd & CMD_SPARSE ? "nonzeros" : "edges";
         bool gpu = false;
         if (!mg_built_with_cuda())
             snprintf(why, why_size, "auto: this build has no CUDA backend");
-        else if (s->few_passes)
-            snprintf(why, why_size, "auto: %llu passes (warm-up and --runs), under the %llu from "
-                     "which the GPU repays the upload", (unsigned long long)s->passes,
-                     (unsigned long long)gpu_min_passes(cmd));
         else if (s->small_file)
             snprintf(why, why_size, "auto: the file is under %llu %s, too small for the GPU's "
                      "start-up and upload to pay",
                      (unsigned long long)(s->min_file_bytes >> (s->min_file_bytes >> 20 ? 20 : 10)),
                      s->min_file_bytes >> 20 ? "MiB" : "KiB");
+        else if (m < least && cmd == CMD_SPMV)
+            snprintf(why, why_size, "auto: %llu %s, under the %llu from which the GPU pays over "
+                     "%llu passes (warm-up and --runs)", (unsigned long long)m, unit,
+                     (unsigned long long)least, (unsigned long long)s->passes);
         else if (m < least)
             snprintf(why, why_size, "auto: %llu %s, under the %llu from which the GPU pays",
                      (unsigned long long)m, unit, (unsigned long long)least);
