@@ -11,8 +11,11 @@
  * kernel combines each row's chunks (a single dense row of 100k entries spreads over 49 blocks).
  * The row blocks and chunk lists are made on the device when the form is built.
  *
- * Tried and dropped: 16-bit column offsets for blocks whose columns span less than 2^16 (2 bytes an
- * entry less), with 4096-entry tiles of 512 threads; both ran slower than this (docs/PERFORMANCE.md).
+ * Tried and dropped (docs/PERFORMANCE.md, session 12): 16-bit column offsets for the blocks whose
+ * columns span less than 2^16 (2 bytes an entry less: 5% slower, the same binary on and off);
+ * 2048-entry buckets (fp32 stencils faster, fp64 slower: half the resident blocks); 4096-entry
+ * tiles of 512 threads (slower everywhere); the row starts staged in shared memory in the entries'
+ * round of loads (slower in an A/B, tools/gpu-ab.sh).
  *
  * Float arithmetic accumulates in float within a row (chunk partials in double), double in double.
  */
