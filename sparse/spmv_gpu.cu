@@ -2,7 +2,7 @@
  * spmv_gpu.cu — SpMV on the device over four semirings: a matrix's device form (sparse/spmv_gpu.h),
  * built once and cached on the matrix, and the row-binned CSR kernels.
  *
- * Rows of at most kStreamBucket entries go to the CSR-stream kernel (spmv_stream, below): row blocks
+ * Rows of at most kLongRow entries go to the CSR-stream kernel (spmv_stream, below): row blocks
  * of about a bucket of entries each, read coalesced into shared memory and reduced per row there, so
  * short and medium rows alike read full cache lines with every lane busy. Measured on the H100
  * (docs/PERFORMANCE.md) it beat the adaptive CSR-vector kernel (lanes per row from the mean row
@@ -93,9 +93,9 @@ __device__ inline void block_dot_add(double v, double *dot) {
 /* ---- kernels -------------------------------------------------------------------------------------- */
 
 /* CSR-stream (Greathouse and Daga's CSR-Adaptive): one thread block a row block, the rows whose
- * first entry falls in one kStreamBucket-entry bucket of the nonzeros (so a block holds fewer than
- * kStreamTile entries: a bucket's worth plus the last row's overhang, no row being longer than a
- * bucket). Its entries are read once, coalesced, kStreamTile / kStreamThreads independent loads a
+ * first entry falls in one bucket of kStreamBucket<T> nonzeros (so a block holds at most
+ * kStreamTile<T> entries: a bucket's worth plus the last row's overhang, no row being longer than
+ * kLongRow). Its entries are read once, coalesced, kStreamTile / kStreamThreads independent loads a
  * thread in flight, their products staged in shared memory; then each row is reduced from there by
  * a group of lanes sized to the block's rows. A block of one long row (blk_row's boundary around it)
  * is left to the chunk kernels. */
@@ -106,15 +106,17 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
             const uint32_t *__restrict__ blk_row, T alpha, T beta, const T *__restrict__ dot_with,
             double *dot, const int *stop) {
     typedef semiring<T, SR> S;
-    constexpr int kPer = kStreamTile / kStreamThreads;
-    __shared__ T prod[kStreamTile];
+    constexpr uint32_t kTile = kStreamTile<T>;
+    constexpr int kPer = kTile / kStreamThreads;
+    static_assert(kTile % kStreamThreads == 0, "a tile is whole loads of the block's threads");
+    __shared__ T prod[kTile];
     if (stop != nullptr && *stop != 0) return;
     const uint32_t rs = blk_row[blockIdx.x], re = blk_row[blockIdx.x + 1];
     const uint64_t e0 = off[rs];
     /* A long row is a block alone and the chunk kernels' (a row of 1025..2048 entries would fit
-     * the tile, but the chunk path writes it too); any other block holds fewer than kStreamTile. */
-    const uint32_t len = (uint32_t)min((uint64_t)kStreamTile, off[re] - e0);
-    if (re - rs == 1 && len > kStreamBucket) return;
+     * the tile, but the chunk path writes it too); any other block holds at most kTile. */
+    const uint32_t len = (uint32_t)min((uint64_t)kTile, off[re] - e0);
+    if (re - rs == 1 && len > kLongRow) return;
     uint32_t col[kPer];
     T a[kPer];
 #pragma unroll
@@ -228,11 +230,11 @@ struct is_long_row {
  * its predecessor's, and a long row and the row after it (a long row is a block alone). */
 struct starts_stream_block {
     const uint64_t *off;
-    uint32_t long_len;
+    uint32_t bucket, long_len;
     __host__ __device__ bool operator()(uint32_t i) const {
         if (i == 0 || i % kStreamMaxRows == 0) return true;
         const uint64_t a = off[i - 1], b = off[i], c = off[i + 1];
-        return a / kStreamBucket != b / kStreamBucket || b - a > long_len || c - b > long_len;
+        return a / bucket != b / bucket || b - a > long_len || c - b > long_len;
     }
 };
 
@@ -278,7 +280,8 @@ void form_free(mg__spmv_form *f) {
     dfree(f->d_chunk_row);
     dfree(f->d_chunk_begin);
     dfree(f->d_partial);
-    dfree(f->d_blk_row);
+    dfree(f->d_blk_row[0]);
+    dfree(f->d_blk_row[1]);
     memset(f, 0, sizeof *f);
 }
 
@@ -290,10 +293,12 @@ void gpu_matrix_free(void *p) {
     mg__free(g);
 }
 
-/* The stream kernel's row blocks (starts_stream_block), selected on the device. */
-mg_status form_stream_blocks(mg_context ctx, mg__spmv_form *f) {
+/* The stream kernel's row blocks (starts_stream_block) for value type k (0 float, 1 double),
+ * selected on the device. */
+mg_status form_stream_blocks(mg_context ctx, mg__spmv_form *f, int k) {
     const auto rows = thrust::counting_iterator<uint32_t>(0);
-    const starts_stream_block pred{f->d_off, f->long_len};
+    const starts_stream_block pred{f->d_off, k ? kStreamBucket<double> : kStreamBucket<float>,
+                                   f->long_len};
     dbuf starts, count, temp;
     TRY(dbuf_alloc(ctx, &starts, (size_t)f->n * 4, "the SpMV row blocks"));
     TRY(dbuf_alloc(ctx, &count, 4, "the SpMV row blocks"));
@@ -303,20 +308,23 @@ mg_status form_stream_blocks(mg_context ctx, mg__spmv_form *f) {
     TRY(dbuf_alloc(ctx, &temp, bytes, "the SpMV row blocks' selection"));
     CU(cub::DeviceSelect::If(temp.p, bytes, rows, (uint32_t *)starts.p, (uint32_t *)count.p,
                              (int64_t)f->n, pred));
-    CU(cudaMemcpy(&f->nblk, count.p, 4, cudaMemcpyDeviceToHost));
-    TRY(form_alloc(ctx, f, (void **)&f->d_blk_row, ((size_t)f->nblk + 1) * 4, "the SpMV row blocks"));
-    CU(cudaMemcpy(f->d_blk_row, starts.p, (size_t)f->nblk * 4, cudaMemcpyDeviceToDevice));
-    CU(cudaMemcpy(f->d_blk_row + f->nblk, &f->n, 4, cudaMemcpyHostToDevice));
+    uint32_t nblk = 0;
+    CU(cudaMemcpy(&nblk, count.p, 4, cudaMemcpyDeviceToHost));
+    f->nblk[k] = nblk;
+    TRY(form_alloc(ctx, f, (void **)&f->d_blk_row[k], ((size_t)nblk + 1) * 4, "the SpMV row blocks"));
+    CU(cudaMemcpy(f->d_blk_row[k], starts.p, (size_t)nblk * 4, cudaMemcpyDeviceToDevice));
+    CU(cudaMemcpy(f->d_blk_row[k] + nblk, &f->n, 4, cudaMemcpyHostToDevice));
     return MG_SUCCESS;
 }
 
 /* The long-row chunk lists of an uploaded form, made on the device: two scans over the rows (the
  * chunks before each row, the long rows before it) and one fill. */
 mg_status form_bins(mg_context ctx, mg__spmv_form *f) {
-    f->long_len = kStreamBucket;
-    f->nlong = f->nchunks = f->nblk = 0;
+    f->long_len = kLongRow;
+    f->nlong = f->nchunks = f->nblk[0] = f->nblk[1] = 0;
     if (f->n == 0) return MG_SUCCESS;
-    TRY(form_stream_blocks(ctx, f));
+    TRY(form_stream_blocks(ctx, f, 0));
+    TRY(form_stream_blocks(ctx, f, 1));
 
     const chunks_of_row count{f->d_off, f->n, f->long_len};
     const auto chunks = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0), count);
@@ -408,14 +416,15 @@ mg_status launch_typed(mg_context ctx, const mg__gpu_matrix *g, const mg__spmv_f
                        const T *dot_with, double *dot, const int *stop) {
     if (f->n == 0) return MG_SUCCESS;
     const bool pattern = val == nullptr;
+    const int k = sizeof(T) == 8;
 #define MG_SPMV_KERNELS(SR)                                                                        \
     do {                                                                                           \
         if (pattern)                                                                               \
-            spmv_stream<T, true, SR><<<f->nblk, kStreamThreads>>>(                                 \
-                f->d_off, f->d_idx, val, x, y, f->d_blk_row, alpha, beta, dot_with, dot, stop);    \
+            spmv_stream<T, true, SR><<<f->nblk[k], kStreamThreads>>>(                                 \
+                f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], alpha, beta, dot_with, dot, stop); \
         else                                                                                       \
-            spmv_stream<T, false, SR><<<f->nblk, kStreamThreads>>>(                                \
-                f->d_off, f->d_idx, val, x, y, f->d_blk_row, alpha, beta, dot_with, dot, stop);    \
+            spmv_stream<T, false, SR><<<f->nblk[k], kStreamThreads>>>(                                \
+                f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], alpha, beta, dot_with, dot, stop); \
         LAUNCHED("spmv_stream");                                                                   \
         if (f->nlong == 0) break;                                                                  \
         if (pattern)                                                                               \

@@ -17,11 +17,14 @@ extern "C" {
 }
 
 constexpr uint32_t kChunk = 2048; /* entries of a long row one thread block reduces */
-/* The stream kernel's row blocks: the rows starting in one bucket of kStreamBucket entries, at
- * most kStreamMaxRows of them; no row in them is longer than a bucket (longer ones take the chunk
- * path), so a block holds fewer than kStreamTile entries. */
-constexpr uint32_t kStreamBucket = 1024;
-constexpr uint32_t kStreamTile = 2 * kStreamBucket;
+/* Rows longer than kLongRow entries take the chunk path. The stream kernel's row blocks are the
+ * rows starting in one bucket of kStreamBucket<T> entries, at most kStreamMaxRows of them; no row
+ * in them is longer than kLongRow, so a block holds at most kStreamTile<T> entries. A float block
+ * takes twice the entries of a double one: the same shared memory, and twice the bytes in flight
+ * that a block of 1024 four-byte products would have. */
+constexpr uint32_t kLongRow = 1024;
+template <typename T> constexpr uint32_t kStreamBucket = sizeof(T) == 4 ? 2048 : 1024;
+template <typename T> constexpr uint32_t kStreamTile = kStreamBucket<T> + kLongRow;
 constexpr uint32_t kStreamMaxRows = 1024;
 constexpr int kStreamThreads = 256;
 
@@ -38,8 +41,8 @@ struct mg__spmv_form {
     uint32_t *d_chunk_row;         /* nchunks */
     uint64_t *d_chunk_begin;       /* nchunks: the chunk's first entry */
     double *d_partial;             /* nchunks: each chunk's reduction */
-    uint32_t nblk;                 /* the stream kernel's row blocks */
-    uint32_t *d_blk_row;           /* nblk + 1: each block's first row, then n */
+    uint32_t nblk[2];              /* the stream kernel's row blocks, for float [0] and double [1] */
+    uint32_t *d_blk_row[2];        /* nblk + 1 each: each block's first row, then n */
     size_t bytes;                  /* device memory held */
 };
 
