@@ -32,6 +32,19 @@ mg_status mg__gpu_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, mg_d
 mg_status mg__gpu_cg(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense x,
                      const double *inv_diag, mg_cg_options *opts);
 
+/* C = alpha op(A) B + beta C, and the SDDMM (mg_spmm / mg_sddmm's checked arguments), on OpenMP
+ * threads (sparse/spmm_cpu.c) and on the device (sparse/spmm_gpu.cu: A's SpMM form built on first
+ * use and cached on A, B moved to the device, C left there; they return once the kernels are
+ * queued). Each writes C only when it succeeds. */
+mg_status mg__cpu_spmm(mg_context ctx, const mg_matrix A, const mg_dense B, mg_dense C,
+                       const mg_spmm_options *opts);
+mg_status mg__gpu_spmm(mg_context ctx, const mg_matrix A, const mg_dense B, mg_dense C,
+                       const mg_spmm_options *opts);
+mg_status mg__cpu_sddmm(mg_context ctx, const mg_matrix S, const mg_dense A, const mg_dense B,
+                        mg_dense C, const mg_sddmm_options *opts);
+mg_status mg__gpu_sddmm(mg_context ctx, const mg_matrix S, const mg_dense A, const mg_dense B,
+                        mg_dense C, const mg_sddmm_options *opts);
+
 /* mg_spmv's argument checks (sparse/spmv.c), shared with its verifier; `who` names the call in the
  * message. */
 mg_status mg__spmv_check_args(mg_context ctx, const char *who, const mg_matrix A, const mg_dense x,

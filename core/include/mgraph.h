@@ -544,6 +544,9 @@ mg_status mg_matrix_read(mg_context ctx, mg_matrix *A, const char *path,
 /* Writes Matrix Market coordinate general (real, or pattern for MG_VALUES_NONE), 1-based, values
  * with enough digits to read back exactly; whole or not at all, as mg_output. */
 mg_status mg_matrix_write(mg_context ctx, const mg_matrix A, const char *path);
+/* *out = a new matrix with S's pattern and the values of v (nnz(S) x 1, in the order of S's CSR:
+ * an SDDMM's result), float or double as v is. */
+mg_status mg_matrix_with_values(mg_context ctx, const mg_matrix S, const mg_dense v, mg_matrix *out);
 /* *A = g's adjacency as a matrix that shares g's arrays (no copy of the structure): n x n, entry
  * (u, v) for each stored arc u -> v (both directions of an undirected edge), its weight as the
  * value (float weights shared; int32 weights converted to a double array the view owns; an
@@ -578,6 +581,9 @@ typedef struct {
 /* Builds A's device form once (MG_UNAVAILABLE without a usable GPU); later SpMV and CG calls on a
  * GPU context reuse it. */
 mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A, mg_gpu_matrix_info *info);
+/* Builds A's SpMM / SDDMM device form once (row panels, dense tiles; MG_UNAVAILABLE without a
+ * usable GPU); info: that form's build time, the upload, every device form's bytes, the kernel. */
+mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, mg_gpu_matrix_info *info);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Dense matrices and vectors (operands of the sparse kernels)                                      */
@@ -643,6 +649,44 @@ mg_status mg_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, mg_dense 
  * 0). */
 mg_status mg_check_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, const mg_dense y_in,
                         const mg_dense y, const mg_spmv_options *opts);
+
+typedef struct {
+    bool transpose;        /* C = op(A) B with op(A) = A^T instead of A                          */
+    /* C = alpha * (op(A) B) + beta * C (defaults 1 and 0; beta 0 never reads C). */
+    double alpha, beta;
+} mg_spmm_options;
+
+void mg_spmm_options_init(mg_spmm_options *opts);
+/* C = op(A) B (plus-times): A rows x cols (op(A) = A^T: cols x rows), B dense op(A)'s cols x K,
+ * C dense op(A)'s rows x K, K >= 1, B and C of one type (MG_FLOAT or MG_DOUBLE), which is the
+ * arithmetic's; A's values are converted to it. B and C must be distinct objects. opts may be NULL.
+ * Fails naming the argument for a mismatch; a failed call leaves C as it was. On a GPU context A's
+ * SpMM form is built on first use and cached on A, and C is left on the device. */
+mg_status mg_spmm(mg_context ctx, const mg_matrix A, const mg_dense B, mg_dense C,
+                  const mg_spmm_options *opts);
+/* Checks C (computed as mg_spmm(A, B, C_in, opts)) against a plain serial SpMM in double, entry by
+ * entry with mg_check_spmv's tolerance rule; the message names the first (row, column) off. C_in:
+ * C before the call (NULL when beta is 0). */
+mg_status mg_check_spmm(mg_context ctx, const mg_matrix A, const mg_dense B, const mg_dense C_in,
+                        const mg_dense C, const mg_spmm_options *opts);
+
+typedef struct {
+    /* C = alpha * (S .* (A B^T)) + beta * C (defaults 1 and 0; beta 0 never reads C). */
+    double alpha, beta;
+} mg_sddmm_options;
+
+void mg_sddmm_options_init(mg_sddmm_options *opts);
+/* Sampled dense-dense product: for every stored entry (i, j) of S (rows x cols), in the order of
+ * S's CSR (mg_matrix_csr), C[k] = S(i, j) * (row i of A) . (row j of B), S's values read as 1 for a
+ * pattern. A dense rows x K, B dense cols x K, C dense nnz(S) x 1; A, B and C of one type, which is
+ * the arithmetic's. mg_matrix_with_values turns C into a matrix of S's pattern. opts may be NULL.
+ * Fails naming the argument for a mismatch; a failed call leaves C as it was. */
+mg_status mg_sddmm(mg_context ctx, const mg_matrix S, const mg_dense A, const mg_dense B, mg_dense C,
+                   const mg_sddmm_options *opts);
+/* Checks C (computed as mg_sddmm(S, A, B, C_in, opts)) against a plain serial SDDMM in double, as
+ * mg_check_spmm; the message names the first entry off by its (row, column). */
+mg_status mg_check_sddmm(mg_context ctx, const mg_matrix S, const mg_dense A, const mg_dense B,
+                         const mg_dense C_in, const mg_dense C, const mg_sddmm_options *opts);
 
 typedef struct {
     double tolerance;      /* stop when ||r|| <= tolerance * ||b|| (2-norms); default 1e-8     */
