@@ -177,6 +177,13 @@ mg_status mg_context_set_sample_fraction(mg_context ctx, double fraction) {
     return MG_SUCCESS;
 }
 
+mg_status mg_context_finish(mg_context ctx) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (mg_context_backend(ctx) != MG_BACKEND_GPU) return MG_SUCCESS;
+    return mg__gpu_finish(ctx, "mg_context_finish");
+}
+
 const char *mg_context_error(const mg_context ctx) {
     if (ctx == NULL) return "context is NULL";
     if (ctx->magic != MG__MAGIC_CONTEXT) return "not a live mg_context";

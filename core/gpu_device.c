@@ -72,6 +72,14 @@ mg_status mg__gpu_query(mg_context ctx, int device, mg__gpu_info *info) {
     return MG_SUCCESS;
 }
 
+mg_status mg__gpu_finish(mg_context ctx, const char *who) {
+    const cudaError_t e = cudaStreamSynchronize(0);
+    if (e != cudaSuccess)
+        return mg__error(ctx, MG_DEVICE_ERROR, "%s: the device work queued before failed: %s", who,
+                         cudaGetErrorString(e));
+    return MG_SUCCESS;
+}
+
 mg_status mg__gpu_keep_pool(mg_context ctx, int device) {
     cudaMemPool_t pool;
     cudaError_t e = cudaDeviceGetDefaultMemPool(&pool, device);
@@ -100,6 +108,10 @@ mg_status mg__gpu_query(mg_context ctx, int device, mg__gpu_info *info) {
     (void)device;
     if (info != NULL) memset(info, 0, sizeof *info);
     return mg__error(ctx, MG_UNAVAILABLE, "mg_gpu_query: this build has no CUDA backend");
+}
+
+mg_status mg__gpu_finish(mg_context ctx, const char *who) {
+    return mg__error(ctx, MG_UNAVAILABLE, "%s: this build has no CUDA backend", who);
 }
 
 mg_status mg__gpu_keep_pool(mg_context ctx, int device) {

@@ -321,6 +321,9 @@ mg_status mg__gpu_query(mg_context ctx, int device, mg__gpu_info *info);
 /* The number of CUDA devices; MG_UNAVAILABLE with the driver's reason (named after `who`) when
  * there is none or no usable driver. */
 mg_status mg__gpu_device_count(mg_context ctx, const char *who, int *count);
+/* Waits for the default stream's work (mg_context_finish on a GPU context); a fault in it is
+ * MG_DEVICE_ERROR naming `who`. */
+mg_status mg__gpu_finish(mg_context ctx, const char *who);
 /* Tells the device's default stream-ordered pool to keep the memory freed into it. By default it
  * hands freed memory back to the driver at every synchronisation, so each temporary (core's dbuf,
  * the baseline engine's scratch) became a real driver allocation again, every BFS level. */

@@ -21,8 +21,8 @@ mg_status mg__cpu_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, mg_d
                        const mg_spmv_options *opts);
 
 /* The same on the device: A's device form is built on first use and cached on A; x moves to the
- * device if it is not there; y is left on the device (on_device). Returns after the kernels have
- * finished, so a host timer around it measures the work. */
+ * device if it is not there; y is left on the device (on_device). Returns once the kernels are
+ * queued (mg_context_finish waits for them). */
 mg_status mg__gpu_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, mg_dense y,
                        const mg_spmv_options *opts);
 

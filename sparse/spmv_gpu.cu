@@ -527,7 +527,8 @@ extern "C" mg_status mg__gpu_spmv(mg_context ctx, const mg_matrix A, const mg_de
     else TRY(mg__gpu_dense_reserve(ctx, y));
     TRY(mg__gpu_spmv_launch(ctx, g, f, x->type, values, opts->semiring, opts->alpha, opts->beta,
                             x->d_data, y->d_data, nullptr, nullptr, nullptr));
-    CU(cudaStreamSynchronize(0));
+    /* no wait: launch errors are caught above, a fault while running surfaces where y is read
+     * (mg__dense_need_host) or at mg_context_finish; back-to-back calls pay no round trip */
     y->on_device = true;
     return MG_SUCCESS;
 }

@@ -344,6 +344,7 @@ int cli_spmv_main(int argc, char **argv) {
         if (r.y_host != NULL && (st = mg_dense_load(r.ctx, r.result, r.y_host)) != MG_SUCCESS) break;
         double start = cli_now();
         if ((st = mg_spmv(r.ctx, r.A, r.operand, r.result, &o.spmv)) != MG_SUCCESS) break;
+        if ((st = mg_context_finish(r.ctx)) != MG_SUCCESS) break; /* the GPU returns once queued */
         double elapsed = cli_now() - start;
         if (k < 0)
             r.warmup_s = elapsed;

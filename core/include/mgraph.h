@@ -104,6 +104,12 @@ mg_status mg_context_set_engine(mg_context ctx, mg_engine engine);
  * a step's cost, in (0, 1]; default MG_DEFAULT_SAMPLE_FRACTION. */
 #define MG_DEFAULT_SAMPLE_FRACTION 0.0625
 mg_status mg_context_set_sample_fraction(mg_context ctx, double fraction);
+/* Waits until the device work that calls on ctx queued has finished: the sparse kernels (mg_spmv,
+ * mg_spmm, mg_sddmm) return once their kernels are queued, leaving results on the device, so calls
+ * follow each other without a host round trip. Reading a result (mg_dense_extract, _get, _write)
+ * waits by itself; this is for timing a call, or for learning of a device fault (MG_DEVICE_ERROR,
+ * named) before reading. Nothing to wait for on the CPU backend. */
+mg_status mg_context_finish(mg_context ctx);
 /* The message of the last failed call on this context ("" if none). Valid until the next call. */
 const char *mg_context_error(const mg_context ctx);
 /* True when this build of the library contains the CUDA backend. */
@@ -544,9 +550,6 @@ mg_status mg_matrix_read(mg_context ctx, mg_matrix *A, const char *path,
 /* Writes Matrix Market coordinate general (real, or pattern for MG_VALUES_NONE), 1-based, values
  * with enough digits to read back exactly; whole or not at all, as mg_output. */
 mg_status mg_matrix_write(mg_context ctx, const mg_matrix A, const char *path);
-/* *out = a new matrix with S's pattern and the values of v (nnz(S) x 1, in the order of S's CSR:
- * an SDDMM's result), float or double as v is. */
-mg_status mg_matrix_with_values(mg_context ctx, const mg_matrix S, const mg_dense v, mg_matrix *out);
 /* *A = g's adjacency as a matrix that shares g's arrays (no copy of the structure): n x n, entry
  * (u, v) for each stored arc u -> v (both directions of an undirected edge), its weight as the
  * value (float weights shared; int32 weights converted to a double array the view owns; an
@@ -613,6 +616,9 @@ mg_status mg_dense_set(mg_context ctx, mg_dense X, uint32_t row, uint32_t col, d
 mg_status mg_dense_read(mg_context ctx, mg_dense *X, const char *path, mg_type type);
 /* Writes a Matrix Market array file (real general), whole or not at all, as mg_output. */
 mg_status mg_dense_write(mg_context ctx, const mg_dense X, const char *path);
+/* *out = a new matrix with S's pattern and the values of v (nnz(S) x 1, in the order of S's CSR:
+ * an SDDMM's result), float or double as v is. */
+mg_status mg_matrix_with_values(mg_context ctx, const mg_matrix S, const mg_dense v, mg_matrix *out);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Sparse kernels                                                                                   */

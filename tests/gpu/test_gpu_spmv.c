@@ -192,6 +192,37 @@ static void check_resident_accumulate(const mg_matrix A) {
     mg_dense_free(&y);
 }
 
+/* Eight products chained on the device (x2 = A x1, x1 = A x2, ...) with no wait between calls,
+ * since mg_spmv returns once queued: each must see the one before it. Compared with the same chain on
+ * the CPU after mg_context_finish. A square matrix. */
+static void check_chained(const mg_matrix A) {
+    const uint32_t n = mg_matrix_rows(A);
+    double *v = malloc((size_t)n * 8 + 8), *g = malloc((size_t)n * 8 + 8), *c = malloc((size_t)n * 8 + 8);
+    random_values(v, n);
+    mg_dense gx[2] = {make_dense(ctx, n, MG_DOUBLE, v), make_dense(ctx, n, MG_DOUBLE, v)};
+    mg_dense cx[2] = {make_dense(cpu, n, MG_DOUBLE, v), make_dense(cpu, n, MG_DOUBLE, v)};
+    mg_spmv_options o;
+    mg_spmv_options_init(&o);
+    o.alpha = 0.25; /* keeps the values in range over the chain */
+    for (int k = 0; k < 8; k++) {
+        CHECK_OK(ctx, mg_spmv(ctx, A, gx[k & 1], gx[!(k & 1)], &o));
+        CHECK_OK(cpu, mg_spmv(cpu, A, cx[k & 1], cx[!(k & 1)], &o));
+    }
+    CHECK_OK(ctx, mg_context_finish(ctx));
+    CHECK_OK(ctx, mg_dense_extract(ctx, gx[0], g));
+    CHECK_OK(cpu, mg_dense_extract(cpu, cx[0], c));
+    int bad = 0;
+    for (uint32_t i = 0; i < n; i++) bad += fabs(g[i] - c[i]) > 1e-9 * (1 + fabs(c[i]));
+    CHECK(bad == 0);
+    free(v);
+    free(g);
+    free(c);
+    for (int k = 0; k < 2; k++) {
+        mg_dense_free(&gx[k]);
+        mg_dense_free(&cx[k]);
+    }
+}
+
 int main(void) {
     mg__gpu_info info;
     const int early = gpu_test_start(&info);
@@ -221,6 +252,7 @@ int main(void) {
         check_prepare(A, cases[c].name, cases[c].kernel);
         sweep(A, cases[c].name, !small_mode || c < 3);
         if (c == 0) check_resident_accumulate(A);
+        if (cases[c].rows == cases[c].cols) check_chained(A);
         mg_matrix_free(&A);
     }
 

@@ -473,6 +473,12 @@ static void test_verifier_and_failures(void) {
     free_coo(&L);
 }
 
+/* mg_context_finish: nothing to wait for on the CPU; a dead context is refused. */
+static void test_finish(void) {
+    CHECK_OK(ctx, mg_context_finish(ctx));
+    CHECK(mg_context_finish(NULL) == MG_INVALID_ARGUMENT);
+}
+
 int main(void) {
     if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
     test_by_hand();
@@ -481,6 +487,7 @@ int main(void) {
     test_bfs_levels();
     test_bad_arguments();
     test_verifier_and_failures();
+    test_finish();
     mg_context_free(&ctx);
     return check_report();
 }
