@@ -7,9 +7,12 @@
  * short and medium rows alike read full cache lines with every lane busy. Measured on the H100
  * (docs/PERFORMANCE.md) it beat the adaptive CSR-vector kernel (lanes per row from the mean row
  * length) this file had first on 16 of 18 generated matrices, by up to 1.7x on R-MAT, so it is the
- * only one. Longer rows are cut into chunks of kChunk entries, one thread block each, and a second
- * kernel combines each row's chunks (a single dense row of 100k entries spreads over 49 blocks).
- * The row blocks and chunk lists are made on the device when the form is built.
+ * only one. Longer rows are cut into chunks of kChunk entries, one thread block each in the same
+ * launch, the last of a row's chunks to finish combining them (a single dense row of 100k entries
+ * spreads over 49 blocks). One launch a product: a matrix with long rows had three (chunks, then
+ * their combination), which cost 9-20 us on matrices of 10k-850k entries (rajat01 0.42x -> 1.49x
+ * cuSPARSE, R-MAT 15 0.51x -> 1.14x, A/B on the H100). The row blocks and chunk lists are made on
+ * the device when the form is built.
  *
  * Tried and dropped (docs/PERFORMANCE.md, session 12): 16-bit column offsets for the blocks whose
  * columns span less than 2^16 (2 bytes an entry less: 5% slower, the same binary on and off);
@@ -92,25 +95,95 @@ __device__ inline void block_dot_add(double v, double *dot) {
 
 /* ---- kernels -------------------------------------------------------------------------------------- */
 
+/* The long rows' chunks as the stream launch sees them (the form's arrays, spmv_gpu.h). */
+struct Chunks {
+    const uint32_t *long_of;  /* per chunk: its long row's index j */
+    const uint64_t *begin;    /* per chunk: its first entry */
+    const uint32_t *rows;     /* per long row: the row */
+    const uint32_t *first;    /* per long row, + 1: its first chunk */
+    double *partial;          /* per chunk */
+    uint32_t *arrive;         /* per long row: its chunks done this call (0 between calls) */
+};
+
+
+/* Chunk c of a long row (a block of the stream launch past its row blocks): a row of one chunk is
+ * written at once; otherwise each chunk leaves its sum in partial[] and the row's last chunk to
+ * arrive (a counter per row, put back to 0 by that chunk for the next call) combines them in
+ * chunk order, in double, so the result does not depend on which came last. */
+template <typename T, bool PATTERN, int SR>
+__device__ void spmv_chunk(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
+                           const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y,
+                           const Chunks &ch, uint32_t c, T alpha, T beta,
+                           const T *__restrict__ dot_with, double *dot, const int *stop) {
+    typedef semiring<T, SR> S;
+    __shared__ T warp_sums[kStreamThreads / 32];
+    if (stop != nullptr && *stop != 0) return;
+    const uint32_t j = ch.long_of[c], row = ch.rows[j];
+    const uint32_t first = ch.first[j], count = ch.first[j + 1] - first;
+    const uint64_t b = ch.begin[c], row_end = off[row + 1];
+    const uint64_t e = b + kChunk < row_end ? b + kChunk : row_end;
+    T sum = S::zero();
+#pragma unroll 4
+    for (uint64_t k = b + threadIdx.x; k < e; k += kStreamThreads) {
+        const T xv = __ldg(x + __ldg(idx + k));
+        sum = S::add(sum, S::mul(PATTERN ? T(1) : __ldg(val + k), xv));
+    }
+    for (int o = 16; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o));
+    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = sum;
+    __syncthreads();
+    double my_dot = 0;
+    if (threadIdx.x == 0) {
+        T s = S::zero();
+        for (int w = 0; w < kStreamThreads / 32; w++) s = S::add(s, warp_sums[w]);
+        bool done = count == 1;
+        double total = (double)s;
+        if (!done) {
+            ch.partial[c] = total;
+            __threadfence(); /* the sum is visible before the arrival that counts it */
+            done = atomicAdd(ch.arrive + j, 1u) == count - 1;
+            if (done) {
+                typedef semiring<double, SR> D;
+                total = D::zero();
+                for (uint32_t k = first; k < first + count; k++) total = D::add(total, __ldcg(ch.partial + k));
+                ch.arrive[j] = 0;
+            }
+        }
+        if (done) {
+            const T out = finish<T, SR>((T)total, alpha, beta, y, row);
+            y[row] = out;
+            if (dot != nullptr) my_dot = (double)dot_with[row] * (double)out;
+        }
+    }
+    if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
+}
+
 /* CSR-stream (Greathouse and Daga's CSR-Adaptive): one thread block a row block, the rows whose
- * first entry falls in one bucket of kStreamBucket<T> nonzeros (so a block holds at most
- * kStreamTile<T> entries: a bucket's worth plus the last row's overhang, no row being longer than
- * kLongRow). Its entries are read once, coalesced, kStreamTile / kStreamThreads independent loads a
+ * first entry falls in one bucket of BUCKET nonzeros (so a block holds at most BUCKET + kLongRow
+ * entries: a bucket's worth plus the last row's overhang, no row being longer than kLongRow). Its
+ * entries are read once, coalesced, (BUCKET + kLongRow) / kStreamThreads independent loads a
  * thread in flight, their products staged in shared memory; then each row is reduced from there by
  * a group of lanes sized to the block's rows. A block of one long row (blk_row's boundary around it)
  * is left to the chunk kernels. */
-template <typename T, bool PATTERN, int SR>
+template <typename T, bool PATTERN, int SR, uint32_t BUCKET>
 __global__ void __launch_bounds__(kStreamThreads)
 spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
             const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y,
-            const uint32_t *__restrict__ blk_row, T alpha, T beta, const T *__restrict__ dot_with,
-            double *dot, const int *stop) {
+            const uint32_t *__restrict__ blk_row, uint32_t nblk, Chunks chunks, T alpha, T beta,
+            const T *__restrict__ dot_with, double *dot, const int *stop) {
     typedef semiring<T, SR> S;
-    constexpr uint32_t kTile = kStreamTile<T>;
+    if (blockIdx.x >= nblk) {
+        spmv_chunk<T, PATTERN, SR>(off, idx, val, x, y, chunks, blockIdx.x - nblk, alpha, beta,
+                                   dot_with, dot, stop);
+        return;
+    }
+    constexpr uint32_t kTile = BUCKET + kLongRow;
     constexpr int kPer = kTile / kStreamThreads;
     static_assert(kTile % kStreamThreads == 0, "a tile is whole loads of the block's threads");
     __shared__ T prod[kTile];
+    __shared__ uint32_t longer[kTile / kSerial]; /* pass 2's rows: each has over kSerial entries */
+    __shared__ uint32_t nlonger;
     if (stop != nullptr && *stop != 0) return;
+    if (threadIdx.x == 0) nlonger = 0; /* read after the loads' __syncthreads */
     const uint32_t rs = blk_row[blockIdx.x], re = blk_row[blockIdx.x + 1];
     const uint64_t e0 = off[rs];
     /* A long row is a block alone and the chunk kernels' (a row of 1025..2048 entries would fit
@@ -135,73 +208,50 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
         if (k < len) prod[k] = S::mul(a[i], __ldg(x + col[i]));
     }
     __syncthreads();
+    /* Pass 1: a group of lanes per row, sized to the block's rows; a row longer than kSerial
+     * entries a lane is left to pass 2 (an R-MAT hub among hundreds of short rows kept one lane
+     * adding up to 1024 products while the block waited: 2.2x the mean block time on R-MAT 15). */
     const uint32_t rows = re - rs;
     int lanes = 32; /* a power of two, 1..32: the lanes a row gets */
     while (lanes > 1 && (uint32_t)(kStreamThreads / lanes) < rows) lanes >>= 1;
     const uint32_t groups = kStreamThreads / lanes, g = threadIdx.x / lanes;
     const uint32_t lane = threadIdx.x & (lanes - 1);
+    const uint32_t most = lanes == 32 ? kTile : (uint32_t)lanes * kSerial;
     double my_dot = 0;
     for (uint32_t first = 0; first < rows; first += groups) {
         const uint32_t r = first + g;
         T sum = S::zero();
+        bool mine = false;
         if (r < rows) {
             const uint32_t b = (uint32_t)(off[rs + r] - e0), e = (uint32_t)(off[rs + r + 1] - e0);
-            for (uint32_t k = b + lane; k < e; k += lanes) sum = S::add(sum, prod[k]);
+            mine = e - b <= most;
+            if (mine)
+                for (uint32_t k = b + lane; k < e; k += lanes) sum = S::add(sum, prod[k]);
+            else if (lane == 0)
+                longer[atomicAdd(&nlonger, 1u)] = r;
         }
         for (int o = lanes >> 1; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o, lanes));
-        if (r < rows && lane == 0) {
+        if (mine && lane == 0) {
+            const T out = finish<T, SR>(sum, alpha, beta, y, rs + r);
+            y[rs + r] = out;
+            if (dot != nullptr) my_dot += (double)dot_with[rs + r] * (double)out;
+        }
+    }
+    __syncthreads();
+    /* Pass 2: a warp per longer row. */
+    for (uint32_t i = threadIdx.x / 32; i < nlonger; i += kStreamThreads / 32) {
+        const uint32_t r = longer[i];
+        const uint32_t b = (uint32_t)(off[rs + r] - e0), e = (uint32_t)(off[rs + r + 1] - e0);
+        T sum = S::zero();
+        for (uint32_t k = b + (threadIdx.x & 31); k < e; k += 32) sum = S::add(sum, prod[k]);
+        for (int o = 16; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o));
+        if ((threadIdx.x & 31) == 0) {
             const T out = finish<T, SR>(sum, alpha, beta, y, rs + r);
             y[rs + r] = out;
             if (dot != nullptr) my_dot += (double)dot_with[rs + r] * (double)out;
         }
     }
     if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
-}
-
-/* One chunk of a long row per block: partial[c] = the semiring sum of its entries' products. */
-template <typename T, bool PATTERN, int SR>
-__global__ void __launch_bounds__(kThreads)
-spmv_chunk(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
-           const T *__restrict__ val, const T *__restrict__ x, const uint32_t *__restrict__ chunk_row,
-           const uint64_t *__restrict__ chunk_begin, double *partial, const int *stop) {
-    typedef semiring<T, SR> S;
-    __shared__ T warp_sums[kThreads / 32];
-    if (stop != nullptr && *stop != 0) return;
-    const uint32_t c = blockIdx.x;
-    const uint64_t b = chunk_begin[c], row_end = off[chunk_row[c] + 1];
-    const uint64_t e = b + kChunk < row_end ? b + kChunk : row_end;
-    T sum = S::zero();
-#pragma unroll 4
-    for (uint64_t j = b + threadIdx.x; j < e; j += blockDim.x) {
-        const T xv = __ldg(x + __ldg(idx + j));
-        sum = S::add(sum, S::mul(PATTERN ? T(1) : __ldg(val + j), xv));
-    }
-    for (int o = 16; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o));
-    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = sum;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        T s = S::zero();
-        for (int w = 0; w < (int)(blockDim.x >> 5); w++) s = S::add(s, warp_sums[w]);
-        partial[c] = (double)s;
-    }
-}
-
-/* Each long row's chunks combined (in double) and written to y. */
-template <typename T, int SR>
-__global__ void spmv_finish_long(const uint32_t *__restrict__ long_rows,
-                                 const uint32_t *__restrict__ long_first,
-                                 const double *__restrict__ partial, uint32_t nlong, T *y, T alpha,
-                                 T beta, const T *dot_with, double *dot, const int *stop) {
-    typedef semiring<double, SR> S;
-    if (stop != nullptr && *stop != 0) return;
-    GRID_STRIDE(i, nlong) {
-        const uint32_t row = long_rows[i];
-        double s = S::zero();
-        for (uint32_t c = long_first[i]; c < long_first[i + 1]; c++) s = S::add(s, partial[c]);
-        const T out = finish<T, SR>((T)s, alpha, beta, y, row);
-        y[row] = out;
-        if (dot != nullptr) atomicAdd(dot, (double)dot_with[row] * (double)out);
-    }
 }
 
 template <typename D, typename S>
@@ -240,7 +290,7 @@ struct starts_stream_block {
 
 __global__ void fill_chunks(const uint64_t *off, uint32_t n, uint32_t long_len,
                             const uint32_t *chunk_first, const uint32_t *long_index,
-                            uint32_t *long_rows, uint32_t *long_first, uint32_t *chunk_row,
+                            uint32_t *long_rows, uint32_t *long_first, uint32_t *chunk_long,
                             uint64_t *chunk_begin) {
     GRID_STRIDE(i, n) {
         const uint64_t b = off[i], len = off[i + 1] - b;
@@ -250,7 +300,7 @@ __global__ void fill_chunks(const uint64_t *off, uint32_t n, uint32_t long_len,
         long_first[j] = c0;
         const uint32_t chunks = (uint32_t)((len + kChunk - 1) / kChunk);
         for (uint32_t k = 0; k < chunks; k++) {
-            chunk_row[c0 + k] = (uint32_t)i;
+            chunk_long[c0 + k] = j;
             chunk_begin[c0 + k] = b + (uint64_t)k * kChunk;
         }
     }
@@ -277,7 +327,8 @@ void form_free(mg__spmv_form *f) {
     dfree(f->d_val[1]);
     dfree(f->d_long_rows);
     dfree(f->d_long_first);
-    dfree(f->d_chunk_row);
+    dfree(f->d_chunk_long);
+    dfree(f->d_arrive);
     dfree(f->d_chunk_begin);
     dfree(f->d_partial);
     dfree(f->d_blk_row[0]);
@@ -295,10 +346,11 @@ void gpu_matrix_free(void *p) {
 
 /* The stream kernel's row blocks (starts_stream_block) for value type k (0 float, 1 double),
  * selected on the device. */
-mg_status form_stream_blocks(mg_context ctx, mg__spmv_form *f, int k) {
+mg_status form_stream_blocks(mg_context ctx, mg__spmv_form *f, int k, int sms) {
     const auto rows = thrust::counting_iterator<uint32_t>(0);
-    const starts_stream_block pred{f->d_off, k ? kStreamBucket<double> : kStreamBucket<float>,
-                                   f->long_len};
+    const uint32_t big = k ? kStreamBucket<double> : kStreamBucket<float>;
+    f->bucket[k] = f->nnz * 2 < (uint64_t)big * sms ? kSmallBucket : big;
+    const starts_stream_block pred{f->d_off, f->bucket[k], f->long_len};
     dbuf starts, count, temp;
     TRY(dbuf_alloc(ctx, &starts, (size_t)f->n * 4, "the SpMV row blocks"));
     TRY(dbuf_alloc(ctx, &count, 4, "the SpMV row blocks"));
@@ -319,12 +371,12 @@ mg_status form_stream_blocks(mg_context ctx, mg__spmv_form *f, int k) {
 
 /* The long-row chunk lists of an uploaded form, made on the device: two scans over the rows (the
  * chunks before each row, the long rows before it) and one fill. */
-mg_status form_bins(mg_context ctx, mg__spmv_form *f) {
+mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms) {
     f->long_len = kLongRow;
     f->nlong = f->nchunks = f->nblk[0] = f->nblk[1] = 0;
     if (f->n == 0) return MG_SUCCESS;
-    TRY(form_stream_blocks(ctx, f, 0));
-    TRY(form_stream_blocks(ctx, f, 1));
+    TRY(form_stream_blocks(ctx, f, 0, sms));
+    TRY(form_stream_blocks(ctx, f, 1, sms));
 
     const chunks_of_row count{f->d_off, f->n, f->long_len};
     const auto chunks = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0), count);
@@ -346,14 +398,16 @@ mg_status form_bins(mg_context ctx, mg__spmv_form *f) {
 
     TRY(form_alloc(ctx, f, (void **)&f->d_long_rows, (size_t)f->nlong * 4, "the SpMV long rows"));
     TRY(form_alloc(ctx, f, (void **)&f->d_long_first, ((size_t)f->nlong + 1) * 4, "the SpMV long rows"));
-    TRY(form_alloc(ctx, f, (void **)&f->d_chunk_row, (size_t)f->nchunks * 4, "the SpMV chunks"));
+    TRY(form_alloc(ctx, f, (void **)&f->d_chunk_long, (size_t)f->nchunks * 4, "the SpMV chunks"));
+    TRY(form_alloc(ctx, f, (void **)&f->d_arrive, (size_t)f->nlong * 4, "the SpMV long rows"));
+    CU(cudaMemset(f->d_arrive, 0, (size_t)f->nlong * 4));
     TRY(form_alloc(ctx, f, (void **)&f->d_chunk_begin, (size_t)f->nchunks * 8, "the SpMV chunks"));
     TRY(form_alloc(ctx, f, (void **)&f->d_partial, (size_t)f->nchunks * 8, "the SpMV chunk sums"));
     CU(cudaMemcpy(f->d_long_first + f->nlong, &f->nchunks, 4, cudaMemcpyHostToDevice));
     fill_chunks<<<blocks_for(f->n), kThreads>>>(f->d_off, f->n, f->long_len,
                                                 (const uint32_t *)chunk_first.p,
                                                 (const uint32_t *)long_index.p, f->d_long_rows,
-                                                f->d_long_first, f->d_chunk_row, f->d_chunk_begin);
+                                                f->d_long_first, f->d_chunk_long, f->d_chunk_begin);
     LAUNCHED("fill_chunks");
     return MG_SUCCESS;
 }
@@ -383,7 +437,7 @@ mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->upload_seconds += ms / 1e3;
     TRY(mg__gpu_timer_start(ctx, timer.t));
-    TRY(form_bins(ctx, f));
+    TRY(form_bins(ctx, f, g->sms));
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->seconds += ms / 1e3;
     return MG_SUCCESS;
@@ -410,44 +464,50 @@ mg_status gpu_matrix_build(mg_context ctx, const mg_matrix A, mg__gpu_matrix **o
     return MG_SUCCESS;
 }
 
+/* One launch: the row blocks, then a block per long-row chunk. */
+template <typename T, int SR, uint32_t BUCKET>
+void launch_stream(const mg__spmv_form *f, int k, const T *val, const T *x, T *y, T alpha, T beta,
+                   const T *dot_with, double *dot, const int *stop) {
+    const Chunks ch{f->d_chunk_long, f->d_chunk_begin, f->d_long_rows, f->d_long_first, f->d_partial,
+                    f->d_arrive};
+    const unsigned grid = f->nblk[k] + f->nchunks;
+    if (val == nullptr)
+        spmv_stream<T, true, SR, BUCKET><<<grid, kStreamThreads>>>(
+            f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], ch, alpha, beta, dot_with, dot, stop);
+    else
+        spmv_stream<T, false, SR, BUCKET><<<grid, kStreamThreads>>>(
+            f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], ch, alpha, beta, dot_with, dot, stop);
+}
+
+template <typename T, int SR>
+void launch_semiring(const mg__spmv_form *f, int k, const T *val, const T *x, T *y, T alpha, T beta,
+                     const T *dot_with, double *dot, const int *stop) {
+    if (f->bucket[k] == kSmallBucket)
+        launch_stream<T, SR, kSmallBucket>(f, k, val, x, y, alpha, beta, dot_with, dot, stop);
+    else
+        launch_stream<T, SR, kStreamBucket<T>>(f, k, val, x, y, alpha, beta, dot_with, dot, stop);
+}
+
 template <typename T>
-mg_status launch_typed(mg_context ctx, const mg__gpu_matrix *g, const mg__spmv_form *f,
-                       const T *val, mg_semiring sr, T alpha, T beta, const T *x, T *y,
-                       const T *dot_with, double *dot, const int *stop) {
+mg_status launch_typed(mg_context ctx, const mg__spmv_form *f, const T *val, mg_semiring sr, T alpha,
+                       T beta, const T *x, T *y, const T *dot_with, double *dot, const int *stop) {
     if (f->n == 0) return MG_SUCCESS;
-    const bool pattern = val == nullptr;
     const int k = sizeof(T) == 8;
-#define MG_SPMV_KERNELS(SR)                                                                        \
-    do {                                                                                           \
-        if (pattern)                                                                               \
-            spmv_stream<T, true, SR><<<f->nblk[k], kStreamThreads>>>(                                 \
-                f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], alpha, beta, dot_with, dot, stop); \
-        else                                                                                       \
-            spmv_stream<T, false, SR><<<f->nblk[k], kStreamThreads>>>(                                \
-                f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], alpha, beta, dot_with, dot, stop); \
-        LAUNCHED("spmv_stream");                                                                   \
-        if (f->nlong == 0) break;                                                                  \
-        if (pattern)                                                                               \
-            spmv_chunk<T, true, SR><<<f->nchunks, kThreads>>>(f->d_off, f->d_idx, val, x,          \
-                                                              f->d_chunk_row, f->d_chunk_begin,    \
-                                                              f->d_partial, stop);                 \
-        else                                                                                       \
-            spmv_chunk<T, false, SR><<<f->nchunks, kThreads>>>(f->d_off, f->d_idx, val, x,         \
-                                                               f->d_chunk_row, f->d_chunk_begin,   \
-                                                               f->d_partial, stop);                \
-        LAUNCHED("spmv_chunk");                                                                    \
-        spmv_finish_long<T, SR><<<blocks_for(f->nlong), kThreads>>>(                               \
-            f->d_long_rows, f->d_long_first, f->d_partial, f->nlong, y, alpha, beta, dot_with,     \
-            dot, stop);                                                                            \
-        LAUNCHED("spmv_finish_long");                                                              \
-    } while (0)
     switch (sr) {
-    case MG_SEMIRING_PLUS_TIMES: MG_SPMV_KERNELS(MG_SEMIRING_PLUS_TIMES); break;
-    case MG_SEMIRING_MIN_PLUS: MG_SPMV_KERNELS(MG_SEMIRING_MIN_PLUS); break;
-    case MG_SEMIRING_MAX_TIMES: MG_SPMV_KERNELS(MG_SEMIRING_MAX_TIMES); break;
-    case MG_SEMIRING_OR_AND: MG_SPMV_KERNELS(MG_SEMIRING_OR_AND); break;
+    case MG_SEMIRING_PLUS_TIMES:
+        launch_semiring<T, MG_SEMIRING_PLUS_TIMES>(f, k, val, x, y, alpha, beta, dot_with, dot, stop);
+        break;
+    case MG_SEMIRING_MIN_PLUS:
+        launch_semiring<T, MG_SEMIRING_MIN_PLUS>(f, k, val, x, y, alpha, beta, dot_with, dot, stop);
+        break;
+    case MG_SEMIRING_MAX_TIMES:
+        launch_semiring<T, MG_SEMIRING_MAX_TIMES>(f, k, val, x, y, alpha, beta, dot_with, dot, stop);
+        break;
+    case MG_SEMIRING_OR_AND:
+        launch_semiring<T, MG_SEMIRING_OR_AND>(f, k, val, x, y, alpha, beta, dot_with, dot, stop);
+        break;
     }
-#undef MG_SPMV_KERNELS
+    LAUNCHED("spmv_stream");
     return MG_SUCCESS;
 }
 
@@ -505,10 +565,10 @@ mg_status mg__gpu_spmv_launch(mg_context ctx, const mg__gpu_matrix *g, const mg_
                               double beta, const void *x, void *y, const void *dot_with, double *dot,
                               const int *stop) {
     if (t == MG_DOUBLE)
-        return launch_typed<double>(ctx, g, f, (const double *)values, semiring, alpha, beta,
+        return launch_typed<double>(ctx, f, (const double *)values, semiring, alpha, beta,
                                     (const double *)x, (double *)y, (const double *)dot_with, dot,
                                     stop);
-    return launch_typed<float>(ctx, g, f, (const float *)values, semiring, (float)alpha,
+    return launch_typed<float>(ctx, f, (const float *)values, semiring, (float)alpha,
                                (float)beta, (const float *)x, (float *)y, (const float *)dot_with,
                                dot, stop);
 }

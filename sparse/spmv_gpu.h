@@ -4,8 +4,8 @@
  *
  * One orientation (A's CSR, or its CSC for A^T) is a CSR on the device plus the row binning the
  * kernels use: rows of at most long_len entries go to the stream kernel's row blocks, longer ones
- * are cut into chunks of kChunk entries, one thread block a chunk, whose partial results a second
- * kernel combines per row. Values are kept per arithmetic type
+ * are cut into chunks of kChunk entries, one thread block a chunk in the same launch, the row's last
+ * chunk to finish combining their partial results. Values are kept per arithmetic type
  * (float and double: the one the matrix was made with uploaded, the other converted on the device
  * on first use), so a float SpMV on a double matrix reads 4 bytes a value, not 8.
  */
@@ -19,13 +19,20 @@ extern "C" {
 constexpr uint32_t kChunk = 2048; /* entries of a long row one thread block reduces */
 /* Rows longer than kLongRow entries take the chunk path. The stream kernel's row blocks are the
  * rows starting in one bucket of kStreamBucket<T> entries, at most kStreamMaxRows of them; no row
- * in them is longer than kLongRow, so a block holds at most kStreamTile<T> entries. A float block
+ * in them is longer than kLongRow, so a block holds at most bucket + kLongRow entries. A float block
  * takes twice the entries of a double one: the same shared memory, and twice the bytes in flight
  * that a block of 1024 four-byte products would have. */
 constexpr uint32_t kLongRow = 1024;
 template <typename T> constexpr uint32_t kStreamBucket = sizeof(T) == 4 ? 2048 : 1024;
-template <typename T> constexpr uint32_t kStreamTile = kStreamBucket<T> + kLongRow;
+/* A matrix of fewer nonzeros than half such a bucket per multiprocessor takes buckets of
+ * kSmallBucket instead: more, shorter blocks (a 50k-entry matrix was 25 blocks on 132
+ * multiprocessors). Measured on the H100: 1.1-1.5x on matrices of 8k-50k entries; with the switch
+ * at 4 blocks a multiprocessor instead, float matrices of 0.6M-1M entries lost 20-40%. */
+constexpr uint32_t kSmallBucket = 256;
 constexpr uint32_t kStreamMaxRows = 1024;
+/* A row of a stream block gets a group of lanes sized to the block's rows; rows of more than kSerial
+ * entries a lane go to a warp each instead. */
+constexpr uint32_t kSerial = 16;
 constexpr int kStreamThreads = 256;
 
 struct mg__spmv_form {
@@ -38,9 +45,11 @@ struct mg__spmv_form {
     uint32_t nlong, nchunks;
     uint32_t *d_long_rows;         /* nlong row ids */
     uint32_t *d_long_first;        /* nlong + 1: each long row's first chunk */
-    uint32_t *d_chunk_row;         /* nchunks */
+    uint32_t *d_chunk_long;        /* nchunks: the chunk's long row (an index into d_long_rows) */
+    uint32_t *d_arrive;            /* nlong: the chunks of the row done in this call (0 after it) */
     uint64_t *d_chunk_begin;       /* nchunks: the chunk's first entry */
     double *d_partial;             /* nchunks: each chunk's reduction */
+    uint32_t bucket[2];            /* the stream blocks' bucket, for float [0] and double [1] */
     uint32_t nblk[2];              /* the stream kernel's row blocks, for float [0] and double [1] */
     uint32_t *d_blk_row[2];        /* nblk + 1 each: each block's first row, then n */
     size_t bytes;                  /* device memory held */
