@@ -53,8 +53,6 @@
 #include <cusparse.h>
 #endif
 
-enum { MAX_KS = 8 };
-
 static const column kSpmmColumns[] = {
     {"matrix", false},         {"prec", false},      {"K", true},          {"rows", true},
     {"nnz", true},             {"MB", true},         {"mgraph_ms", true},  {"cusparse_default_ms", true},
@@ -598,25 +596,10 @@ static void usage(FILE *f) {
                "exit: 0 done (or skipped: no GPU), 1 an error or a wrong result, 2 a usage error\n");
 }
 
-/* "32,128,512" -> ks (each 1..1024, at most MAX_KS); false when malformed. */
-static bool parse_ks(const char *s, uint32_t *ks, int *count) {
-    char buf[256];
-    if (strlen(s) >= sizeof buf) return false;
-    strcpy(buf, s);
-    *count = 0;
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        char *end = NULL;
-        const long v = strtol(tok, &end, 10);
-        if (*count == MAX_KS || *end != '\0' || v < 1 || v > 1024) return false;
-        ks[(*count)++] = (uint32_t)v;
-    }
-    return *count > 0;
-}
-
 int main(int argc, char **argv) {
     set_options o;
     set_options_init(&o, "1M,16M,64M");
-    uint32_t ks[MAX_KS] = {32, 128, 512};
+    uint32_t ks[SET_MAX_KS] = {32, 128, 512};
     int nks = 3;
     bool sddmm = true;
     for (int i = 1; i < argc; i++) {
@@ -627,7 +610,7 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--ks") == 0) {
             if (i + 1 >= argc || !parse_ks(argv[i + 1], ks, &nks)) {
                 fprintf(stderr, BENCH_NAME ": --ks wants a list like 32,128,512 (each 1..1024, at "
-                        "most %d)\n", MAX_KS);
+                        "most %d)\n", SET_MAX_KS);
                 return 2;
             }
             i++;
@@ -663,7 +646,7 @@ int main(int argc, char **argv) {
                "longer; pct_bound = that time / mgraph's; speedup = best cuSPARSE ms / mgraph ms; "
                "ell_ms: blocked ELL (blocks of 32) where it stores at most 4x the nonzeros, else -; "
                "prep = mg_matrix_gpu_prepare_spmm's device build", o.runs);
-    summary s[2][MAX_KS];
+    summary s[2][SET_MAX_KS];
     memset(s, 0, sizeof s);
     table_header(o.format, kSpmmColumns, NSPMM);
     if (sddmm) table_note(o.format, "SDDMM rows (table \"sddmm\") follow each SpMM row: matrix, prec, "
