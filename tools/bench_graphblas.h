@@ -43,7 +43,7 @@ static GrB_Matrix graphblas_matrix(const mg_matrix A, bool single) {
     return G;
 }
 
-static const char *sparsity_name(int s) {
+static inline const char *sparsity_name(int s) {
     return s == GxB_HYPERSPARSE ? "hypersparse" : s == GxB_SPARSE ? "sparse" : s == GxB_BITMAP ? "bitmap"
          : s == GxB_FULL ? "full" : "?";
 }

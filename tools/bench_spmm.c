@@ -523,7 +523,7 @@ static void bench_one(const set_entry *e, const mg_matrix A, const mg_gpu_matrix
     double t_bound = bound_ms(bytes, flops, single, probe, &bound);
     const double speedup = ms_best / ms_mg, prep_ratio = info->seconds * 1e3 / ms_mg;
     char v[NSPMM][64];
-    snprintf(v[0], 64, "%s", e->name);
+    snprintf(v[0], 64, "%.63s", e->name);
     snprintf(v[1], 64, "%s", single ? "fp32" : "fp64");
     snprintf(v[2], 64, "%u", k);
     snprintf(v[3], 64, "%u", rows);
@@ -547,7 +547,7 @@ static void bench_one(const set_entry *e, const mg_matrix A, const mg_gpu_matrix
     geo_add(&s->spmm, speedup, e->name);
     if (prep_ratio > s->worst_prep) {
         s->worst_prep = prep_ratio;
-        snprintf(s->worst_prep_name, sizeof s->worst_prep_name, "%s", e->name);
+        snprintf(s->worst_prep_name, sizeof s->worst_prep_name, "%.63s", e->name);
     }
 
     if (sddmm) {

@@ -109,7 +109,7 @@ static void bench_one(const set_entry *e, const mg_matrix A, GrB_Matrix G, uint3
     const double bytes = (rows + 1.0) * 4 + (double)nnz * (4 + (double)vs) + (double)(b_len + c_len) * vs;
     const double flops = 2.0 * (double)nnz * k;
     char v[NCOLS][64];
-    snprintf(v[0], 64, "%s", e->name);
+    snprintf(v[0], 64, "%.63s", e->name);
     snprintf(v[1], 64, "%s", single ? "fp32" : "fp64");
     snprintf(v[2], 64, "%u", k);
     snprintf(v[3], 64, "%u", rows);

@@ -446,7 +446,7 @@ static inline void geo_add(geo *g, double x, const char *name) {
     if (!(x > 0)) return;
     if (g->count == 0 || x < g->min) {
         g->min = x;
-        snprintf(g->min_name, sizeof g->min_name, "%s", name);
+        snprintf(g->min_name, sizeof g->min_name, "%.63s", name);
     }
     g->log_sum += log(x);
     g->count++;
