@@ -158,8 +158,13 @@ int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, uint64_t store
         else
             gpu = true;
         if (gpu && mg_context_set_backend(ctx, MG_BACKEND_GPU) == MG_SUCCESS) {
-            snprintf(why, why_size, "auto: %llu %s, at least the %llu from which the GPU pays",
-                     (unsigned long long)m, unit, (unsigned long long)least);
+            if (cmd & (CMD_SPMM | CMD_SDDMM))
+                snprintf(why, why_size, "auto: %llu %s x K %llu, at least the %llu from which the "
+                         "GPU pays (an estimate)", (unsigned long long)m, unit,
+                         (unsigned long long)s->passes, (unsigned long long)SPMM_GPU_MIN_WORK);
+            else
+                snprintf(why, why_size, "auto: %llu %s, at least the %llu from which the GPU pays",
+                         (unsigned long long)m, unit, (unsigned long long)least);
         } else {
             if (gpu) snprintf(why, why_size, "auto: no usable GPU: %s", mg_context_error(ctx));
             st = mg_context_set_backend(ctx, MG_BACKEND_CPU);
