@@ -4,7 +4,8 @@
 # (A B, A^T B, alpha and beta with --c, the sampled product and its --c round trip); --validate
 # PASS on the matrices of tests/data at K = 1 and 33 in both precisions; the seeded generator
 # (never zero, the same for a seed, another for another seed); --json keys; every usage error
-# names its flag or file, exits 2 and leaves no output; unreadable files exit 1.
+# names its flag or file, exits 2 and leaves no output; unreadable files exit 1; on a usable GPU
+# the same products with --backend gpu.
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 
 DATA="$(dirname "${BASH_SOURCE[0]}")/../data"
@@ -275,6 +276,41 @@ expect_rc 1 spmm "$TMP/missing.mtx" --k 2
 expect_err "missing.mtx"
 expect_rc 1 spmm "$A" --b "$TMP/bad-b.txt"
 expect_err "bad-b.txt:2"
+
+# On the GPU where one is usable (the device run): the products above, checked the same way, with
+# the SpMM form's preprocessing line; without one, --backend gpu fails (exit 1) and writes nothing.
+if "$MGRAPH" probe >/dev/null 2>&1; then
+    expect_rc 0 spmm "$A" --b "$TMP/b.mtx" --output "$TMP/c.mtx" --validate --backend gpu --runs 3
+    ref spmm "$A" "$TMP/b.mtx" "$TMP/c.mtx" 0 1 0 -
+    expect_out_line '^gpu preprocess: [0-9.]+ s '
+    expect_out_line '^backend: gpu$'
+    expect_rc 0 spmm "$A" --b "$TMP/bt.txt" --transpose --output "$TMP/ct.mtx" --validate --backend gpu
+    ref spmm "$A" "$TMP/bt.txt" "$TMP/ct.mtx" 1 1 0 -
+    expect_rc 0 spmm "$A" --b "$TMP/b.mtx" --alpha -2 --beta 0.5 --c "$TMP/c0.txt" --runs 3 \
+        --output "$TMP/cab.mtx" --validate --backend gpu --precision single
+    ref spmm "$A" "$TMP/b.mtx" "$TMP/cab.mtx" 0 -2 0.5 "$TMP/c0.txt"
+    expect_rc 0 sddmm "$A" --a "$TMP/l.txt" --b "$TMP/r.txt" --output "$TMP/s.mtx" --validate \
+        --backend gpu
+    ref sddmm "$A" "$TMP/l.txt" "$TMP/r.txt" "$TMP/s.mtx" 1 0 -
+    expect_rc 0 sddmm "$A" --a "$TMP/l.txt" --b "$TMP/r.txt" --alpha 3 --beta -1 --c "$TMP/s.mtx" \
+        --output "$TMP/s2.mtx" --validate --backend gpu --runs 3
+    ref sddmm "$A" "$TMP/l.txt" "$TMP/r.txt" "$TMP/s2.mtx" 3 -1 "$TMP/s.mtx"
+    for m in small_general small_int small_sym small_real; do
+        for k in 1 33; do
+            for p in single double; do
+                for cmd in "spmm" "spmm --transpose" "sddmm"; do
+                    # shellcheck disable=SC2086
+                    expect_rc 0 $cmd "$DATA/$m.mtx" --k "$k" --precision "$p" --validate --backend gpu
+                    expect_out_line '^validation: PASS$'
+                done
+            done
+        done
+    done
+else
+    expect_rc 1 spmm "$A" --k 2 --backend gpu --output "$TMP/bad.mtx"
+    expect_err "mgraph: "
+    no_output "$TMP/bad.mtx"
+fi
 
 # Help: both commands listed and described.
 expect_rc 0 --help
