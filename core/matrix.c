@@ -1,6 +1,7 @@
 /*
  * matrix.c — sparse matrix objects: building CSR from coordinates, the CSC on demand, a graph's
- * adjacency as a matrix view, and the read-only accessors.
+ * adjacency as a matrix view, a copy of a pattern with new values (an SDDMM's result, as a
+ * matrix), and the read-only accessors.
  *
  * Build: a stable counting sort by column, then a stable counting sort of that by row (an LSD radix
  * sort of the entries by (row, column)). Each row then holds its entries in column order, and
@@ -315,6 +316,57 @@ mg_status mg_graph_matrix(mg_context ctx, const mg_graph g, mg_matrix *A) {
     M->build_seconds = omp_get_wtime() - t0;
     *A = M;
     return MG_SUCCESS;
+}
+
+mg_status mg_matrix_with_values(mg_context ctx, const mg_matrix S, const mg_dense v, mg_matrix *out) {
+    static const char call[] = "mg_matrix_with_values";
+    mg_status status = mg__check_context(ctx);
+    mg_matrix M = NULL;
+    if (status != MG_SUCCESS) return status;
+    if (out == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "%s: out is NULL", call);
+    *out = NULL;
+    MG__TRY(mg__check_matrix(ctx, S, "mg_matrix_with_values: S"));
+    MG__TRY(mg__check_dense(ctx, v, "mg_matrix_with_values: v"));
+    if (v->rows != S->nnz || v->cols != 1)
+        MG__FAIL(ctx, MG_INVALID_ARGUMENT,
+                 "%s: v is %u x %u but S has %llu stored entries (v must be nnz(S) x 1)", call,
+                 v->rows, v->cols, (unsigned long long)S->nnz);
+    if (v->type != MG_FLOAT && v->type != MG_DOUBLE)
+        MG__FAIL(ctx, MG_INVALID_ARGUMENT, "%s: v must be MG_FLOAT or MG_DOUBLE", call);
+    MG__TRY(mg__dense_need_host(ctx, v));
+    const double t0 = omp_get_wtime();
+    const mg_values type = v->type == MG_FLOAT ? MG_VALUES_FLOAT : MG_VALUES_DOUBLE;
+    const size_t offsets = ((size_t)S->rows + 1) * sizeof *M->csr.offsets;
+    const size_t indices = mg__mul_size((size_t)S->nnz, sizeof *M->csr.indices);
+    const size_t values = mg__mul_size((size_t)S->nnz, value_size(type));
+    M = mg__calloc(1, sizeof *M);
+    if (M == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "%s: out of memory allocating a matrix", call);
+    M->magic = MG__MAGIC_MATRIX;
+    M->owns_csr = true;
+    M->owns_csc = true;
+    M->csr.offsets = mg__malloc(offsets);
+    M->csr.indices = mg__malloc(indices);
+    M->csr.weights = mg__malloc(values);
+    if (M->csr.offsets == NULL || M->csr.indices == NULL || M->csr.weights == NULL)
+        MG__FAIL(ctx, MG_OUT_OF_MEMORY, "%s: out of memory for %llu entries", call,
+                 (unsigned long long)S->nnz);
+    memcpy(M->csr.offsets, S->csr.offsets, offsets);
+    memcpy(M->csr.indices, S->csr.indices, indices);
+    memcpy(M->csr.weights, v->data, values);
+    M->rows = S->rows;
+    M->cols = S->cols;
+    M->nnz = S->nnz;
+    M->values = type;
+    /* S's numbering, so that what is written of M reads as S did; not S's symmetry, which v's
+     * values need not have. */
+    M->index_base = S->index_base;
+    M->build_seconds = omp_get_wtime() - t0;
+    *out = M;
+    M = NULL;
+
+cleanup:
+    mg_matrix_free(&M);
+    return status;
 }
 
 mg_status mg_matrix_free(mg_matrix *A) {

@@ -19,16 +19,19 @@ typedef struct {
     double value, scale;
 } ref_entry;
 
-static double value_at(const mg_matrix A, const void *vals, uint64_t e, mg_type t) {
+double mg__check_value_at(const mg_matrix A, const void *vals, uint64_t e, mg_type t) {
     double v = A->values == MG_VALUES_FLOAT ? ((const float *)vals)[e]
                : A->values == MG_VALUES_DOUBLE ? ((const double *)vals)[e]
                                                : 1.0;
     return t == MG_FLOAT ? (double)(float)v : v; /* A's values are converted to x's type */
 }
 
-static double dense_at(const mg_dense X, uint32_t i) {
+double mg__check_dense_at(const mg_dense X, size_t i) {
     return X->type == MG_FLOAT ? ((const float *)X->data)[i] : ((const double *)X->data)[i];
 }
+
+double mg__check_rtol(mg_type t) { return t == MG_FLOAT ? 1e-5 : 1e-12; }
+double mg__check_atol(mg_type t) { return t == MG_FLOAT ? FLT_MIN : DBL_MIN; }
 
 static void accumulate(ref_entry *r, mg_semiring s, double a, double xv) {
     switch (s) {
@@ -50,7 +53,7 @@ static void accumulate(ref_entry *r, mg_semiring s, double a, double xv) {
     }
 }
 
-static bool close_enough(mg_semiring s, double want, double got, double tol) {
+bool mg__check_close(mg_semiring s, double want, double got, double tol) {
     if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
     if (s == MG_SEMIRING_OR_AND) return want == got;
     if (isinf(want) || isinf(got)) return want == got;
@@ -93,32 +96,31 @@ mg_status mg_check_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, con
     for (uint32_t r = 0; r < A->rows; r++) {
         for (uint64_t e = off[r]; e < off[r + 1]; e++) {
             const uint32_t c = idx[e];
-            const double a = value_at(A, vals, e, x->type);
-            if (o.transpose) accumulate(&ref[c], o.semiring, a, dense_at(x, r));
-            else accumulate(&ref[r], o.semiring, a, dense_at(x, c));
+            const double a = mg__check_value_at(A, vals, e, x->type);
+            if (o.transpose) accumulate(&ref[c], o.semiring, a, mg__check_dense_at(x, r));
+            else accumulate(&ref[r], o.semiring, a, mg__check_dense_at(x, c));
         }
     }
 
-    const bool single = x->type == MG_FLOAT;
-    const double rtol = single ? 1e-5 : 1e-12, atol = single ? FLT_MIN : DBL_MIN;
+    const double rtol = mg__check_rtol(x->type), atol = mg__check_atol(x->type);
     for (uint32_t i = 0; i < out_n; i++) {
         double want = ref[i].value, scale = ref[i].scale;
         if (o.semiring == MG_SEMIRING_PLUS_TIMES) {
             want *= o.alpha;
             scale *= fabs(o.alpha);
             if (o.beta != 0) {
-                want += o.beta * dense_at(y_in, i);
-                scale += fabs(o.beta * dense_at(y_in, i));
+                want += o.beta * mg__check_dense_at(y_in, i);
+                scale += fabs(o.beta * mg__check_dense_at(y_in, i));
             }
         } else if (o.beta != 0) {
-            const double old = dense_at(y_in, i);
+            const double old = mg__check_dense_at(y_in, i);
             if (o.semiring == MG_SEMIRING_OR_AND) want = (old != 0 || want != 0) ? 1 : 0;
             else if (o.semiring == MG_SEMIRING_MIN_PLUS) want = old < want ? old : want;
             else want = old > want ? old : want;
             if (fabs(old) > scale) scale = fabs(old);
         }
-        const double got = dense_at(y, i);
-        if (!close_enough(o.semiring, want, got, rtol * scale + atol))
+        const double got = mg__check_dense_at(y, i);
+        if (!mg__check_close(o.semiring, want, got, rtol * scale + atol))
             MG__FAIL(ctx, MG_INVALID_ARGUMENT,
                      "mg_check_spmv: y[%u] = %.17g but the serial %s%s product gives %.17g "
                      "(tolerance %.3g)",

@@ -1,7 +1,7 @@
 /*
  * sparse_gpu_fallback.c — the sparse layer's GPU entry points for a build without CUDA: each
  * reports MG_UNAVAILABLE, so the public calls, the CLI and the tests link in CPU-only builds. With
- * CUDA the real ones are in spmv_gpu.cu and cg_gpu.cu and this file is empty.
+ * CUDA the real ones are in spmv_gpu.cu, cg_gpu.cu and spmm_gpu.cu and this file is empty.
  */
 #ifndef MG_HAVE_CUDA
 
@@ -32,7 +32,33 @@ mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A, mg_gpu_matrix
     return mg__error(ctx, MG_UNAVAILABLE, "mg_matrix_gpu_prepare: this build has no CUDA backend");
 }
 
+mg_status mg__gpu_spmm(mg_context ctx, const mg_matrix A, const mg_dense B, mg_dense C,
+                       const mg_spmm_options *opts) {
+    (void)A;
+    (void)B;
+    (void)C;
+    (void)opts;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg_spmm: this build has no CUDA backend");
+}
+
+mg_status mg__gpu_sddmm(mg_context ctx, const mg_matrix S, const mg_dense A, const mg_dense B,
+                        mg_dense C, const mg_sddmm_options *opts) {
+    (void)S;
+    (void)A;
+    (void)B;
+    (void)C;
+    (void)opts;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg_sddmm: this build has no CUDA backend");
+}
+
+mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, mg_gpu_matrix_info *info) {
+    (void)A;
+    if (info != NULL) memset(info, 0, sizeof *info);
+    return mg__error(ctx, MG_UNAVAILABLE,
+                     "mg_matrix_gpu_prepare_spmm: this build has no CUDA backend");
+}
+
 #else
-/* The CUDA build defines these in spmv_gpu.cu and cg_gpu.cu; keep the translation unit non-empty. */
+/* The CUDA build defines these in spmv_gpu.cu, cg_gpu.cu and spmm_gpu.cu; keep the translation unit non-empty. */
 typedef int mg__sparse_gpu_fallback_unused;
 #endif

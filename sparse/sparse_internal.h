@@ -1,10 +1,10 @@
 /*
  * sparse_internal.h — what the sparse layer's files share (internal).
  *
- * The public calls (sparse/spmv.c, sparse/cg.c) check every argument and pick the backend from the
- * context; the engines below take checked arguments. The CPU engine is sparse/spmv_cpu.c; the GPU
- * engine is sparse/spmv_gpu.cu and sparse/cg_gpu.cu in CUDA builds, and sparse_gpu_fallback.c
- * (MG_UNAVAILABLE) without CUDA.
+ * The public calls (sparse/spmv.c, sparse/spmm.c, sparse/cg.c) check every argument and pick the
+ * backend from the context; the engines below take checked arguments. The CPU engines are
+ * sparse/spmv_cpu.c and sparse/spmm_cpu.c; the GPU engine is sparse/spmv_gpu.cu, sparse/cg_gpu.cu
+ * and sparse/spmm_gpu.cu in CUDA builds, and sparse_gpu_fallback.c (MG_UNAVAILABLE) without CUDA.
  */
 #ifndef MG_SPARSE_INTERNAL_H
 #define MG_SPARSE_INTERNAL_H
@@ -51,6 +51,30 @@ mg_status mg__spmv_check_args(mg_context ctx, const char *who, const mg_matrix A
                               const mg_dense y, const mg_spmv_options *opts);
 /* "plus-times", "min-plus", "max-times", "or-and" ("?" out of range), for messages. */
 const char *mg__semiring_name(mg_semiring s);
+
+/* mg_spmm's and mg_sddmm's argument checks (sparse/spmm.c), shared with their verifiers; `who`
+ * names the call in the message. */
+mg_status mg__spmm_check_args(mg_context ctx, const char *who, const mg_matrix A, const mg_dense B,
+                              const mg_dense C, const mg_spmm_options *opts);
+mg_status mg__sddmm_check_args(mg_context ctx, const char *who, const mg_matrix S,
+                               const mg_dense A, const mg_dense B, const mg_dense C,
+                               const mg_sddmm_options *opts);
+
+/* The verifiers' shared pieces (sparse/check_spmv.c): A's value at CSR entry e converted to type t
+ * (1 for a pattern); X's i-th value in memory order; the tolerance rule, |want - got| <= rtol *
+ * (sum of the terms' magnitudes) + atol, with NaN matching NaN, infinities exact and or-and exact. */
+double mg__check_value_at(const mg_matrix A, const void *vals, uint64_t e, mg_type t);
+double mg__check_dense_at(const mg_dense X, size_t i);
+double mg__check_rtol(mg_type t);
+double mg__check_atol(mg_type t);
+bool mg__check_close(mg_semiring s, double want, double got, double tol);
+
+/* Merge-based CSR split (Merrill and Garland, SC 2016; sparse/spmv_cpu.c): the rows' ends and the
+ * nonzeros merged into one list of rows + nnz steps; at step d of it, *row rows are complete and
+ * *edge entries consumed (*row + *edge = d). Threads taking equal ranges of d get equal work
+ * whatever the degrees. */
+void mg__merge_path_split(const uint64_t *offsets, uint32_t rows, uint64_t nnz, uint64_t d,
+                          uint32_t *row, uint64_t *edge);
 
 #ifdef __cplusplus
 }

@@ -41,10 +41,10 @@ typedef struct {
     spmv_piece *tail;    /* per thread: the start of a row a later one ends   */
 } spmv_args;
 
-/* The merge-path split at diagonal d: rows fully consumed (*row) and entries consumed (*edge),
- * with *row + *edge = d. List A is the rows' ends offsets[1..rows], list B the entries 0..nnz-1. */
-static void merge_path_split(const uint64_t *offsets, uint32_t rows, uint64_t nnz, uint64_t d,
-                             uint32_t *row, uint64_t *edge) {
+/* The merge-path split at diagonal d (shared with spmm_cpu.c through sparse_internal.h). List A
+ * is the rows' ends offsets[1..rows], list B the entries 0..nnz-1. */
+void mg__merge_path_split(const uint64_t *offsets, uint32_t rows, uint64_t nnz, uint64_t d,
+                          uint32_t *row, uint64_t *edge) {
     uint64_t lo = d > nnz ? d - nnz : 0, hi = d < rows ? d : rows;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
@@ -109,9 +109,10 @@ typedef char pattern; /* a placeholder element type: pattern kernels never read 
             if (t == 0) team = nt;                                                                 \
             uint32_t r0, r1;                                                                       \
             uint64_t e0, e1;                                                                       \
-            merge_path_split(off, a->rows, a->nnz, work * (uint64_t)t / (uint64_t)nt, &r0, &e0);  \
-            merge_path_split(off, a->rows, a->nnz, work * (uint64_t)(t + 1) / (uint64_t)nt, &r1,  \
-                             &e1);                                                                 \
+            mg__merge_path_split(off, a->rows, a->nnz, work * (uint64_t)t / (uint64_t)nt, &r0,    \
+                                 &e0);                                                             \
+            mg__merge_path_split(off, a->rows, a->nnz, work * (uint64_t)(t + 1) / (uint64_t)nt,   \
+                                 &r1, &e1);                                                        \
             a->head[t].valid = false;                                                              \
             a->tail[t].valid = false;                                                              \
             for (uint32_t r = r0; r < r1; r++) {                                                   \

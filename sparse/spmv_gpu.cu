@@ -341,6 +341,7 @@ void gpu_matrix_free(void *p) {
     if (g == nullptr) return;
     form_free(&g->csr);
     form_free(&g->csc);
+    mg__spmm_forms_free(g->spmm);
     mg__free(g);
 }
 

@@ -55,11 +55,16 @@ struct mg__spmv_form {
     size_t bytes;                  /* device memory held */
 };
 
+/* sparse/spmm_gpu.cu's SpMM / SDDMM forms (row panels, dense tiles) of the CSR and CSC. */
+struct mg__spmm_forms;
+void mg__spmm_forms_free(mg__spmm_forms *s);
+
 struct mg__gpu_matrix {
     mg_values values;
     int sms;                       /* multiprocessors: the persistent grid's size */
     mg__spmv_form csr, csc;        /* csc.d_off NULL until the first transposed product */
     double seconds, upload_seconds;
+    mg__spmm_forms *spmm;          /* NULL until the first SpMM / SDDMM */
 };
 
 /* A's device form (built and cached on A on first use) and the orientation op(A) needs (the CSC

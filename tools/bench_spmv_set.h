@@ -1,10 +1,11 @@
 /*
- * bench_spmv_set.h — what the SpMV benchmarks (bench_spmv.c on the GPU against cuSPARSE,
- * bench_spmv_cpu.c on the CPU against SuiteSparse:GraphBLAS) share: the matrix set (the real
- * matrices of a MANIFEST.tsv folder, larger Matrix Market graphs there read as matrices, and
- * generated R-MAT, uniform, banded, Poisson 2D/3D and block-diagonal matrices sized to target
- * nonzero counts), each made with values of the run's precision, a random x, the minimum bytes an
- * SpMV must move, the option parsing both take, and the table writer (markdown, TSV or JSON lines).
+ * bench_spmv_set.h — what the SpMV and SpMM benchmarks (bench_spmv.c and bench_spmm.c on the GPU
+ * against cuSPARSE, bench_spmv_cpu.c and bench_spmm_cpu.c on the CPU against SuiteSparse:GraphBLAS)
+ * share: the matrix set (the real matrices of a MANIFEST.tsv folder, larger Matrix Market graphs
+ * there read as matrices, and generated R-MAT, uniform, banded, Poisson 2D/3D and block-diagonal
+ * matrices sized to target nonzero counts), each made with values of the run's precision, a random
+ * x, the minimum bytes an SpMV must move, the option parsing they take (--ks for SpMM's K), and the
+ * table writer (markdown, TSV or JSON lines).
  * Include after defining BENCH_NAME, a static mg_context ctx and DIE_IF(status).
  */
 #ifndef MG_BENCH_SPMV_SET_H
@@ -171,6 +172,23 @@ static inline void set_options_init(set_options *o, const char *default_sizes) {
     o->runs = 10;
     o->format = FMT_MD;
     if (!parse_sizes(default_sizes, o)) abort();
+}
+
+/* The SpMM benchmarks' dense columns: "32,128,512" -> ks (each 1..1024, at most SET_MAX_KS); false
+ * when malformed. */
+enum { SET_MAX_KS = 8 };
+static inline bool parse_ks(const char *s, uint32_t *ks, int *count) {
+    char buf[256];
+    if (strlen(s) >= sizeof buf) return false;
+    strcpy(buf, s);
+    *count = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        char *end = NULL;
+        const long v = strtol(tok, &end, 10);
+        if (*count == SET_MAX_KS || *end != '\0' || v < 1 || v > 1024) return false;
+        ks[(*count)++] = (uint32_t)v;
+    }
+    return *count > 0;
 }
 
 /* ---- the set ----------------------------------------------------------------------------------- */
@@ -428,7 +446,7 @@ static inline void geo_add(geo *g, double x, const char *name) {
     if (!(x > 0)) return;
     if (g->count == 0 || x < g->min) {
         g->min = x;
-        snprintf(g->min_name, sizeof g->min_name, "%s", name);
+        snprintf(g->min_name, sizeof g->min_name, "%.63s", name);
     }
     g->log_sum += log(x);
     g->count++;

@@ -32,9 +32,11 @@ enum {
     CMD_SPMV = 1 << 9,
     CMD_CG = 1 << 10,
     CMD_PROBE = 1 << 11,
+    CMD_SPMM = 1 << 12,
+    CMD_SDDMM = 1 << 13,
     CMD_ALGOS = CMD_BFS | CMD_SSSP | CMD_CC | CMD_PR | CMD_BC,
     CMD_READERS = CMD_ALGOS | CMD_INFO | CMD_CONVERT | CMD_BENCH,
-    CMD_SPARSE = CMD_SPMV | CMD_CG,
+    CMD_SPARSE = CMD_SPMV | CMD_CG | CMD_SPMM | CMD_SDDMM,
     CMD_ALL = CMD_READERS | CMD_GEN | CMD_SPARSE | CMD_PROBE
 };
 
@@ -47,6 +49,7 @@ typedef enum {
     OPT_TOLERANCE, OPT_MAX_ITER, OPT_DAMPING, OPT_DATA_DRIVEN, OPT_SOURCES, OPT_ALL, OPT_DELTA,
     OPT_ALGOS, OPT_ENGINES, OPT_SCALE, OPT_EDGE_FACTOR, OPT_SEED, OPT_WEIGHTS, OPT_WIDTH, OPT_HEIGHT, OPT_A, OPT_B, OPT_C,
     OPT_X, OPT_Y, OPT_SEMIRING, OPT_TRANSPOSE, OPT_ALPHA, OPT_BETA, OPT_PRECISION, OPT_JACOBI, OPT_HISTORY,
+    OPT_K,
     OPT_COUNT
 } cli_opt_id;
 
@@ -120,7 +123,9 @@ int cli_check_not_input(const char *name, const char *what, const char *out, con
 
 /* The GPU's start-up, run on a thread while the graph or matrix loads (tools/cli_backend.c), and
  * the choice of backend once it is known: --backend cpu, gpu, or auto by the command's threshold in
- * stored edges (nonzeros for a matrix) and, for spmv, the passes over them (warm-up + --runs). */
+ * stored edges (nonzeros for a matrix) and, for spmv, the passes over them (warm-up + --runs); for
+ * spmm and sddmm `passes` is K, the dense operands' columns (each nonzero meets K of them per call;
+ * the most, MAX_K, until the operand files are read, then set to K before the choice). */
 typedef struct {
     mg_backend requested;
     bool started;     /* a start-up thread is running                                    */
@@ -148,6 +153,8 @@ int cli_convert_main(int argc, char **argv);
 int cli_spmv_main(int argc, char **argv);
 int cli_cg_main(int argc, char **argv);
 int cli_probe_main(int argc, char **argv);
+int cli_spmm_main(int argc, char **argv);
+int cli_sddmm_main(int argc, char **argv);
 /* Prints the help text of a subcommand to f; false if there is no such subcommand. */
 bool cli_print_help(FILE *f, const char *name);
 

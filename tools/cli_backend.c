@@ -16,7 +16,9 @@
  * nonzeros. Measured end to end on the H100's host (docs/PERFORMANCE.md, session 12): 2^25 nonzeros
  * and 8 passes ran 0.83 s on the GPU against 0.77 s on the CPU, one CPU pass taking 23 ms, so the
  * GPU pays from about twice that work. CG's threshold is an estimate (its hundreds of iterations
- * repay the upload within a few), not yet measured end to end.
+ * repay the upload within a few), not yet measured end to end. SpMM and SDDMM meet each nonzero
+ * with K columns of the dense operands in one call, so their rule is on the work nonzeros x K
+ * (SPMM_GPU_MIN_WORK), an estimate too.
  */
 #include "cli.h"
 
@@ -33,8 +35,19 @@
  * a pass (usually hundreds), repaying a 2^22-nonzero upload (about 50 MB, 2-4 ms) within a few; an
  * SpMV run makes only the passes --runs asks for: 2^29 nonzero-passes, and never under 2^24
  * nonzeros. The graph thresholds were measured at the default run count and ignore passes. */
+/* SpMM, SDDMM: the nonzeros x K from which auto picks the GPU. An ESTIMATE pending a measurement
+ * end to end on the device (tools/backend-rule.sh's way): spmv's measured 2^29 nonzero-passes,
+ * less a factor 4 because an SpMM call uploads the matrix once for K columns of work and the GPU's
+ * margin grows with the arithmetic per byte. */
+static const uint64_t SPMM_GPU_MIN_WORK = (uint64_t)1 << 27;
+
 static uint64_t gpu_min_edges(int cmd, uint64_t passes) {
     switch (cmd) {
+    case CMD_SPMM:
+    case CMD_SDDMM: { /* passes: K */
+        const uint64_t k = passes ? passes : 1;
+        return (SPMM_GPU_MIN_WORK + k - 1) / k;
+    }
     case CMD_CG: return (uint64_t)1 << 22;
     case CMD_SPMV: {
         const uint64_t work = (uint64_t)1 << 29, floor = (uint64_t)1 << 24;
@@ -131,6 +144,10 @@ int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, uint64_t store
                      "start-up and upload to pay",
                      (unsigned long long)(s->min_file_bytes >> (s->min_file_bytes >> 20 ? 20 : 10)),
                      s->min_file_bytes >> 20 ? "MiB" : "KiB");
+        else if (m < least && (cmd & (CMD_SPMM | CMD_SDDMM)))
+            snprintf(why, why_size, "auto: %llu %s x K %llu, under the %llu from which the GPU "
+                     "pays (an estimate)", (unsigned long long)m, unit,
+                     (unsigned long long)s->passes, (unsigned long long)SPMM_GPU_MIN_WORK);
         else if (m < least && cmd == CMD_SPMV)
             snprintf(why, why_size, "auto: %llu %s, under the %llu from which the GPU pays over "
                      "%llu passes (warm-up and --runs)", (unsigned long long)m, unit,
@@ -141,8 +158,13 @@ int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, uint64_t store
         else
             gpu = true;
         if (gpu && mg_context_set_backend(ctx, MG_BACKEND_GPU) == MG_SUCCESS) {
-            snprintf(why, why_size, "auto: %llu %s, at least the %llu from which the GPU pays",
-                     (unsigned long long)m, unit, (unsigned long long)least);
+            if (cmd & (CMD_SPMM | CMD_SDDMM))
+                snprintf(why, why_size, "auto: %llu %s x K %llu, at least the %llu from which the "
+                         "GPU pays (an estimate)", (unsigned long long)m, unit,
+                         (unsigned long long)s->passes, (unsigned long long)SPMM_GPU_MIN_WORK);
+            else
+                snprintf(why, why_size, "auto: %llu %s, at least the %llu from which the GPU pays",
+                         (unsigned long long)m, unit, (unsigned long long)least);
         } else {
             if (gpu) snprintf(why, why_size, "auto: no usable GPU: %s", mg_context_error(ctx));
             st = mg_context_set_backend(ctx, MG_BACKEND_CPU);

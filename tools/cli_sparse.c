@@ -1,9 +1,10 @@
 /*
- * cli_sparse.c — `mgraph spmv`, `mgraph cg` and `mgraph probe`: the sparse layer from the shell,
- * through the same harness as the graph algorithms (cli_algo.c): load, the device form's build as
- * preprocessing, one untimed warm-up, N timed runs and their median, --validate against a serial
- * reference, --output (here a Matrix Market array file, through mg_dense_write's atomic writer),
- * the backend line with auto's reason, and the same lines or one JSON object.
+ * cli_sparse.c — `mgraph spmv`, `cg`, `spmm`, `sddmm` and `probe`: the sparse layer from the
+ * shell, through the same harness as the graph algorithms (cli_algo.c): load, the device form's
+ * build as preprocessing, one untimed warm-up, N timed runs and their median, --validate against a
+ * serial reference, --output (a Matrix Market array file through mg_dense_write's atomic writer;
+ * sddmm's sampled matrix a coordinate file through mg_matrix_write's), the backend line with auto's
+ * reason, and the same lines or one JSON object.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -27,20 +28,29 @@ typedef struct {
     mg_spmv_options spmv;
     mg_cg_options cg; /* tolerance, max_iterations, jacobi */
     bool history;
+    mg_spmm_options spmm;
+    mg_sddmm_options sddmm;
+    uint64_t k;       /* spmm, sddmm: --k (0: from the operand files)                            */
+    uint64_t seed;    /* spmm, sddmm: the generator of the dense operands no file gives          */
 } sparse_opts;
+
+/* The dense operands' columns the kernels are built for (issue 15: K from 1 to 1024). */
+#define MAX_K 1024
 
 /* Everything a run holds, freed on one path. */
 typedef struct {
     mg_context ctx;
     mg_matrix A;
-    mg_dense operand;    /* spmv's x, cg's b                                               */
-    mg_dense result;     /* spmv's y, cg's x                                               */
-    mg_dense y_in;       /* spmv with --beta: y before the call                            */
+    mg_dense operand;    /* spmv's x, cg's b, spmm's and sddmm's B                         */
+    mg_dense left;       /* sddmm's A                                                      */
+    mg_dense result;     /* spmv's y, cg's x, spmm's and sddmm's C                         */
+    mg_dense y_in;       /* spmv, spmm, sddmm with --beta: y (C) before the call           */
     void *y_host;        /* y_in's values, loaded into result before every run             */
     double *times, *loop_times, *history;
     cli_gpu_start gpu_start;
     double load_s, preprocess_s, warmup_s;
     bool on_gpu;
+    bool spmm_form;      /* spmm, sddmm: the device form is mg_matrix_gpu_prepare_spmm's   */
     mg_gpu_matrix_info gpu;
     char backend_why[512];
 } sparse_run;
@@ -102,6 +112,34 @@ static int parse_sparse_opts(int argc, char **argv, const char *name, int cmd, s
         if (o->spmv.beta == 0 && a->value[OPT_Y] != NULL)
             return cli_usage_error(name, "spmv: --y '%s' is read only with a non-zero --beta",
                                    a->value[OPT_Y]);
+    } else if (cmd & (CMD_SPMM | CMD_SDDMM)) {
+        mg_spmm_options_init(&o->spmm);
+        mg_sddmm_options_init(&o->sddmm);
+        double alpha = 1, beta = 0;
+        o->seed = 1;
+        o->spmm.transpose = a->value[OPT_TRANSPOSE] != NULL;
+        if (a->value[OPT_ALPHA] &&
+            (rc = cli_double(a, OPT_ALPHA, -DBL_MAX, DBL_MAX, false, false, &alpha)) != CLI_OK)
+            return rc;
+        if (a->value[OPT_BETA] &&
+            (rc = cli_double(a, OPT_BETA, -DBL_MAX, DBL_MAX, false, false, &beta)) != CLI_OK)
+            return rc;
+        if (a->value[OPT_K] && (rc = cli_u64(a, OPT_K, 1, MAX_K, &o->k)) != CLI_OK) return rc;
+        if (a->value[OPT_SEED] && (rc = cli_u64(a, OPT_SEED, 0, UINT64_MAX, &o->seed)) != CLI_OK)
+            return rc;
+        o->spmm.alpha = o->sddmm.alpha = alpha;
+        o->spmm.beta = o->sddmm.beta = beta;
+        if (beta != 0 && a->value[OPT_C] == NULL)
+            return cli_usage_error(name, "%s: --beta %s needs --c FILE, the C it applies to", name,
+                                   a->value[OPT_BETA]);
+        if (beta == 0 && a->value[OPT_C] != NULL)
+            return cli_usage_error(name, "%s: --c '%s' is read only with a non-zero --beta", name,
+                                   a->value[OPT_C]);
+        const bool any_file = a->value[OPT_B] != NULL || (cmd == CMD_SDDMM && a->value[OPT_A] != NULL);
+        if (o->k == 0 && !any_file)
+            return cli_usage_error(name, "%s: --k K is required when no %s gives the dense "
+                                   "operands' columns", name,
+                                   cmd == CMD_SDDMM ? "--a or --b FILE" : "--b FILE");
     } else {
         /* single precision cannot reach the double default (1e-8) on most matrices */
         o->cg.tolerance = o->type == MG_FLOAT ? 1e-5 : o->cg.tolerance;
@@ -116,7 +154,7 @@ static int parse_sparse_opts(int argc, char **argv, const char *name, int cmd, s
         o->cg.jacobi = a->value[OPT_JACOBI] != NULL;
     }
     /* An output over any input would replace that input. */
-    static const cli_opt_id inputs[] = {OPT_X, OPT_Y, OPT_B};
+    static const cli_opt_id inputs[] = {OPT_X, OPT_Y, OPT_A, OPT_B, OPT_C};
     if (o->output != NULL) {
         if ((rc = cli_check_not_input(name, "--output", o->output, o->file)) != CLI_OK) return rc;
         for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++)
@@ -141,25 +179,28 @@ static int load_matrix(sparse_run *r, const sparse_opts *o) {
 }
 
 /* A usage error naming the option and its file at v's first NaN (or, with `finite`, its first NaN
- * or infinity); CLI_OK when there is none. No semiring gives a NaN a meaning, so it would only
+ * or infinity), counting values row by row; CLI_OK when there is none. No semiring gives a NaN a meaning, so it would only
  * spread through the result; infinity is min-plus's "unreached", but a solve needs a finite
  * right-hand side (CG would stop at iteration 0 with a residual of NaN, naming no file). */
 static int check_vector_values(sparse_run *r, const sparse_opts *o, cli_opt_id id, const mg_dense v,
                                bool finite) {
-    const uint32_t n = mg_dense_rows(v);
+    const uint64_t n = (uint64_t)mg_dense_rows(v) * mg_dense_cols(v);
     const bool single = mg_dense_type(v) == MG_FLOAT;
     void *values = malloc((size_t)n * type_bytes(mg_dense_type(v)) + 1);
     if (values == NULL) {
-        fprintf(stderr, "mgraph: out of memory for the %u values of %s\n", n, o->a.value[id]);
+        fprintf(stderr, "mgraph: out of memory for the %llu values of %s\n", (unsigned long long)n,
+                o->a.value[id]);
         return CLI_FAIL;
     }
     mg_status st = mg_dense_extract(r->ctx, v, values);
     int rc = st == MG_SUCCESS ? CLI_OK : cli_lib_error(r->ctx, st);
-    for (uint32_t i = 0; rc == CLI_OK && i < n; i++) {
+    for (uint64_t i = 0; rc == CLI_OK && i < n; i++) {
         const double x = single ? ((const float *)values)[i] : ((const double *)values)[i];
         if (isnan(x) || (finite && isinf(x)))
-            rc = cli_usage_error(o->a.name, "%s: %s file '%s': value %u of %u is %s: %s", o->a.name,
-                                 cli_opt_name(id), o->a.value[id], i + 1, n, isnan(x) ? "NaN" : "infinite",
+            rc = cli_usage_error(o->a.name, "%s: %s file '%s': value %llu of %llu is %s: %s",
+                                 o->a.name, cli_opt_name(id), o->a.value[id],
+                                 (unsigned long long)i + 1, (unsigned long long)n,
+                                 isnan(x) ? "NaN" : "infinite",
                                  finite ? "the right-hand side must be finite"
                                         : "a NaN is no value for any semiring");
     }
@@ -192,9 +233,18 @@ static int vector_operand(sparse_run *r, const sparse_opts *o, cli_opt_id id, ui
     return check_vector_values(r, o, id, *v, finite);
 }
 
-/* The first steps of spmv and cg: context, threads, GPU start-up beside the load, the matrix, the
- * backend. */
-static int sparse_setup(sparse_run *r, const sparse_opts *o, int cmd) {
+/* The device form, built (as preprocessing, before the warm-up) or as the runs left it (a form
+ * built lazily in the warm-up is counted too). */
+static int gpu_info_after_runs(sparse_run *r) {
+    if (!r->on_gpu) return CLI_OK;
+    mg_status st = r->spmm_form ? mg_matrix_gpu_prepare_spmm(r->ctx, r->A, &r->gpu)
+                                : mg_matrix_gpu_prepare(r->ctx, r->A, &r->gpu);
+    return st == MG_SUCCESS ? CLI_OK : cli_lib_error(r->ctx, st);
+}
+
+/* The first steps of every sparse command: context, threads, the --output check, GPU start-up
+ * beside the load, the matrix. `passes`: the work per nonzero auto's rule counts (cli.h). */
+static int sparse_setup(sparse_run *r, const sparse_opts *o, int cmd, uint64_t passes) {
     mg_status st = mg_context_create(&r->ctx);
     if (st != MG_SUCCESS) return cli_lib_error(NULL, st);
     /* A build without CUDA fails --backend gpu before the load. */
@@ -215,15 +265,20 @@ static int sparse_setup(sparse_run *r, const sparse_opts *o, int cmd) {
             return cli_lib_error(r->ctx, st);
         mg_output_free(&probe);
     }
-    cli_gpu_start_begin(&r->gpu_start, o->backend, cmd, o->runs + 1, o->file);
-    if ((rc = load_matrix(r, o)) != CLI_OK) return rc;
-    if ((rc = cli_backend_select(&r->gpu_start, r->ctx, cmd, mg_matrix_nnz(r->A), r->backend_why,
-                                 sizeof r->backend_why)) != CLI_OK)
-        return rc;
+    cli_gpu_start_begin(&r->gpu_start, o->backend, cmd, passes, o->file);
+    return load_matrix(r, o);
+}
+
+/* The backend (auto's rule on the nonzeros and r->gpu_start.passes), the device form (spmm and
+ * sddmm: mg_matrix_gpu_prepare_spmm's), the run times' storage. */
+static int sparse_select(sparse_run *r, const sparse_opts *o, int cmd) {
+    int rc = cli_backend_select(&r->gpu_start, r->ctx, cmd, mg_matrix_nnz(r->A), r->backend_why,
+                                sizeof r->backend_why);
+    if (rc != CLI_OK) return rc;
     r->on_gpu = mg_context_backend(r->ctx) == MG_BACKEND_GPU;
+    r->spmm_form = (cmd & (CMD_SPMM | CMD_SDDMM)) != 0;
     /* The device form is built here, as preprocessing, not inside the warm-up. */
-    if (r->on_gpu && (st = mg_matrix_gpu_prepare(r->ctx, r->A, &r->gpu)) != MG_SUCCESS)
-        return cli_lib_error(r->ctx, st);
+    if ((rc = gpu_info_after_runs(r)) != CLI_OK) return rc;
     r->times = malloc(o->runs * sizeof *r->times);
     r->loop_times = malloc(o->runs * sizeof *r->loop_times);
     if (r->times == NULL || r->loop_times == NULL) {
@@ -236,6 +291,7 @@ static int sparse_setup(sparse_run *r, const sparse_opts *o, int cmd) {
 static void sparse_free(sparse_run *r) {
     cli_gpu_start_end(&r->gpu_start);
     mg_dense_free(&r->operand);
+    mg_dense_free(&r->left);
     mg_dense_free(&r->result);
     mg_dense_free(&r->y_in);
     mg_matrix_free(&r->A);
@@ -246,12 +302,6 @@ static void sparse_free(sparse_run *r) {
     free(r->history);
 }
 
-/* The device form as the runs left it (a form built lazily in the warm-up is counted too). */
-static int gpu_info_after_runs(sparse_run *r) {
-    if (!r->on_gpu) return CLI_OK;
-    mg_status st = mg_matrix_gpu_prepare(r->ctx, r->A, &r->gpu);
-    return st == MG_SUCCESS ? CLI_OK : cli_lib_error(r->ctx, st);
-}
 
 /* The lines and JSON keys every sparse command starts with. */
 static void print_head(const sparse_run *r, const sparse_opts *o, const char *name) {
@@ -312,7 +362,9 @@ int cli_spmv_main(int argc, char **argv) {
     r.gpu_start.requested = MG_BACKEND_CPU;
     mg_status st = MG_SUCCESS;
     int rc = parse_sparse_opts(argc, argv, "spmv", CMD_SPMV, &o);
-    if (rc != CLI_OK || (rc = sparse_setup(&r, &o, CMD_SPMV)) != CLI_OK) goto cleanup;
+    if (rc != CLI_OK || (rc = sparse_setup(&r, &o, CMD_SPMV, o.runs + 1)) != CLI_OK ||
+        (rc = sparse_select(&r, &o, CMD_SPMV)) != CLI_OK)
+        goto cleanup;
 
     const bool t = o.spmv.transpose;
     const uint32_t rows = mg_matrix_rows(r.A), cols = mg_matrix_cols(r.A);
@@ -504,7 +556,9 @@ int cli_cg_main(int argc, char **argv) {
     r.gpu_start.requested = MG_BACKEND_CPU;
     mg_status st = MG_SUCCESS;
     int rc = parse_sparse_opts(argc, argv, "cg", CMD_CG, &o);
-    if (rc != CLI_OK || (rc = sparse_setup(&r, &o, CMD_CG)) != CLI_OK) goto cleanup;
+    if (rc != CLI_OK || (rc = sparse_setup(&r, &o, CMD_CG, o.runs + 1)) != CLI_OK ||
+        (rc = sparse_select(&r, &o, CMD_CG)) != CLI_OK)
+        goto cleanup;
     const uint32_t n = mg_matrix_rows(r.A);
     if (mg_matrix_cols(r.A) != n) {
         rc = cli_usage_error("cg", "cg: %s is %u x %u: conjugate gradients needs a square matrix",
@@ -617,6 +671,292 @@ cleanup:
     sparse_free(&r);
     return rc;
 }
+
+/* ---- mgraph spmm and sddmm ---------------------------------------------------------------------- */
+
+/* splitmix64 (Steele, Lea and Flood 2014): one value per (seed, operand, index), so the operands
+ * are the same for any order of generation. */
+static uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* A rows x cols operand of --seed's generator: magnitudes uniform in [0.5, 1.5), signs random.
+ * Never zero (an all-zero operand would pass a kernel that writes zeros), and the signs make the
+ * sums cancel as real data does. `stream` tells the operands of one run apart. */
+static int random_dense(sparse_run *r, const sparse_opts *o, uint32_t rows, uint32_t cols,
+                        uint64_t stream, mg_dense *X) {
+    const size_t n = (size_t)rows * cols;
+    const bool single = o->type == MG_FLOAT;
+    void *values = malloc(n * type_bytes(o->type) + 1);
+    if (values == NULL) {
+        fprintf(stderr, "mgraph: %s: out of memory for a %u x %u dense operand\n", o->a.name, rows,
+                cols);
+        return CLI_FAIL;
+    }
+    const uint64_t base = splitmix64(o->seed) ^ splitmix64(stream);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t bits = splitmix64(base + i);
+        const double v = (0.5 + (double)(bits >> 11) * 0x1p-53) * ((bits & 1) ? -1 : 1);
+        if (single)
+            ((float *)values)[i] = (float)v;
+        else
+            ((double *)values)[i] = v;
+    }
+    mg_status st = mg_dense_create(r->ctx, X, rows, cols, o->type);
+    if (st == MG_SUCCESS) st = mg_dense_load(r->ctx, *X, values);
+    free(values);
+    return st == MG_SUCCESS ? CLI_OK : cli_lib_error(r->ctx, st);
+}
+
+/* The dense operand of option id from its file, when given: `want` rows (the matrix's `what`) and
+ * K columns, K from --k or an earlier file (*k 0: this file sets it; k_from says who set it), no
+ * NaN; else a usage error naming the file and both sizes. */
+static int read_dense(sparse_run *r, const sparse_opts *o, cli_opt_id id, uint32_t want,
+                      const char *what, uint32_t *k, char *k_from, size_t k_from_size, mg_dense *X) {
+    const char *path = o->a.value[id];
+    if (path == NULL) return CLI_OK;
+    mg_status st = mg_dense_read(r->ctx, X, path, o->type);
+    if (st != MG_SUCCESS) return cli_lib_error(r->ctx, st);
+    const uint32_t rows = mg_dense_rows(*X), cols = mg_dense_cols(*X);
+    if (rows != want)
+        return cli_usage_error(o->a.name, "%s: %s file '%s' has %u rows but %s (%u x %u) has %u %s",
+                               o->a.name, cli_opt_name(id), path, rows, o->file,
+                               mg_matrix_rows(r->A), mg_matrix_cols(r->A), want, what);
+    if (*k != 0 && cols != *k)
+        return cli_usage_error(o->a.name, "%s: %s file '%s' has %u columns but %s gives K = %u",
+                               o->a.name, cli_opt_name(id), path, cols, k_from, *k);
+    if (*k == 0) {
+        *k = cols;
+        snprintf(k_from, k_from_size, "%s file '%s'", cli_opt_name(id), path);
+    }
+    return check_vector_values(r, o, id, *X, false);
+}
+
+/* sddmm's --c: a Matrix Market coordinate file with S's pattern (as sddmm --output writes), its
+ * values in the order of S's CSR into C_in (nnz x 1). */
+static int read_sampled(sparse_run *r, const sparse_opts *o, mg_dense *c_in) {
+    const char *path = o->a.value[OPT_C];
+    mg_matrix M = NULL;
+    mg_matrix_read_options ro;
+    mg_matrix_read_options_init(&ro);
+    ro.values = o->type == MG_FLOAT ? MG_VALUES_FLOAT : MG_VALUES_DOUBLE;
+    const uint64_t *so = NULL, *mo = NULL;
+    const uint32_t *si = NULL, *mi = NULL;
+    const void *sv = NULL, *mv = NULL;
+    int rc = CLI_OK;
+    mg_status st = mg_matrix_read(r->ctx, &M, path, &ro);
+    if (st == MG_SUCCESS) st = mg_matrix_csr(r->A, &so, &si, &sv);
+    if (st == MG_SUCCESS) st = mg_matrix_csr(M, &mo, &mi, &mv);
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(r->ctx, st);
+        goto cleanup;
+    }
+    const uint32_t rows = mg_matrix_rows(r->A);
+    const uint64_t nnz = mg_matrix_nnz(r->A);
+    bool same = mg_matrix_rows(M) == rows && mg_matrix_cols(M) == mg_matrix_cols(r->A) &&
+                mg_matrix_nnz(M) == nnz && memcmp(so, mo, ((size_t)rows + 1) * sizeof *so) == 0 &&
+                memcmp(si, mi, nnz * sizeof *si) == 0;
+    if (!same) {
+        rc = cli_usage_error(o->a.name, "sddmm: --c file '%s' (%u x %u, %llu nonzeros) does not have "
+                             "the pattern of %s (%u x %u, %llu nonzeros): C is sampled on S's "
+                             "entries", path, mg_matrix_rows(M), mg_matrix_cols(M),
+                             (unsigned long long)mg_matrix_nnz(M), o->file, rows,
+                             mg_matrix_cols(r->A), (unsigned long long)nnz);
+        goto cleanup;
+    }
+    if ((st = mg_dense_create(r->ctx, c_in, (uint32_t)nnz, 1, o->type)) != MG_SUCCESS ||
+        (st = mg_dense_load(r->ctx, *c_in, mv)) != MG_SUCCESS) {
+        rc = cli_lib_error(r->ctx, st);
+        goto cleanup;
+    }
+    rc = check_vector_values(r, o, OPT_C, *c_in, false);
+
+cleanup:
+    mg_matrix_free(&M);
+    return rc;
+}
+
+/* spmm and sddmm: the dense operands (files, else the generator), C, the runs, the checker, the
+ * output, the lines. */
+static int product_main(int argc, char **argv, const char *name, int cmd) {
+    sparse_opts o;
+    memset(&o, 0, sizeof o);
+    sparse_run r;
+    memset(&r, 0, sizeof r);
+    r.gpu_start.requested = MG_BACKEND_CPU;
+    mg_status st = MG_SUCCESS;
+    mg_matrix sampled = NULL; /* sddmm --output: C as a matrix of S's pattern */
+    const bool sddmm = cmd == CMD_SDDMM;
+    int rc = parse_sparse_opts(argc, argv, name, cmd, &o);
+    /* Until the operand files are read, auto's rule assumes the largest K: a small file is then
+     * one that no K could make worth the GPU. */
+    if (rc != CLI_OK || (rc = sparse_setup(&r, &o, cmd, o.k ? o.k : MAX_K)) != CLI_OK) goto cleanup;
+
+    const bool t = !sddmm && o.spmm.transpose;
+    const uint32_t rows = mg_matrix_rows(r.A), cols = mg_matrix_cols(r.A);
+    const uint64_t nnz = mg_matrix_nnz(r.A);
+    uint32_t k = (uint32_t)o.k;
+    char k_from[1200] = "--k";
+    /* spmm: B is op(A)'s cols x K, C op(A)'s rows x K; sddmm: A rows x K, B cols x K, C nnz x 1. */
+    const uint32_t b_rows = sddmm || !t ? cols : rows, c_rows = t ? cols : rows;
+    if (sddmm && (rc = read_dense(&r, &o, OPT_A, rows, "rows", &k, k_from, sizeof k_from,
+                                  &r.left)) != CLI_OK)
+        goto cleanup;
+    if ((rc = read_dense(&r, &o, OPT_B, b_rows, t ? "rows (--transpose)" : "columns", &k, k_from,
+                         sizeof k_from, &r.operand)) != CLI_OK)
+        goto cleanup;
+    if (sddmm && r.left == NULL && (rc = random_dense(&r, &o, rows, k, 1, &r.left)) != CLI_OK)
+        goto cleanup;
+    if (r.operand == NULL && (rc = random_dense(&r, &o, b_rows, k, 2, &r.operand)) != CLI_OK)
+        goto cleanup;
+    if (sddmm && nnz > UINT32_MAX) {
+        fprintf(stderr, "mgraph: sddmm: %s has %llu nonzeros; its result, one value per nonzero, "
+                "holds at most %u\n", o.file, (unsigned long long)nnz, UINT32_MAX);
+        rc = CLI_FAIL;
+        goto cleanup;
+    }
+    const uint32_t c_len = sddmm ? (uint32_t)nnz : c_rows, c_cols = sddmm ? 1 : k;
+    if (o.a.value[OPT_C] != NULL) {
+        if (sddmm) {
+            rc = read_sampled(&r, &o, &r.y_in);
+        } else {
+            uint32_t c_k = k;
+            rc = read_dense(&r, &o, OPT_C, c_rows, t ? "columns (--transpose)" : "rows", &c_k,
+                            k_from, sizeof k_from, &r.y_in);
+        }
+        if (rc != CLI_OK) goto cleanup;
+        r.y_host = malloc((size_t)c_len * c_cols * type_bytes(o.type) + 1);
+        if (r.y_host == NULL) {
+            fprintf(stderr, "mgraph: out of memory\n");
+            rc = CLI_FAIL;
+            goto cleanup;
+        }
+        if ((st = mg_dense_extract(r.ctx, r.y_in, r.y_host)) != MG_SUCCESS) {
+            rc = cli_lib_error(r.ctx, st);
+            goto cleanup;
+        }
+    }
+    if ((st = mg_dense_create(r.ctx, &r.result, c_len, c_cols, o.type)) != MG_SUCCESS) {
+        rc = cli_lib_error(r.ctx, st);
+        goto cleanup;
+    }
+    r.gpu_start.passes = k;
+    if ((rc = sparse_select(&r, &o, cmd)) != CLI_OK) goto cleanup;
+
+    /* Warm-up (run -1), then the timed runs, each from the same C (only beta reads it); the GPU
+     * returns once its kernels are queued, so the wait is inside the timed region. */
+    for (int64_t i = -1; i < (int64_t)o.runs; i++) {
+        if (r.y_host != NULL && (st = mg_dense_load(r.ctx, r.result, r.y_host)) != MG_SUCCESS) break;
+        double start = cli_now();
+        st = sddmm ? mg_sddmm(r.ctx, r.A, r.left, r.operand, r.result, &o.sddmm)
+                   : mg_spmm(r.ctx, r.A, r.operand, r.result, &o.spmm);
+        if (st != MG_SUCCESS || (st = mg_context_finish(r.ctx)) != MG_SUCCESS) break;
+        double elapsed = cli_now() - start;
+        if (i < 0)
+            r.warmup_s = elapsed;
+        else
+            r.times[i] = elapsed;
+    }
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(r.ctx, st);
+        goto cleanup;
+    }
+    const double median = cli_median(r.times, o.runs);
+    if ((rc = gpu_info_after_runs(&r)) != CLI_OK) goto cleanup;
+
+    int validated = -1; /* -1 skipped, 0 FAIL, 1 PASS */
+    char why[1024] = "";
+    if (o.validate) {
+        st = sddmm ? mg_check_sddmm(r.ctx, r.A, r.left, r.operand, r.y_in, r.result, &o.sddmm)
+                   : mg_check_spmm(r.ctx, r.A, r.operand, r.y_in, r.result, &o.spmm);
+        if (st == MG_SUCCESS) {
+            validated = 1;
+        } else if (st == MG_INVALID_ARGUMENT) {
+            validated = 0;
+            snprintf(why, sizeof why, "%s", mg_context_error(r.ctx));
+        } else {
+            rc = cli_lib_error(r.ctx, st);
+            goto cleanup;
+        }
+    }
+    /* Never a known-wrong result in an output file. */
+    if (o.output != NULL && validated != 0) {
+        if (sddmm) {
+            st = mg_matrix_with_values(r.ctx, r.A, r.result, &sampled);
+            if (st == MG_SUCCESS) st = mg_matrix_write(r.ctx, sampled, o.output);
+        } else {
+            st = mg_dense_write(r.ctx, r.result, o.output);
+        }
+        if (st != MG_SUCCESS) {
+            rc = cli_lib_error(r.ctx, st);
+            goto cleanup;
+        }
+    }
+
+    /* The fewest bytes a call moves: the CSR (offsets of op(A)'s rows) and every dense operand
+     * once, C twice when beta reads it. */
+    const size_t vb = type_bytes(o.type);
+    const mg_values mv = mg_matrix_values(r.A);
+    const size_t ab = mv == MG_VALUES_NONE ? 0 : mv == MG_VALUES_FLOAT ? sizeof(float) : sizeof(double);
+    const double beta = sddmm ? o.sddmm.beta : o.spmm.beta;
+    const double dense_in = sddmm ? ((double)rows + cols) * k : (double)b_rows * k;
+    const double bytes = (double)((uint64_t)(t ? cols : rows) + 1) * sizeof(uint64_t) +
+                         (double)nnz * (sizeof(uint32_t) + ab) + dense_in * (double)vb +
+                         (double)c_len * c_cols * (double)vb * (beta != 0 ? 2 : 1);
+    const double gflops = median > 0 ? 2.0 * (double)nnz * k / median / 1e9 : 0;
+    const double gbs = median > 0 ? bytes / median / 1e9 : 0;
+    const char *const labels[2] = {sddmm ? "a" : NULL, "b"};
+    const cli_opt_id ids[2] = {OPT_A, OPT_B};
+    print_head(&r, &o, name);
+    if (o.json) {
+        printf(", \"k\": %u, \"seed\": %llu", k, (unsigned long long)o.seed);
+        for (int i = 0; i < 2; i++) {
+            if (labels[i] == NULL) continue;
+            printf(", \"%s\": ", labels[i]);
+            cli_json_string(stdout, o.a.value[ids[i]] ? o.a.value[ids[i]] : "random");
+        }
+        if (!sddmm) printf(", \"transpose\": %s", t ? "true" : "false");
+        printf(", \"alpha\": %.17g, \"beta\": %.17g, \"run_s\": %.9f, \"run_min_s\": %.9f, "
+               "\"run_max_s\": %.9f, \"runs\": %llu, \"gflops\": %.6f, \"gbs\": %.6f, "
+               "\"bytes\": %.0f", sddmm ? o.sddmm.alpha : o.spmm.alpha, beta, median, r.times[0],
+               r.times[o.runs - 1], (unsigned long long)o.runs, gflops, gbs, bytes);
+    } else {
+        printf("K: %u\n", k);
+        for (int i = 0; i < 2; i++) {
+            if (labels[i] == NULL) continue;
+            const uint32_t n = i == 0 ? rows : b_rows;
+            if (o.a.value[ids[i]] != NULL)
+                printf("%c: %u x %u from %s\n", labels[i][0] - 'a' + 'A', n, k, o.a.value[ids[i]]);
+            else
+                printf("%c: %u x %u random (seed %llu)\n", labels[i][0] - 'a' + 'A', n, k,
+                       (unsigned long long)o.seed);
+        }
+        if (sddmm)
+            printf("product: C = S .* (A B^T), %llu values\n", (unsigned long long)nnz);
+        else
+            printf("product: C = A%s B, %u x %u\n", t ? "^T" : "", c_rows, k);
+        printf("run: %.6f s (median of %llu)\n", median, (unsigned long long)o.runs);
+        printf("GFLOP/s: %.3f\n", gflops);
+        printf("GB/s: %.3f\n", gbs);
+    }
+    print_tail(&r, &o, validated);
+    if (validated == 0) {
+        fprintf(stderr, "mgraph: %s: validation failed: %s\n", name, why);
+        rc = CLI_FAIL;
+    }
+
+cleanup:
+    mg_matrix_free(&sampled);
+    sparse_free(&r);
+    return rc;
+}
+
+int cli_spmm_main(int argc, char **argv) { return product_main(argc, argv, "spmm", CMD_SPMM); }
+
+int cli_sddmm_main(int argc, char **argv) { return product_main(argc, argv, "sddmm", CMD_SDDMM); }
 
 /* ---- mgraph probe ------------------------------------------------------------------------------- */
 

@@ -2,7 +2,7 @@
  * mgraph.c — the `mgraph` command: subcommand dispatch, the help texts, the option table and parser
  * with strict number parsing, and the small shared pieces (timing, JSON strings, refusing an output
  * that is the input, checking that stdout was written). The algorithm harness is in cli_algo.c;
- * info, gen and convert are in cli_graph.c; spmv, cg and probe in cli_sparse.c. Exit codes: 0
+ * info, gen and convert are in cli_graph.c; spmv, cg, spmm, sddmm and probe in cli_sparse.c. Exit codes: 0
  * success, 1 run-time failure, 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -45,6 +45,8 @@ static const char HELP_MAIN[] =
     "Sparse matrices (the same harness and output lines):\n"
     "  spmv FILE      y = A x (or A^T x) over a semiring; GFLOP/s and GB/s\n"
     "  cg FILE        solve A x = b by conjugate gradients (A symmetric positive definite)\n"
+    "  spmm FILE      C = A B (or A^T B), B dense with K columns; GFLOP/s and GB/s\n"
+    "  sddmm FILE     C = S .* (A B^T) on S's pattern, A and B dense with K columns\n"
     "  probe          measure the GPU: PCIe, launch latency, memory bandwidth, atomics, FMA rate\n"
     "  help [COMMAND] this text, or a command's options\n"
     "\n"
@@ -301,6 +303,66 @@ static const char HELP_CG[] =
     "--validate) and history.\n"
     "\n" HELP_COMMON_SPARSE;
 
+#define HELP_COMMON_PRODUCT                                                                        \
+    "  --k K              the dense operands' columns, 1 to 1024; required unless an operand file\n"\
+    "                     gives them (then it must agree)\n"                                       \
+    "  --seed S           the generator of the operands no file gives (1): values of magnitude\n"  \
+    "                     in [0.5, 1.5) with random signs, never zero\n"                           \
+    "  --alpha A          scales the product (1)\n"                                              \
+    "  --beta B           scales the initial C, read from --c (0: C is not read); every run\n"     \
+    "                     starts from it\n"                                                      \
+    "Common options:\n"                                                                            \
+    "  --precision P      single or double (default): the arithmetic, the operands' type and how\n"\
+    "                     the matrix's values are stored\n"                                       \
+    "  --runs N           run N timed times after one untimed warm-up; report the median (1);\n"  \
+    "                     each run waits for the device (mg_context_finish) inside its time\n"    \
+    "  --validate         check the last run against a serial reference in double: each entry\n"  \
+    "                     within rtol * (the sum of its terms' magnitudes), rtol 1e-5 (single)\n"\
+    "                     or 1e-12 (double)\n"                                                    \
+    "  --json             print one JSON object on stdout instead of the text lines\n"           \
+    "  --backend B        cpu, gpu or auto (default). auto: the GPU where one is usable and\n"   \
+    "                     nonzeros x K is at least 2^27 (an estimate, not yet measured end to\n" \
+    "                     end), else the CPU. On the GPU the matrix's SpMM form (row panels,\n"  \
+    "                     dense tiles) is built as preprocessing. The 'backend:' line says\n"     \
+    "                     which ran and why\n"                                                   \
+    "  --threads N        CPU threads, at most 8 per processor (0: OpenMP's default)\n"          \
+    "\n"                                                                                           \
+    "FILE is Matrix Market coordinate, as for spmv. Dense operand files are Matrix Market array\n"\
+    "files or plain text, one row per line; a shape that does not fit the matrix or K is a usage\n"\
+    "error (exit 2) naming the file. --output is written whole or not at all, never after a\n"    \
+    "failed run or --validate; an input file itself is refused.\n"                               \
+    "GFLOP/s = 2 * nonzeros * K / median run time / 1e9. GB/s counts the fewest bytes a call\n"   \
+    "must move: the CSR (8-byte offsets, 4-byte indices, values) and each dense operand once, C\n"\
+    "once (twice when --beta reads it).\n"                                                         \
+    "Output lines: as spmv's (see 'mgraph help spmv'), with K: K / the operands' sizes and\n"     \
+    "sources / product: ...; on the GPU 'gpu preprocess' is the SpMM form's build. --json adds\n" \
+    "k, seed, the operand sources (a file or \"random\"), alpha, beta.\n"
+
+static const char HELP_SPMM[] =
+    "Usage: mgraph spmm FILE [--k K] [--b FILE] [--transpose] [--beta B --c FILE] [OPTIONS]\n"
+    "\n"
+    "C = alpha * (A B) + beta * C, A sparse from FILE, B dense with K columns.\n"
+    "  --b FILE           B: A's cols rows (rows with --transpose) and K columns (default:\n"
+    "                     generated, see --seed)\n"
+    "  --transpose        C = A^T B\n"
+    "  --c FILE           the initial C, A's rows x K (cols x K with --transpose); needs a\n"
+    "                     non-zero --beta\n"
+    "  --output FILE      C as a Matrix Market array file\n"
+    HELP_COMMON_PRODUCT;
+
+static const char HELP_SDDMM[] =
+    "Usage: mgraph sddmm FILE [--k K] [--a FILE] [--b FILE] [--beta B --c FILE] [OPTIONS]\n"
+    "\n"
+    "Sampled dense-dense product: C = alpha * (S .* (A B^T)) + beta * C on the pattern of S from\n"
+    "FILE: for every stored entry (i, j), S(i, j) times row i of A dot row j of B (S's values\n"
+    "read as 1 for a pattern file).\n"
+    "  --a FILE           A: S's rows x K (default: generated, see --seed)\n"
+    "  --b FILE           B: S's cols x K (default: generated)\n"
+    "  --c FILE           the initial C: a Matrix Market coordinate file with S's pattern (as\n"
+    "                     --output writes); needs a non-zero --beta\n"
+    "  --output FILE      C as a Matrix Market coordinate file with S's pattern\n"
+    HELP_COMMON_PRODUCT;
+
 static const char HELP_PROBE[] =
     "Usage: mgraph probe [--json]\n"
     "\n"
@@ -319,6 +381,7 @@ static const struct {
     {"bfs", HELP_BFS},   {"sssp", HELP_SSSP}, {"cc", HELP_CC},           {"pr", HELP_PR},
     {"bc", HELP_BC},     {"info", HELP_INFO}, {"gen", HELP_GEN},         {"convert", HELP_CONVERT},
     {"bench", HELP_BENCH}, {"spmv", HELP_SPMV},   {"cg", HELP_CG},           {"probe", HELP_PROBE},
+    {"spmm", HELP_SPMM},   {"sddmm", HELP_SDDMM},
 };
 
 bool cli_print_help(FILE *f, const char *name) {
@@ -371,23 +434,25 @@ static const struct {
     [OPT_ENGINES] = {"--engines", true, CMD_BENCH},
     [OPT_SCALE] = {"--scale", true, CMD_GEN},
     [OPT_EDGE_FACTOR] = {"--edge-factor", true, CMD_GEN},
-    [OPT_SEED] = {"--seed", true, CMD_GEN | CMD_CONVERT},
+    [OPT_SEED] = {"--seed", true, CMD_GEN | CMD_CONVERT | CMD_SPMM | CMD_SDDMM},
     [OPT_RENUMBER] = {"--renumber", true, CMD_CONVERT},
     [OPT_WEIGHTS] = {"--weights", true, CMD_GEN},
     [OPT_WIDTH] = {"--width", true, CMD_GEN},
     [OPT_HEIGHT] = {"--height", true, CMD_GEN},
-    [OPT_A] = {"--a", true, CMD_GEN},
-    [OPT_B] = {"--b", true, CMD_GEN | CMD_CG}, /* gen: R-MAT b; cg: the right-hand side */
-    [OPT_C] = {"--c", true, CMD_GEN},
+    /* gen: R-MAT a, b, c; cg: the right-hand side; spmm, sddmm: the dense operands */
+    [OPT_A] = {"--a", true, CMD_GEN | CMD_SDDMM},
+    [OPT_B] = {"--b", true, CMD_GEN | CMD_CG | CMD_SPMM | CMD_SDDMM},
+    [OPT_C] = {"--c", true, CMD_GEN | CMD_SPMM | CMD_SDDMM},
     [OPT_X] = {"--x", true, CMD_SPMV},
     [OPT_Y] = {"--y", true, CMD_SPMV},
     [OPT_SEMIRING] = {"--semiring", true, CMD_SPMV},
-    [OPT_TRANSPOSE] = {"--transpose", false, CMD_SPMV},
-    [OPT_ALPHA] = {"--alpha", true, CMD_SPMV},
-    [OPT_BETA] = {"--beta", true, CMD_SPMV},
+    [OPT_TRANSPOSE] = {"--transpose", false, CMD_SPMV | CMD_SPMM},
+    [OPT_ALPHA] = {"--alpha", true, CMD_SPMV | CMD_SPMM | CMD_SDDMM},
+    [OPT_BETA] = {"--beta", true, CMD_SPMV | CMD_SPMM | CMD_SDDMM},
     [OPT_PRECISION] = {"--precision", true, CMD_SPARSE},
     [OPT_JACOBI] = {"--jacobi", false, CMD_CG},
     [OPT_HISTORY] = {"--history", false, CMD_CG},
+    [OPT_K] = {"--k", true, CMD_SPMM | CMD_SDDMM},
 };
 
 const char *cli_opt_name(cli_opt_id id) { return OPTIONS[id].name; }
@@ -704,6 +769,8 @@ static int run_command(int argc, char **argv, const char *name) {
     if (strcmp(name, "bench") == 0) return cli_bench_main(argc, argv);
     if (strcmp(name, "spmv") == 0) return cli_spmv_main(argc, argv);
     if (strcmp(name, "cg") == 0) return cli_cg_main(argc, argv);
+    if (strcmp(name, "spmm") == 0) return cli_spmm_main(argc, argv);
+    if (strcmp(name, "sddmm") == 0) return cli_sddmm_main(argc, argv);
     if (strcmp(name, "probe") == 0) return cli_probe_main(argc, argv);
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }

@@ -1,0 +1,301 @@
+/*
+ * test_gpu_spmm.c — the GPU SpMM and SDDMM (sparse/spmm_gpu.cu) against the CPU backend and the
+ * serial checkers mg_check_spmm / mg_check_sddmm: K across the lane widths and their tails (1, 2,
+ * 31, 32, 33, 64, 128, 130, 512), float and double, pattern / float / double values, A and A^T,
+ * alpha/beta, rectangular matrices with empty rows and columns, long rows split into chunks and a
+ * dense row of 100k entries, and generated matrices whose SpMM form has dense tiles, a row-wise
+ * remainder or both (the form's report, mg_matrix_gpu_prepare_spmm, says which and is built once).
+ * Also chained products with no wait between them. Exits 77 (skipped) where no GPU is usable.
+ */
+#include "gpu/gpu_test.h"
+
+#include <math.h>
+
+static mg_context cpu;
+
+/* As test_gpu_spmv.c: row i has len(i) random entries, none in rows that are multiples of 7 nor in
+ * columns that are multiples of 11, a row of 50000 or more holds columns 0 to len - 1. */
+static mg_matrix make_matrix(uint32_t rows, uint32_t cols, uint32_t (*len)(uint32_t), mg_values vt) {
+    uint64_t nnz = 0;
+    for (uint32_t i = 0; i < rows; i++) nnz += i % 7 ? len(i) : 0;
+    uint32_t *ri = malloc(nnz * 4 + 4), *ci = malloc(nnz * 4 + 4);
+    double *vd = malloc(nnz * 8 + 8);
+    float *vf = malloc(nnz * 4 + 4);
+    uint64_t k = 0;
+    for (uint32_t i = 0; i < rows; i++)
+        for (uint32_t e = 0; i % 7 && e < len(i); e++, k++) {
+            uint32_t c = next_rand() % cols;
+            if (c % 11 == 0) c = c + 1 < cols ? c + 1 : (c ? c - 1 : 0);
+            if (len(i) >= 50000) c = e;
+            ri[k] = i;
+            ci[k] = c;
+            vd[k] = (next_rand() % 2000) / 1000.0 - 1.0;
+            vf[k] = (float)vd[k];
+        }
+    mg_matrix A = NULL;
+    const void *v = vt == MG_VALUES_DOUBLE ? (const void *)vd : vt == MG_VALUES_FLOAT ? (const void *)vf : NULL;
+    CHECK_OK(cpu, mg_matrix_create_from_coo(cpu, &A, rows, cols, nnz, ri, ci, v, vt));
+    free(ri);
+    free(ci);
+    free(vd);
+    free(vf);
+    return A;
+}
+
+static uint32_t len_3(uint32_t i) { return 1 + i % 5; }
+static uint32_t len_12(uint32_t i) { return 4 + i % 17; }
+/* short rows, every 97th long (the chunk path), one of 9000 entries */
+static uint32_t len_mixed(uint32_t i) { return i == 500 ? 9000 : i % 97 == 1 ? 600 + i % 3000 : 2 + i % 9; }
+static uint32_t len_dense_row(uint32_t i) { return i == 1 ? 100000 : i % 3; }
+
+/* rows x cols random values in [-2, 2), some zeros, on context c. */
+static mg_dense random_dense(mg_context c, uint32_t rows, uint32_t cols, mg_type t, double *vals) {
+    const size_t n = (size_t)rows * cols;
+    for (size_t i = 0; i < n; i++) vals[i] = next_rand() % 5 == 0 ? 0 : (next_rand() % 2000) / 500.0 - 2.0;
+    mg_dense X = NULL;
+    CHECK_OK(c, mg_dense_create(c, &X, rows, cols, t));
+    void *buf = malloc(n * 8 + 8);
+    for (size_t i = 0; i < n; i++) to_typed(t, buf, i, vals[i]);
+    CHECK_OK(c, mg_dense_load(c, X, buf));
+    free(buf);
+    return X;
+}
+
+static mg_dense copy_dense(mg_context c, uint32_t rows, uint32_t cols, mg_type t, const double *vals) {
+    const size_t n = (size_t)rows * cols;
+    mg_dense X = NULL;
+    CHECK_OK(c, mg_dense_create(c, &X, rows, cols, t));
+    void *buf = malloc(n * 8 + 8);
+    for (size_t i = 0; i < n; i++) to_typed(t, buf, i, vals[i]);
+    CHECK_OK(c, mg_dense_load(c, X, buf));
+    free(buf);
+    return X;
+}
+
+/* The GPU's X and the CPU's Y agree within eps of the largest magnitude (the checkers hold the
+ * strict per-entry rule; this catches a result the checker and CPU agree on but the GPU does not). */
+static int count_off(const mg_dense X, const mg_dense Y, mg_type t, const char *what) {
+    const size_t n = (size_t)mg_dense_rows(X) * mg_dense_cols(X);
+    void *g = malloc(n * 8 + 8), *w = malloc(n * 8 + 8);
+    CHECK_OK(ctx, mg_dense_extract(ctx, X, g));
+    CHECK_OK(cpu, mg_dense_extract(cpu, Y, w));
+    double scale = 1;
+    for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs(from_typed(t, w, i)));
+    const double eps = (t == MG_FLOAT ? 1e-4 : 1e-10) * scale;
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double a = from_typed(t, g, i), b = from_typed(t, w, i);
+        if (!(fabs(a - b) <= eps)) {
+            if (bad < 3) fprintf(stderr, "  %s: entry %zu gpu %.9g cpu %.9g\n", what, i, a, b);
+            bad++;
+        }
+    }
+    free(g);
+    free(w);
+    return bad;
+}
+
+static void spmm_case(const mg_matrix A, const char *name, mg_type t, uint32_t K, bool transpose,
+                      double alpha, double beta) {
+    const uint32_t nb = transpose ? mg_matrix_rows(A) : mg_matrix_cols(A);
+    const uint32_t nc = transpose ? mg_matrix_cols(A) : mg_matrix_rows(A);
+    double *bv = malloc((size_t)nb * K * 8 + 8), *cv = malloc((size_t)nc * K * 8 + 8);
+    mg_dense Bg = random_dense(ctx, nb, K, t, bv), Cg = random_dense(ctx, nc, K, t, cv);
+    mg_dense Bc = copy_dense(cpu, nb, K, t, bv), Cc = copy_dense(cpu, nc, K, t, cv);
+    mg_dense Cin = copy_dense(cpu, nc, K, t, cv);
+    mg_spmm_options o;
+    mg_spmm_options_init(&o);
+    o.transpose = transpose;
+    o.alpha = alpha;
+    o.beta = beta;
+    char what[160];
+    snprintf(what, sizeof what, "spmm %s %s K %u%s alpha %g beta %g", name,
+             t == MG_FLOAT ? "float" : "double", K, transpose ? " A^T" : "", alpha, beta);
+    const int before = check_failures_;
+    CHECK_OK(ctx, mg_spmm(ctx, A, Bg, Cg, &o));
+    CHECK(Bg->on_device && Cg->on_device);
+    CHECK_OK(cpu, mg_spmm(cpu, A, Bc, Cc, &o));
+    CHECK_OK(cpu, mg_check_spmm(cpu, A, Bc, beta != 0 ? Cin : NULL, Cg, &o));
+    CHECK(count_off(Cg, Cc, t, what) == 0);
+    if (check_failures_ != before) fprintf(stderr, "  case: %s\n", what);
+    mg_dense_free(&Bg);
+    mg_dense_free(&Cg);
+    mg_dense_free(&Bc);
+    mg_dense_free(&Cc);
+    mg_dense_free(&Cin);
+    free(bv);
+    free(cv);
+}
+
+static void sddmm_case(const mg_matrix S, const char *name, mg_type t, uint32_t K, double alpha,
+                       double beta) {
+    const uint32_t rows = mg_matrix_rows(S), cols = mg_matrix_cols(S);
+    const uint32_t nnz = (uint32_t)mg_matrix_nnz(S);
+    double *av = malloc((size_t)rows * K * 8 + 8), *bv = malloc((size_t)cols * K * 8 + 8);
+    double *cv = malloc((size_t)nnz * 8 + 8);
+    mg_dense Ag = random_dense(ctx, rows, K, t, av), Bg = random_dense(ctx, cols, K, t, bv);
+    mg_dense Cg = random_dense(ctx, nnz, 1, t, cv);
+    mg_dense Ac = copy_dense(cpu, rows, K, t, av), Bc = copy_dense(cpu, cols, K, t, bv);
+    mg_dense Cc = copy_dense(cpu, nnz, 1, t, cv), Cin = copy_dense(cpu, nnz, 1, t, cv);
+    mg_sddmm_options o;
+    mg_sddmm_options_init(&o);
+    o.alpha = alpha;
+    o.beta = beta;
+    char what[160];
+    snprintf(what, sizeof what, "sddmm %s %s K %u alpha %g beta %g", name,
+             t == MG_FLOAT ? "float" : "double", K, alpha, beta);
+    const int before = check_failures_;
+    CHECK_OK(ctx, mg_sddmm(ctx, S, Ag, Bg, Cg, &o));
+    CHECK(Cg->on_device);
+    CHECK_OK(cpu, mg_sddmm(cpu, S, Ac, Bc, Cc, &o));
+    CHECK_OK(cpu, mg_check_sddmm(cpu, S, Ac, Bc, beta != 0 ? Cin : NULL, Cg, &o));
+    CHECK(count_off(Cg, Cc, t, what) == 0);
+    if (check_failures_ != before) fprintf(stderr, "  case: %s\n", what);
+    mg_dense_free(&Ag);
+    mg_dense_free(&Bg);
+    mg_dense_free(&Cg);
+    mg_dense_free(&Ac);
+    mg_dense_free(&Bc);
+    mg_dense_free(&Cc);
+    mg_dense_free(&Cin);
+    free(av);
+    free(bv);
+    free(cv);
+}
+
+/* Every K of ks in both types, both orientations, two alpha/beta pairs; the SDDMM likewise. */
+static void sweep(const mg_matrix A, const char *name, const uint32_t *ks, int nk) {
+    static const mg_type types[] = {MG_FLOAT, MG_DOUBLE};
+    for (int i = 0; i < nk; i++)
+        for (int ti = 0; ti < 2; ti++) {
+            const bool full = !small_mode || i == 0;
+            spmm_case(A, name, types[ti], ks[i], false, 1, 0);
+            if (full) spmm_case(A, name, types[ti], ks[i], true, -0.5, 2);
+            sddmm_case(A, name, types[ti], ks[i], 1, 0);
+            if (full) sddmm_case(A, name, types[ti], ks[i], 0.75, -1);
+        }
+}
+
+/* The form is reported and built once: a second prepare adds no build time nor bytes. want: parts
+ * the kernel name must hold; refuse: one it must not (NULL: none). */
+static void check_prepare(const mg_matrix A, const char *name, const char *const *want, int nwant,
+                          const char *refuse) {
+    mg_gpu_matrix_info a, b;
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, &a));
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, &b));
+    printf("%s: %s, form %.3f ms, upload %.3f ms, %zu device bytes (CSR %zu)\n", name, a.kernel,
+           a.seconds * 1e3, a.upload_seconds * 1e3, a.device_bytes, a.csr_bytes);
+    CHECK(a.seconds > 0 && a.seconds == b.seconds);
+    CHECK(a.device_bytes > a.csr_bytes && a.device_bytes == b.device_bytes);
+    CHECK(strncmp(a.kernel, "aspt", 4) == 0);
+    for (int i = 0; i < nwant; i++) {
+        CHECK(strstr(a.kernel, want[i]) != NULL);
+        if (strstr(a.kernel, want[i]) == NULL) fprintf(stderr, "  %s: %s lacks %s\n", name, a.kernel, want[i]);
+    }
+    if (refuse != NULL) CHECK(strstr(a.kernel, refuse) == NULL);
+}
+
+/* X1 = A X0, X0 = A X1, ... with no wait between the calls (each call's C is the next one's B),
+ * against the same chain on the CPU. */
+static void check_chained(const mg_matrix A, uint32_t K) {
+    const uint32_t n = mg_matrix_rows(A);
+    double *v = malloc((size_t)n * K * 8 + 8);
+    mg_dense gx[2], cx[2];
+    gx[0] = random_dense(ctx, n, K, MG_DOUBLE, v);
+    cx[0] = copy_dense(cpu, n, K, MG_DOUBLE, v);
+    gx[1] = copy_dense(ctx, n, K, MG_DOUBLE, v);
+    cx[1] = copy_dense(cpu, n, K, MG_DOUBLE, v);
+    mg_spmm_options o;
+    mg_spmm_options_init(&o);
+    o.alpha = 0.25; /* keeps the values in range over the chain */
+    for (int k = 0; k < 6; k++) {
+        CHECK_OK(ctx, mg_spmm(ctx, A, gx[k & 1], gx[!(k & 1)], &o));
+        CHECK_OK(cpu, mg_spmm(cpu, A, cx[k & 1], cx[!(k & 1)], &o));
+    }
+    CHECK_OK(ctx, mg_context_finish(ctx));
+    CHECK(count_off(gx[0], cx[0], MG_DOUBLE, "chained") == 0);
+    for (int k = 0; k < 2; k++) {
+        mg_dense_free(&gx[k]);
+        mg_dense_free(&cx[k]);
+    }
+    free(v);
+}
+
+int main(void) {
+    mg__gpu_info info;
+    const int early = gpu_test_start(&info);
+    if (early >= 0) return early;
+    CHECK_OK(ctx, mg_context_set_backend(ctx, MG_BACKEND_GPU));
+    CHECK_OK(ctx, mg_context_create(&cpu));
+    printf("device: %s\n", info.name);
+
+    static const uint32_t all_k[] = {1, 2, 31, 32, 33, 64, 128, 130, 512};
+    static const uint32_t few_k[] = {1, 33, 64};
+    const int n_all = small_mode ? 4 : 9;
+    static const char *const split[] = {"+split"};
+    static const char *const rows[] = {"+rows"};
+    struct {
+        const char *name;
+        uint32_t rows, cols;
+        uint32_t (*len)(uint32_t);
+        mg_values vt;
+        bool big; /* only the small Ks */
+    } cases[] = {
+        {"rect-short", 300, 517, len_3, MG_VALUES_DOUBLE, false},
+        {"rect-short-float", 517, 300, len_3, MG_VALUES_FLOAT, false},
+        {"pattern", 400, 400, len_12, MG_VALUES_NONE, false},
+        {"mixed-split", 3000, 4000, len_mixed, MG_VALUES_FLOAT, true},
+        {"dense-row", 5, 120000, len_dense_row, MG_VALUES_DOUBLE, true},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        if (small_mode && cases[c].big && cases[c].rows > 1000) continue;
+        mg_matrix A = make_matrix(cases[c].rows, cases[c].cols, cases[c].len, cases[c].vt);
+        if (A == NULL) continue;
+        check_prepare(A, cases[c].name, cases[c].big ? split : rows, 1, NULL);
+        if (cases[c].big) sweep(A, cases[c].name, few_k, small_mode ? 1 : 3);
+        else sweep(A, cases[c].name, all_k, n_all);
+        if (cases[c].rows == cases[c].cols) check_chained(A, 33);
+        mg_matrix_free(&A);
+    }
+
+    /* Generated: R-MAT (hub columns dense in a panel beside a sparse remainder), banded and
+     * block-diagonal (every column of a panel dense), a 2D stencil (a column has 3 entries in a
+     * panel of 64 rows: below kDenseMin, all row-wise). */
+    static const char *const both[] = {"-tiles", "+rows"};
+    static const char *const tiles[] = {"-tiles"};
+    struct {
+        const char *name;
+        mg_matrix_generator kind;
+        mg_values vt;
+        const char *const *want;
+        int nwant;
+        const char *refuse;
+    } gens[] = {
+        {"rmat", MG_MATGEN_RMAT, MG_VALUES_FLOAT, both, 2, NULL},
+        {"banded", MG_MATGEN_BANDED, MG_VALUES_DOUBLE, tiles, 1, NULL},
+        {"block-diagonal", MG_MATGEN_BLOCK_DIAGONAL, MG_VALUES_NONE, tiles, 1, "+rows"},
+        {"poisson2d", MG_MATGEN_POISSON2D, MG_VALUES_DOUBLE, rows, 1, "-tiles"},
+    };
+    static const uint32_t gen_k[] = {32, 128, 130};
+    for (size_t g = 0; g < sizeof gens / sizeof gens[0]; g++) {
+        mg_matrix_gen_options go;
+        mg_matrix_gen_options_init(&go);
+        go.kind = gens[g].kind;
+        go.values = gens[g].vt;
+        go.scale = small_mode ? 10 : 13;
+        go.nnz_per_row = 8;
+        go.rows = small_mode ? 1000 : 6000;
+        go.side = small_mode ? 64 : 128;
+        mg_matrix A = NULL;
+        CHECK_OK(cpu, mg_matrix_generate(cpu, &A, &go));
+        if (A == NULL) continue;
+        check_prepare(A, gens[g].name, gens[g].want, gens[g].nwant, gens[g].refuse);
+        sweep(A, gens[g].name, gen_k, small_mode ? 1 : 3);
+        if (g == 0) check_chained(A, 128);
+        mg_matrix_free(&A);
+    }
+
+    mg_context_free(&cpu);
+    mg_context_free(&ctx);
+    return check_report();
+}
