@@ -183,15 +183,15 @@ spmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
  * earlier on the stream). */
 template <typename T, int V, bool PATTERN>
 __global__ void __launch_bounds__(kBlock)
-spmm_long(uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ chunk_row,
-          const uint64_t *__restrict__ chunk_begin, const uint32_t *__restrict__ rcol,
+spmm_long(uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ chunk_long,
+          const uint32_t *__restrict__ long_rows, const uint64_t *__restrict__ chunk_begin, const uint32_t *__restrict__ rcol,
           const T *__restrict__ rval, const T *__restrict__ B, T *C, T alpha) {
     typedef vec<T, V> VT;
     __shared__ VT part[kBlock];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const uint32_t kk = blockIdx.y * 32 * V + lane * V;
     const uint32_t kr = kk < K ? kk : K - V;
-    const uint32_t row = chunk_row[blockIdx.x];
+    const uint32_t row = long_rows[chunk_long[blockIdx.x]];
     const uint64_t b = chunk_begin[blockIdx.x], row_end = off[row + 1];
     const uint64_t e_end = b + kChunk < row_end ? b + kChunk : row_end;
     VT acc = vzero<T, V>();
@@ -318,13 +318,13 @@ sddmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
 /* One chunk of a long row per block: its warps take every kWarps-th entry, A's row in registers. */
 template <typename T, int V, int NC>
 __global__ void __launch_bounds__(kBlock)
-sddmm_long(uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ chunk_row,
-           const uint64_t *__restrict__ chunk_begin, const uint32_t *__restrict__ rcol,
+sddmm_long(uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ chunk_long,
+           const uint32_t *__restrict__ long_rows, const uint64_t *__restrict__ chunk_begin, const uint32_t *__restrict__ rcol,
            const uint32_t *__restrict__ rperm, const T *__restrict__ rval, const T *__restrict__ A,
            const T *__restrict__ B, T *C, T alpha, T beta) {
     typedef vec<T, V> VT;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const uint32_t row = chunk_row[blockIdx.x];
+    const uint32_t row = long_rows[chunk_long[blockIdx.x]];
     const uint64_t b = chunk_begin[blockIdx.x], row_b = off[row], row_end = off[row + 1];
     const uint64_t e_end = b + kChunk < row_end ? b + kChunk : row_end;
     VT a[NC];
@@ -648,7 +648,7 @@ mg_status spmm_launch_v(mg_context ctx, const mg__spmv_form *f, const mg__spmm_f
     LAUNCHED("spmm_panels");
     if (f->nlong == 0) return MG_SUCCESS;
     spmm_long<T, V, PATTERN><<<dim3(f->nchunks, grid.y), kBlock>>>(
-        K, f->d_off, f->d_chunk_row, f->d_chunk_begin, s->d_rcol, rval, B, C, alpha);
+        K, f->d_off, f->d_chunk_long, f->d_long_rows, f->d_chunk_begin, s->d_rcol, rval, B, C, alpha);
     LAUNCHED("spmm_long");
     return MG_SUCCESS;
 }
@@ -693,7 +693,7 @@ mg_status sddmm_launch_nc(mg_context ctx, const mg__spmv_form *f, const mg__spmm
         f->long_len, (uint32_t)cols, A, B, C, alpha, beta);
     LAUNCHED("sddmm_panels");
     if (f->nlong == 0) return MG_SUCCESS;
-    sddmm_long<T, V, NC><<<f->nchunks, kBlock>>>(K, f->d_off, f->d_chunk_row, f->d_chunk_begin,
+    sddmm_long<T, V, NC><<<f->nchunks, kBlock>>>(K, f->d_off, f->d_chunk_long, f->d_long_rows, f->d_chunk_begin,
                                                   s->d_rcol, s->d_rperm, rval, A, B, C, alpha, beta);
     LAUNCHED("sddmm_long");
     return MG_SUCCESS;
