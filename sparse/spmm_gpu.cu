@@ -9,19 +9,31 @@
  * dense entries come first, ordered by the column's slot among the panel's dense columns, the rest
  * after in CSR order. rcol holds the slot for a dense entry and the column for the others; rperm
  * each entry's position in its row's CSR order (values are gathered through it once per type, and
- * the SDDMM writes its results through it, so the user sees the CSR order). Rows longer than the
- * SpMV form's long_len stay out of the tiles and are processed by its chunk list (kChunk entries a
- * thread block, atomics into C for the SpMM), so a 100k-entry row does not serialise one warp.
+ * the SDDMM writes its results through it, so the user sees the CSR order). Rows of more than
+ * kLongSpmm (128) entries stay out of the panels: they are cut into segments of kSeg (128)
+ * entries, a warp each, listed on the device when the form is built (a scan of the rows' segment
+ * counts and a fill), so a long row never serialises one warp.
  *
- * SpMM kernel: a thread block of kWarps warps per (panel, K chunk of 32 V columns), each warp kRows
- * rows, lanes across K with V-wide vector loads (float4/float2/double2), the rows' sums in
- * registers. The panel's dense columns are walked in tiles: the tile's B rows are staged in shared
- * memory (reused by every row of the panel), then every row consumes its entries of that tile; then
- * each row's sparse remainder reads B rows directly. SDDMM: the same panels and tiles, a warp per
- * row with A's row in registers, B's dense rows in shared memory, a warp-shuffle dot product.
+ * Every loop over a row's entries reads them 32 at a time (GE-SpMM's coalesced row caching:
+ * Huang et al., SC'20): lane i loads entry i's column and value, the warp takes the 32 by shuffles
+ * and loads the B rows of kUnroll (8) of them before using any, so those loads are in flight
+ * together instead of each waiting for its column's load.
+ *
+ * SpMM: a thread block of kWarps warps per (panel, K chunk of 32 V columns), each warp kRows rows,
+ * lanes across K with V-wide vector loads (float4/float2/double2), the rows' sums in registers.
+ * The panel's dense columns are walked in tiles: the tile's B rows are staged in shared memory
+ * (reused by every row of the panel), then every row consumes its entries of that tile; then the
+ * warp takes its rows' sparse remainders as one stream of 32-entry batches read straight from B.
+ * A segment warp's sum is added to C atomically (the panel kernel wrote beta C first; the warps of
+ * a block on one row add theirs in shared memory first), so long rows' sums vary in order from run
+ * to run; the other rows' do not. SDDMM: the same panels and tiles, a warp per row with A's row in
+ * registers, B's dense rows in shared memory, warp-shuffle dot products written 32 at a time; a
+ * long row's segments each load A's row and write their own entries.
  */
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +56,9 @@ struct mg__spmm_form {
     uint32_t *d_rcol;          /* nnz: slot (dense entry) or column (the rest), reordered rows */
     uint32_t *d_rperm;         /* nnz: the entry's position within its row in CSR order */
     uint64_t *d_split;         /* n: each row's first entry that is not in a tile */
+    uint32_t nsegs;            /* segments of the rows of more than kLongSpmm entries */
+    uint32_t *d_seg_row;       /* nsegs: the segment's row, ascending */
+    uint64_t *d_seg_begin;     /* nsegs: its first entry */
     void *d_rval[2];           /* nnz reordered values, float [0] and double [1]; NULL until made */
     size_t bytes;
     double seconds;            /* building it and its values (CUDA events) */
@@ -65,6 +80,14 @@ constexpr uint32_t kDenseMin = 4;       /* entries of a column in a panel that m
 constexpr int kTileBytes = 16384;       /* the SpMM tile of staged B rows */
 constexpr int kSddmmTileBytes = 32768;  /* the SDDMM's, at least one row of B */
 constexpr uint32_t kSparse = 0xffffffffu; /* an order key's low word for an entry not in a tile */
+/* Rows of more than kLongSpmm entries leave the panels: they are cut into segments of kSeg
+ * entries, a warp each (spmm_segments, sddmm_segments), so no warp holds more than kSeg entries of
+ * one row. A panel warp's row then costs it at most kLongSpmm / 32 = 4 batches of 32 entries, as a
+ * segment costs its warp; a longer row would be the one its block (and the warp's other rows)
+ * waits for. Segments cost an atomic per value of C per kSeg entries (fewer where a block's warps
+ * share a row), and their rows get no tiles. Both are first choices, not yet tuned on the H100. */
+constexpr uint32_t kSeg = 128;
+constexpr uint32_t kLongSpmm = kSeg;
 constexpr unsigned kFull = 0xffffffffu;
 
 /* ---- vectors of V values a lane ------------------------------------------------------------------ */
@@ -104,35 +127,100 @@ template <typename T, int V> __device__ inline void vfma(vec<T, V> &acc, T a, co
     for (int i = 0; i < V; i++) acc.v[i] = fma(a, b.v[i], acc.v[i]);
 }
 
+/* ---- batches of 32 entries ----------------------------------------------------------------------- */
+
+/* Every loop over a row's entries takes them 32 at a time: lane i loads entry i's column and value
+ * (one coalesced load each), then the warp walks the 32 with shuffles, the B rows of kUnroll of
+ * them loaded before any is used. A B load then depends on registers only and kUnroll of them are
+ * in flight per warp; entry by entry, each waited for its column's load first, and a 1000-entry
+ * row was 250 dependent round trips on one warp (GE-SpMM's coalesced row caching: Huang, Dai, Wang
+ * and Yu, SC'20). kUnroll vectors of B are 32 registers at V = 4 floats (or 2 doubles). */
+constexpr int kUnroll = 8;
+/* Blocks a multiprocessor must hold at once (__launch_bounds__' second argument: at most 128
+ * registers a thread). Without it ptxas held spmm_panels<float, 2> and several SDDMM kernels to
+ * 64 registers and spilled (ptxas -v, CUDA 13, sm_90); with it none of them spills. The SDDMM
+ * with A's row in 16 or more vectors a lane needs more than 128, so it asks for one. */
+constexpr int kMinBlocks = 2;
+template <int NC> constexpr int kSddmmMinBlocks = NC >= 16 ? 1 : kMinBlocks;
+
+/* Lane's entry e of a batch: its column (0 where !ok) and value (0 where !ok, 1 for a pattern). */
+template <typename T, bool PATTERN>
+__device__ inline void batch_entry(const uint32_t *__restrict__ rcol, const T *__restrict__ rval,
+                                   uint64_t e, bool ok, uint32_t &col, T &val) {
+    col = ok ? rcol[e] : 0;
+    val = ok ? (PATTERN ? T(1) : rval[e]) : T(0);
+}
+
+/* The B rows (this lane's V values at kr) of a batch's entries i0 .. i0 + kUnroll - 1, lane i
+ * holding entry i's column; zeros from cnt on (a 0 value times an Inf in B would be a NaN). i0 is
+ * a multiple of kUnroll, so i0 + u stays below 32. */
+template <typename T, int V>
+__device__ inline void batch_rows(const T *__restrict__ B, uint32_t K, uint32_t kr, uint32_t col,
+                                  uint32_t i0, uint32_t cnt, vec<T, V> (&bv)[kUnroll]) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++) {
+        const uint32_t c = __shfl_sync(kFull, col, i0 + u);
+        bv[u] = i0 + u < cnt ? vload<T, V>(B + (uint64_t)c * K + kr) : vzero<T, V>();
+    }
+}
+
 /* ---- SpMM kernels -------------------------------------------------------------------------------- */
 
+/* acc[j] += x for j == jr (a register array is indexed by constants only). */
+template <typename T, int V>
+__device__ inline void add_to_row(vec<T, V> (&acc)[kRows], int jr, const vec<T, V> &x) {
+#pragma unroll
+    for (int j = 0; j < kRows; j++)
+        if (j == jr)
+#pragma unroll
+            for (int i = 0; i < V; i++) acc[j].v[i] += x.v[i];
+}
+
 /* One block a (panel, K chunk): see the banner. Row j of warp w is panel * kPanel + j * kWarps + w,
- * so the warps of a block write neighbouring rows of C. A long row (the chunk kernel's) only gets
- * beta C here. */
+ * so the warps of a block write neighbouring rows of C. A row of more than kLongSpmm entries (the
+ * segments') only gets beta C here.
+ *
+ * Why this is balanced: no row here has more than kLongSpmm entries, and a warp takes its rows'
+ * remainders as one stream, 32 entries a batch across row boundaries, so its work is
+ * ceil(remainder entries / 32) batches however they fall into rows (8 rows of 8 entries are 2 full
+ * batches, not 8 quarter-filled ones), at most kRows * kLongSpmm / 32 = 32 batches. A row's entries
+ * of a tile are read 32 at a time the same way. A row stays on one warp (its tile sums are in that
+ * warp's registers), so its sum is made in the same order on every run. */
 template <typename T, int V, bool PATTERN>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, kMinBlocks)
 spmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
             const uint64_t *__restrict__ split, const uint32_t *__restrict__ rcol,
             const T *__restrict__ rval, const uint64_t *__restrict__ dense_first,
-            const uint32_t *__restrict__ dcol, uint32_t long_len, const T *__restrict__ B,
+            const uint32_t *__restrict__ dcol, const T *__restrict__ B,
             T *__restrict__ C, T alpha, T beta) {
     typedef vec<T, V> VT;
     constexpr uint32_t kCols = kTileBytes / (32 * sizeof(VT));
     __shared__ VT tile[kCols * 32];
+    /* per warp and row (uniform, so in shared memory rather than registers, which ptxas spilled):
+     * the next tile entry, the tile entries not yet taken, the remainder's first entry less its
+     * stream position */
+    __shared__ uint64_t cur[kWarps][kRows];
+    __shared__ uint32_t left[kWarps][kRows];
+    __shared__ uint64_t delta[kWarps][kRows];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const uint32_t k_base = blockIdx.y * 32 * V;
     const uint32_t kk = k_base + lane * V;
     const bool k_in = kk < K;
     const uint32_t kr = k_in ? kk : K - V; /* lanes past K read a valid vector and write nothing */
     const uint64_t row0 = (uint64_t)blockIdx.x * kPanel;
-    uint64_t cur[kRows];
+    /* lane j < kRows reads row j's bounds; the warp gets them by shuffles */
+    const uint64_t rl = row0 + (uint64_t)(lane % kRows) * kWarps + warp;
+    const bool lrow = lane < kRows && rl < n;
+    const uint64_t l_begin = lrow ? off[rl] : 0, l_split = lrow ? split[rl] : 0;
+    const uint64_t l_end = lrow ? off[rl + 1] : 0;
+    if (lane < kRows) {
+        cur[warp][lane] = l_begin;
+        left[warp][lane] = (uint32_t)(l_split - l_begin);
+    }
+    __syncwarp();
     VT acc[kRows];
 #pragma unroll
-    for (int j = 0; j < kRows; j++) {
-        const uint64_t r = row0 + j * kWarps + warp;
-        cur[j] = r < n ? off[r] : 0;
-        acc[j] = vzero<T, V>();
-    }
+    for (int j = 0; j < kRows; j++) acc[j] = vzero<T, V>();
     const uint64_t d0 = dense_first[blockIdx.x], nd = dense_first[blockIdx.x + 1] - d0;
     for (uint64_t t0 = 0; t0 < nd; t0 += kCols) {
         const uint32_t nc = (uint32_t)min((uint64_t)kCols, nd - t0);
@@ -145,29 +233,77 @@ spmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
         const uint64_t t_end = t0 + kCols;
 #pragma unroll
         for (int j = 0; j < kRows; j++) {
-            const uint64_t r = row0 + j * kWarps + warp;
-            if (r >= n) continue;
-            const uint64_t end = split[r];
-            uint64_t e = cur[j];
-            for (; e < end; e++) {
-                const uint32_t s = rcol[e];
-                if (s >= t_end) break;
-                vfma(acc[j], PATTERN ? T(1) : rval[e], tile[(uint32_t)(s - t0) * 32 + lane]);
+            /* a row's tile entries are in slot order: this tile's are a prefix of those left */
+            uint64_t e = cur[warp][j];
+            uint32_t l = left[warp][j];
+            while (l > 0) {
+                uint32_t s;
+                T v;
+                batch_entry<T, PATTERN>(rcol, rval, e + lane, (uint32_t)lane < l, s, v);
+                const uint32_t cnt = __popc(__ballot_sync(kFull, (uint32_t)lane < l && s < t_end));
+#pragma unroll 8
+                for (uint32_t i = 0; i < cnt; i++)
+                    vfma(acc[j], __shfl_sync(kFull, v, i),
+                         tile[(uint32_t)(__shfl_sync(kFull, s, i) - t0) * 32 + lane]);
+                e += cnt;
+                l -= cnt;
+                if (cnt < 32) break;
             }
-            cur[j] = e;
+            __syncwarp(); /* every lane has read the row's cursor */
+            if (lane == 0) {
+                cur[warp][j] = e;
+                left[warp][j] = l;
+            }
+            __syncwarp();
         }
     }
+    /* the remainders as one stream: an inclusive scan of their lengths over lanes 0 .. kRows - 1 */
+    const uint32_t l_rem = lrow && l_end - l_begin <= kLongSpmm ? (uint32_t)(l_end - l_split) : 0;
+    uint32_t incl = l_rem;
+#pragma unroll
+    for (int o = 1; o < kRows; o <<= 1) {
+        const uint32_t t = __shfl_up_sync(kFull, incl, o);
+        if (lane >= o) incl += t;
+    }
+    const uint32_t total = __shfl_sync(kFull, incl, kRows - 1), l_start = incl - l_rem;
+    if (lane < kRows) delta[warp][lane] = l_split - l_start;
+    __syncwarp();
+    uint32_t start[kRows];
+#pragma unroll
+    for (int j = 0; j < kRows; j++) start[j] = __shfl_sync(kFull, l_start, j);
+    VT part = vzero<T, V>();
+    int jcur = 0;
+    for (uint32_t p0 = 0; p0 < total; p0 += 32) {
+        const uint32_t p = p0 + lane;
+        int jl = 0; /* the row of stream position p: the last one starting at or before it */
+#pragma unroll
+        for (int j = 1; j < kRows; j++) jl += p >= start[j];
+        uint32_t col;
+        T val;
+        batch_entry<T, PATTERN>(rcol, rval, delta[warp][jl] + p, p < total, col, val);
+        const uint32_t cnt = min(32u, total - p0);
+        for (uint32_t i0 = 0; i0 < cnt; i0 += kUnroll) {
+            VT bv[kUnroll];
+            batch_rows<T, V>(B, K, kr, col, i0, cnt, bv);
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++) {
+                const int j = __shfl_sync(kFull, jl, i0 + u);
+                const T v = __shfl_sync(kFull, val, i0 + u);
+                if (i0 + u < cnt && j != jcur) {
+                    add_to_row<T, V>(acc, jcur, part);
+                    part = vzero<T, V>();
+                    jcur = j;
+                }
+                vfma(part, v, bv[u]);
+            }
+        }
+    }
+    add_to_row<T, V>(acc, jcur, part);
+    if (!k_in) return;
 #pragma unroll
     for (int j = 0; j < kRows; j++) {
         const uint64_t r = row0 + j * kWarps + warp;
         if (r >= n) continue;
-        const uint64_t b = off[r], e_end = off[r + 1];
-        if (e_end - b <= long_len) {
-#pragma unroll 4
-            for (uint64_t e = split[r]; e < e_end; e++)
-                vfma(acc[j], PATTERN ? T(1) : rval[e], vload<T, V>(B + (uint64_t)rcol[e] * K + kr));
-        }
-        if (!k_in) continue;
         VT *c = reinterpret_cast<VT *>(C + r * K + kk);
         VT out;
         const VT old = beta != T(0) ? *c : vzero<T, V>();
@@ -178,30 +314,47 @@ spmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
     }
 }
 
-/* One chunk of a long row per (block, K chunk): the warps take every kWarps-th entry, their sums
- * meet in shared memory, and alpha times the total is added to C (spmm_panels wrote beta C first,
- * earlier on the stream). */
+/* A warp per segment of kSeg entries of a long row and K chunk, kWarps segments a block; alpha
+ * times the sum is added to C (spmm_panels wrote beta C first, earlier on the stream). Segments are
+ * listed by row, so a block's warps on one row are neighbours: the first of them adds their sums
+ * from shared memory, one atomic per value for the block's part of the row. */
 template <typename T, int V, bool PATTERN>
 __global__ void __launch_bounds__(kBlock)
-spmm_long(uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ chunk_long,
-          const uint32_t *__restrict__ long_rows, const uint64_t *__restrict__ chunk_begin, const uint32_t *__restrict__ rcol,
-          const T *__restrict__ rval, const T *__restrict__ B, T *C, T alpha) {
+spmm_segments(uint32_t nsegs, uint32_t K, const uint64_t *__restrict__ off,
+              const uint32_t *__restrict__ seg_row, const uint64_t *__restrict__ seg_begin,
+              const uint32_t *__restrict__ rcol, const T *__restrict__ rval,
+              const T *__restrict__ B, T *C, T alpha) {
     typedef vec<T, V> VT;
     __shared__ VT part[kBlock];
+    __shared__ uint32_t rows[kWarps];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const uint32_t kk = blockIdx.y * 32 * V + lane * V;
     const uint32_t kr = kk < K ? kk : K - V;
-    const uint32_t row = long_rows[chunk_long[blockIdx.x]];
-    const uint64_t b = chunk_begin[blockIdx.x], row_end = off[row + 1];
-    const uint64_t e_end = b + kChunk < row_end ? b + kChunk : row_end;
+    const uint32_t seg = blockIdx.x * kWarps + warp;
+    const bool has = seg < nsegs;
+    const uint32_t row = has ? seg_row[seg] : 0xffffffffu;
     VT acc = vzero<T, V>();
-#pragma unroll 4
-    for (uint64_t e = b + warp; e < e_end; e += kWarps)
-        vfma(acc, PATTERN ? T(1) : rval[e], vload<T, V>(B + (uint64_t)rcol[e] * K + kr));
+    if (has) {
+        const uint64_t b = seg_begin[seg], row_end = off[row + 1];
+        const uint64_t e_end = b + kSeg < row_end ? b + kSeg : row_end;
+        for (uint64_t e0 = b; e0 < e_end; e0 += 32) {
+            uint32_t col;
+            T val;
+            batch_entry<T, PATTERN>(rcol, rval, e0 + lane, e0 + lane < e_end, col, val);
+            const uint32_t cnt = (uint32_t)min((uint64_t)32, e_end - e0);
+            for (uint32_t i0 = 0; i0 < cnt; i0 += kUnroll) {
+                VT bv[kUnroll];
+                batch_rows<T, V>(B, K, kr, col, i0, cnt, bv);
+#pragma unroll
+                for (int u = 0; u < kUnroll; u++) vfma(acc, __shfl_sync(kFull, val, i0 + u), bv[u]);
+            }
+        }
+    }
     part[threadIdx.x] = acc;
+    if (lane == 0) rows[warp] = row;
     __syncthreads();
-    if (warp != 0 || kk >= K) return;
-    for (int w = 1; w < kWarps; w++)
+    if (!has || (warp > 0 && rows[warp - 1] == row) || kk >= K) return;
+    for (int w = warp + 1; w < kWarps && rows[w] == row; w++)
 #pragma unroll
         for (int i = 0; i < V; i++) acc.v[i] += part[w * 32 + lane].v[i];
 #pragma unroll
@@ -227,22 +380,67 @@ template <typename T> __device__ inline T warp_sum(T v) {
     return v;
 }
 
-/* C at S's CSR position of reordered entry e of row r (lane 0 writes). */
+/* C at S's CSR position pos of an entry of value s. */
 template <typename T>
 __device__ inline void sddmm_write(T *C, uint64_t pos, T s, T dot, T alpha, T beta) {
     C[pos] = beta != T(0) ? alpha * s * dot + beta * C[pos] : alpha * s * dot;
 }
 
-/* One block a panel, a warp per row (rows as in spmm_panels); tiles of tile_cols dense B rows (the
- * whole of K) in dynamic shared memory, laid out [column][chunk][lane]. */
+/* The SDDMM of a row's reordered entries [e_begin, e_end) read straight from B (b: the row's first
+ * entry; a: its row of A), 32 a batch as the SpMM's: lane i loads entry i's column, the B rows of
+ * kUnroll / NC entries are loaded together (at most kUnroll vectors a lane), their dot products
+ * reduced across the warp side by side, lane i keeps entry i's and the batch is written at once. */
 template <typename T, int V, int NC>
-__global__ void __launch_bounds__(kBlock)
+__device__ inline void sddmm_range(const vec<T, V> (&a)[NC], uint64_t e_begin, uint64_t e_end,
+                                   uint64_t b, uint32_t K, int lane, const uint32_t *__restrict__ rcol,
+                                   const uint32_t *__restrict__ rperm, const T *__restrict__ rval,
+                                   const T *__restrict__ B, T *C, T alpha, T beta) {
+    typedef vec<T, V> VT;
+    constexpr int U = NC >= kUnroll ? 1 : kUnroll / NC;
+    for (uint64_t e0 = e_begin; e0 < e_end; e0 += 32) {
+        const uint64_t e = e0 + lane;
+        const bool ok = e < e_end;
+        const uint32_t col = ok ? rcol[e] : 0;
+        const uint32_t cnt = (uint32_t)min((uint64_t)32, e_end - e0);
+        T mine = T(0);
+        for (uint32_t i0 = 0; i0 < cnt; i0 += U) {
+            VT bv[U][NC];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const T *bj = B + (uint64_t)__shfl_sync(kFull, col, i0 + u) * K;
+#pragma unroll
+                for (int ch = 0; ch < NC; ch++) {
+                    /* a is 0 past K; so is b (not read there), so an Inf in B adds no NaN */
+                    const uint32_t k = ch * 32 * V + lane * V;
+                    bv[u][ch] = i0 + u < cnt && k < K ? vload<T, V>(bj + k) : vzero<T, V>();
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                T dot = T(0);
+#pragma unroll
+                for (int ch = 0; ch < NC; ch++)
+#pragma unroll
+                    for (int i = 0; i < V; i++) dot = fma(a[ch].v[i], bv[u][ch].v[i], dot);
+                dot = warp_sum(dot);
+                if ((uint32_t)lane == i0 + u) mine = dot;
+            }
+        }
+        if (ok) sddmm_write(C, b + rperm[e], rval ? rval[e] : T(1), mine, alpha, beta);
+    }
+}
+
+/* One block a panel, a warp per row (rows as in spmm_panels); tiles of tile_cols dense B rows (the
+ * whole of K) in dynamic shared memory, laid out [column][chunk][lane]. A row's entries are read 32
+ * at a time (tiles and remainder alike); a row of more than kLongSpmm entries is the segments'. */
+template <typename T, int V, int NC>
+__global__ void __launch_bounds__(kBlock, kSddmmMinBlocks<NC>)
 sddmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
              const uint64_t *__restrict__ split, const uint32_t *__restrict__ rcol,
              const uint32_t *__restrict__ rperm, const T *__restrict__ rval,
              const uint64_t *__restrict__ dense_first, const uint32_t *__restrict__ dcol,
-             uint32_t long_len, uint32_t tile_cols, const T *__restrict__ A,
-             const T *__restrict__ B, T *C, T alpha, T beta) {
+             uint32_t tile_cols, const T *__restrict__ A, const T *__restrict__ B, T *C, T alpha,
+             T beta) {
     typedef vec<T, V> VT;
     extern __shared__ __align__(16) unsigned char smem[];
     VT *tile = reinterpret_cast<VT *>(smem);
@@ -265,7 +463,7 @@ sddmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
         }
         __syncthreads();
         const uint64_t t_end = t0 + tile_cols;
-#pragma unroll
+#pragma unroll 1
         for (int j = 0; j < kRows; j++) {
             const uint64_t r = row0 + j * kWarps + warp;
             if (r >= n) continue;
@@ -274,17 +472,26 @@ sddmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
             if (e < end && rcol[e] < t_end) {
                 const uint64_t b = off[r];
                 load_row<T, V, NC>(A, r, K, lane, a);
-                for (; e < end; e++) {
-                    const uint32_t s = rcol[e];
-                    if (s >= t_end) break;
-                    const VT *bt = tile + (uint32_t)(s - t0) * NC * 32 + lane;
-                    T dot = T(0);
+                /* the row's tile entries are in slot order: this tile's are a prefix */
+                for (;;) {
+                    const uint64_t el = e + lane;
+                    const uint32_t s = el < end ? rcol[el] : kSparse;
+                    const uint32_t cnt = __popc(__ballot_sync(kFull, s < t_end));
+                    T mine = T(0);
+                    for (uint32_t i = 0; i < cnt; i++) {
+                        const VT *bt = tile + (uint32_t)(__shfl_sync(kFull, s, i) - t0) * NC * 32 + lane;
+                        T dot = T(0);
 #pragma unroll
-                    for (int ch = 0; ch < NC; ch++)
+                        for (int ch = 0; ch < NC; ch++)
 #pragma unroll
-                        for (int i = 0; i < V; i++) dot = fma(a[ch].v[i], bt[ch * 32].v[i], dot);
-                    dot = warp_sum(dot);
-                    if (lane == 0) sddmm_write(C, b + rperm[e], rval ? rval[e] : T(1), dot, alpha, beta);
+                            for (int v = 0; v < V; v++) dot = fma(a[ch].v[v], bt[ch * 32].v[v], dot);
+                        dot = warp_sum(dot);
+                        if ((uint32_t)lane == i) mine = dot;
+                    }
+                    if ((uint32_t)lane < cnt)
+                        sddmm_write(C, b + rperm[el], rval ? rval[el] : T(1), mine, alpha, beta);
+                    e += cnt;
+                    if (cnt < 32) break;
                 }
             }
             cur[j] = e;
@@ -295,54 +502,31 @@ sddmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
         const uint64_t r = row0 + j * kWarps + warp;
         if (r >= n) continue;
         const uint64_t b = off[r], e_end = off[r + 1];
-        if (e_end - b > long_len || split[r] == e_end) continue;
+        if (e_end - b > kLongSpmm || split[r] == e_end) continue;
         load_row<T, V, NC>(A, r, K, lane, a);
-        for (uint64_t e = split[r]; e < e_end; e++) {
-            const T *bj = B + (uint64_t)rcol[e] * K;
-            T dot = T(0);
-#pragma unroll
-            for (int ch = 0; ch < NC; ch++) {
-                const uint32_t k = ch * 32 * V + lane * V;
-                /* a is 0 past K; b is read in bounds there and zeroed, so an Inf in B adds no NaN */
-                VT bv = vload<T, V>(bj + (k < K ? k : K - V));
-                if (k >= K) bv = vzero<T, V>();
-#pragma unroll
-                for (int i = 0; i < V; i++) dot = fma(a[ch].v[i], bv.v[i], dot);
-            }
-            dot = warp_sum(dot);
-            if (lane == 0) sddmm_write(C, b + rperm[e], rval ? rval[e] : T(1), dot, alpha, beta);
-        }
+        sddmm_range<T, V, NC>(a, split[r], e_end, b, K, lane, rcol, rperm, rval, B, C, alpha, beta);
     }
 }
 
-/* One chunk of a long row per block: its warps take every kWarps-th entry, A's row in registers. */
+/* A warp per segment of a long row, A's row in its registers (loaded once per kSeg entries). The
+ * entries' products are independent, so a long row's segments need no combining. */
 template <typename T, int V, int NC>
-__global__ void __launch_bounds__(kBlock)
-sddmm_long(uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ chunk_long,
-           const uint32_t *__restrict__ long_rows, const uint64_t *__restrict__ chunk_begin, const uint32_t *__restrict__ rcol,
-           const uint32_t *__restrict__ rperm, const T *__restrict__ rval, const T *__restrict__ A,
-           const T *__restrict__ B, T *C, T alpha, T beta) {
+__global__ void __launch_bounds__(kBlock, kSddmmMinBlocks<NC>)
+sddmm_segments(uint32_t nsegs, uint32_t K, const uint64_t *__restrict__ off,
+               const uint32_t *__restrict__ seg_row, const uint64_t *__restrict__ seg_begin,
+               const uint32_t *__restrict__ rcol, const uint32_t *__restrict__ rperm,
+               const T *__restrict__ rval, const T *__restrict__ A, const T *__restrict__ B, T *C,
+               T alpha, T beta) {
     typedef vec<T, V> VT;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const uint32_t row = long_rows[chunk_long[blockIdx.x]];
-    const uint64_t b = chunk_begin[blockIdx.x], row_b = off[row], row_end = off[row + 1];
-    const uint64_t e_end = b + kChunk < row_end ? b + kChunk : row_end;
+    const int lane = threadIdx.x & 31;
+    const uint32_t seg = blockIdx.x * kWarps + (threadIdx.x >> 5);
+    if (seg >= nsegs) return; /* the whole warp: nothing below syncs the block */
+    const uint32_t row = seg_row[seg];
+    const uint64_t b = seg_begin[seg], row_end = off[row + 1];
+    const uint64_t e_end = b + kSeg < row_end ? b + kSeg : row_end;
     VT a[NC];
     load_row<T, V, NC>(A, row, K, lane, a);
-    for (uint64_t e = b + warp; e < e_end; e += kWarps) {
-        const T *bj = B + (uint64_t)rcol[e] * K;
-        T dot = T(0);
-#pragma unroll
-        for (int ch = 0; ch < NC; ch++) {
-            const uint32_t k = ch * 32 * V + lane * V;
-            VT bv = vload<T, V>(bj + (k < K ? k : K - V));
-            if (k >= K) bv = vzero<T, V>();
-#pragma unroll
-            for (int i = 0; i < V; i++) dot = fma(a[ch].v[i], bv.v[i], dot);
-        }
-        dot = warp_sum(dot);
-        if (lane == 0) sddmm_write(C, row_b + rperm[e], rval ? rval[e] : T(1), dot, alpha, beta);
-    }
+    sddmm_range<T, V, NC>(a, b, e_end, off[row], K, lane, rcol, rperm, rval, B, C, alpha, beta);
 }
 
 /* ---- building the form --------------------------------------------------------------------------- */
@@ -370,11 +554,11 @@ __device__ inline uint64_t lower_bound(const uint64_t *keys, uint64_t lo, uint64
 
 /* key[e] = (panel << 32) | column, or (npanels << 32) for an entry of a long row (no panel). */
 __global__ void panel_keys(const uint64_t *off, const uint32_t *idx, uint32_t n, uint64_t nnz,
-                           uint32_t long_len, uint32_t npanels, uint64_t *key) {
+                           uint32_t npanels, uint64_t *key) {
     GRID_STRIDE(e, nnz) {
         const uint32_t r = row_of(off, n, e);
-        key[e] = off[r + 1] - off[r] > long_len ? (uint64_t)npanels << 32
-                                                : ((uint64_t)(r / kPanel) << 32) | idx[e];
+        key[e] = off[r + 1] - off[r] > kLongSpmm ? (uint64_t)npanels << 32
+                                                 : ((uint64_t)(r / kPanel) << 32) | idx[e];
     }
 }
 
@@ -392,12 +576,12 @@ __global__ void panel_starts(const uint64_t *dense, uint64_t ndense, uint32_t np
 /* Each entry's order key (row << 32 | slot among its panel's dense columns, kSparse if not dense)
  * and its position within its row. */
 __global__ void order_keys(const uint64_t *off, const uint32_t *idx, uint32_t n, uint64_t nnz,
-                           uint32_t long_len, const uint64_t *dense, const uint64_t *dense_first,
+                           const uint64_t *dense, const uint64_t *dense_first,
                            uint64_t *key, uint32_t *pos) {
     GRID_STRIDE(e, nnz) {
         const uint32_t r = row_of(off, n, e);
         uint32_t slot = kSparse;
-        if (off[r + 1] - off[r] <= long_len) {
+        if (off[r + 1] - off[r] <= kLongSpmm) {
             const uint32_t p = r / kPanel;
             const uint64_t x = ((uint64_t)p << 32) | idx[e];
             const uint64_t lo = dense_first[p], hi = dense_first[p + 1];
@@ -434,6 +618,31 @@ __global__ void gather_values(const uint64_t *off, uint32_t n, uint64_t nnz, con
     GRID_STRIDE(k, nnz) rval[k] = val[off[row_of(off, n, k)] + rperm[k]];
 }
 
+/* Segments of row i (0 for a row the panels take; i == n gives 0 so the exclusive scan's last
+ * entry is the total). */
+struct segs_of_row {
+    const uint64_t *off;
+    uint32_t n;
+    __host__ __device__ uint32_t operator()(uint32_t i) const {
+        if (i >= n) return 0;
+        const uint64_t len = off[i + 1] - off[i];
+        return len > kLongSpmm ? (uint32_t)((len + kSeg - 1) / kSeg) : 0;
+    }
+};
+
+__global__ void fill_segments(const uint64_t *off, uint32_t n, const uint32_t *seg_first,
+                              uint32_t *seg_row, uint64_t *seg_begin) {
+    GRID_STRIDE(i, n) {
+        const uint64_t b = off[i], len = off[i + 1] - b;
+        if (len <= kLongSpmm) continue;
+        const uint32_t c0 = seg_first[i], segs = (uint32_t)((len + kSeg - 1) / kSeg);
+        for (uint32_t k = 0; k < segs; k++) {
+            seg_row[c0 + k] = (uint32_t)i;
+            seg_begin[c0 + k] = b + (uint64_t)k * kSeg;
+        }
+    }
+}
+
 /* Bits that hold every value below `count`. */
 int bits_for(uint64_t count) {
     int b = 1;
@@ -459,6 +668,8 @@ void spmm_form_free(mg__spmm_form *s) {
     dfree(s->d_rcol);
     dfree(s->d_rperm);
     dfree(s->d_split);
+    dfree(s->d_seg_row);
+    dfree(s->d_seg_begin);
     dfree(s->d_rval[0]);
     dfree(s->d_rval[1]);
     memset(s, 0, sizeof *s);
@@ -472,7 +683,7 @@ mg_status dense_columns(mg_context ctx, const mg__spmv_form *f, mg__spmm_form *s
     dbuf key, sorted, temp, uniq, count, runs, flag, ndense;
     TRY(dbuf_alloc(ctx, &key, nnz * 8, "the SpMM panel keys"));
     TRY(dbuf_alloc(ctx, &sorted, nnz * 8, "the SpMM panel keys"));
-    panel_keys<<<blocks_for(nnz), kThreads>>>(f->d_off, f->d_idx, f->n, nnz, f->long_len, s->npanels,
+    panel_keys<<<blocks_for(nnz), kThreads>>>(f->d_off, f->d_idx, f->n, nnz, s->npanels,
                                               (uint64_t *)key.p);
     LAUNCHED("panel_keys");
     const int end_bit = 32 + bits_for((uint64_t)s->npanels + 1);
@@ -531,6 +742,28 @@ mg_status dense_columns(mg_context ctx, const mg__spmv_form *f, mg__spmm_form *s
     return MG_SUCCESS;
 }
 
+/* The segment list of f's long rows, made on the device: a scan of the rows' segment counts and
+ * one fill (as the SpMV form's chunk list). */
+mg_status form_segments(mg_context ctx, const mg__spmv_form *f, mg__spmm_form *s) {
+    const segs_of_row count{f->d_off, f->n};
+    const auto segs = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0), count);
+    const int64_t items = (int64_t)f->n + 1;
+    dbuf seg_first, temp;
+    TRY(dbuf_alloc(ctx, &seg_first, (size_t)items * 4, "the SpMM segments"));
+    size_t bytes = 0;
+    CU(cub::DeviceScan::ExclusiveSum(nullptr, bytes, segs, (uint32_t *)seg_first.p, items));
+    TRY(dbuf_alloc(ctx, &temp, bytes, "the SpMM segments' scan"));
+    CU(cub::DeviceScan::ExclusiveSum(temp.p, bytes, segs, (uint32_t *)seg_first.p, items));
+    CU(cudaMemcpy(&s->nsegs, (uint32_t *)seg_first.p + f->n, 4, cudaMemcpyDeviceToHost));
+    if (s->nsegs == 0) return MG_SUCCESS;
+    TRY(spmm_alloc(ctx, s, (void **)&s->d_seg_row, (size_t)s->nsegs * 4, "the SpMM segments"));
+    TRY(spmm_alloc(ctx, s, (void **)&s->d_seg_begin, (size_t)s->nsegs * 8, "the SpMM segments"));
+    fill_segments<<<blocks_for(f->n), kThreads>>>(f->d_off, f->n, (const uint32_t *)seg_first.p,
+                                                  s->d_seg_row, s->d_seg_begin);
+    LAUNCHED("fill_segments");
+    return MG_SUCCESS;
+}
+
 /* Builds s from f on the device (see the banner), timed by CUDA events into s->seconds. */
 mg_status spmm_form_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_form *s) {
     timer_guard timer;
@@ -555,12 +788,12 @@ mg_status spmm_form_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_form 
         TRY(dbuf_alloc(ctx, &sorted, nnz * 8, "the SpMM order keys"));
         TRY(dbuf_alloc(ctx, &pos, nnz * 4, "the SpMM order keys"));
         TRY(dbuf_alloc(ctx, &counter, 8, "the SpMM tile count"));
-        order_keys<<<blocks_for(nnz), kThreads>>>(f->d_off, f->d_idx, n, nnz, f->long_len,
+        order_keys<<<blocks_for(nnz), kThreads>>>(f->d_off, f->d_idx, n, nnz,
                                                   (const uint64_t *)dense.p, s->d_dense_first,
                                                   (uint64_t *)key.p, (uint32_t *)pos.p);
         LAUNCHED("order_keys");
-        /* stable: a row's entries outside the tiles keep their CSR order (a long row stays as is,
-         * which its chunk list relies on) */
+        /* stable: a row's entries outside the tiles keep their CSR order (B's rows are then read
+         * in column order; a long row stays as it is) */
         const int end_bit = 32 + bits_for(n);
         size_t bytes = 0;
         CU(cub::DeviceRadixSort::SortPairs(nullptr, bytes, (const uint64_t *)key.p,
@@ -580,6 +813,7 @@ mg_status spmm_form_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_form 
         unsigned long long de = 0;
         CU(cudaMemcpy(&de, counter.p, 8, cudaMemcpyDeviceToHost));
         s->dense_entries = de;
+        TRY(form_segments(ctx, f, s));
     }
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     s->seconds += ms / 1e3;
@@ -643,13 +877,12 @@ mg_status spmm_launch_v(mg_context ctx, const mg__spmv_form *f, const mg__spmm_f
                         const T *rval, uint32_t K, const T *B, T *C, T alpha, T beta) {
     const dim3 grid(s->npanels, (K + 32 * V - 1) / (32 * V));
     spmm_panels<T, V, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, s->d_split, s->d_rcol, rval,
-                                                 s->d_dense_first, s->d_dcol, f->long_len, B, C,
-                                                 alpha, beta);
+                                                 s->d_dense_first, s->d_dcol, B, C, alpha, beta);
     LAUNCHED("spmm_panels");
-    if (f->nlong == 0) return MG_SUCCESS;
-    spmm_long<T, V, PATTERN><<<dim3(f->nchunks, grid.y), kBlock>>>(
-        K, f->d_off, f->d_chunk_long, f->d_long_rows, f->d_chunk_begin, s->d_rcol, rval, B, C, alpha);
-    LAUNCHED("spmm_long");
+    if (s->nsegs == 0) return MG_SUCCESS;
+    spmm_segments<T, V, PATTERN><<<dim3((s->nsegs + kWarps - 1) / kWarps, grid.y), kBlock>>>(
+        s->nsegs, K, f->d_off, s->d_seg_row, s->d_seg_begin, s->d_rcol, rval, B, C, alpha);
+    LAUNCHED("spmm_segments");
     return MG_SUCCESS;
 }
 
@@ -690,12 +923,13 @@ mg_status sddmm_launch_nc(mg_context ctx, const mg__spmv_form *f, const mg__spmm
     cols = cols < 1 ? 1 : cols > 64 ? 64 : cols;
     sddmm_panels<T, V, NC><<<s->npanels, kBlock, cols * col_bytes>>>(
         f->n, K, f->d_off, s->d_split, s->d_rcol, s->d_rperm, rval, s->d_dense_first, s->d_dcol,
-        f->long_len, (uint32_t)cols, A, B, C, alpha, beta);
+        (uint32_t)cols, A, B, C, alpha, beta);
     LAUNCHED("sddmm_panels");
-    if (f->nlong == 0) return MG_SUCCESS;
-    sddmm_long<T, V, NC><<<f->nchunks, kBlock>>>(K, f->d_off, f->d_chunk_long, f->d_long_rows, f->d_chunk_begin,
-                                                  s->d_rcol, s->d_rperm, rval, A, B, C, alpha, beta);
-    LAUNCHED("sddmm_long");
+    if (s->nsegs == 0) return MG_SUCCESS;
+    sddmm_segments<T, V, NC><<<(s->nsegs + kWarps - 1) / kWarps, kBlock>>>(
+        s->nsegs, K, f->d_off, s->d_seg_row, s->d_seg_begin, s->d_rcol, s->d_rperm, rval, A, B, C,
+        alpha, beta);
+    LAUNCHED("sddmm_segments");
     return MG_SUCCESS;
 }
 
@@ -807,6 +1041,6 @@ extern "C" mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix 
                       (size_t)A->nnz * (A->values == MG_VALUES_NONE ? 0 : A->values == MG_VALUES_FLOAT ? 4 : 8);
     const bool tiles = s->dense_entries > 0;
     snprintf(info->kernel, sizeof info->kernel, "aspt%s%s%s", tiles ? "-tiles" : "",
-             s->dense_entries < A->nnz ? "+rows" : "", f->nlong > 0 ? "+split" : "");
+             s->dense_entries < A->nnz ? "+rows" : "", s->nsegs > 0 ? "+split" : "");
     return MG_SUCCESS;
 }

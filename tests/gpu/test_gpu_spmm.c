@@ -2,9 +2,10 @@
  * test_gpu_spmm.c — the GPU SpMM and SDDMM (sparse/spmm_gpu.cu) against the CPU backend and the
  * serial checkers mg_check_spmm / mg_check_sddmm: K across the lane widths and their tails (1, 2,
  * 31, 32, 33, 64, 128, 130, 512), float and double, pattern / float / double values, A and A^T,
- * alpha/beta, rectangular matrices with empty rows and columns, long rows split into chunks and a
- * dense row of 100k entries, and generated matrices whose SpMM form has dense tiles, a row-wise
- * remainder or both (the form's report, mg_matrix_gpu_prepare_spmm, says which and is built once).
+ * alpha/beta, rectangular matrices with empty rows and columns, long rows split into segments (rows
+ * of 100 to 159 entries about the form's limit, of 600 to 9000, a dense row of 100k entries), and
+ * generated matrices whose SpMM form has dense tiles, a row-wise remainder or both (the form's
+ * report, mg_matrix_gpu_prepare_spmm, says which and is built once).
  * Also chained products with no wait between them. Exits 77 (skipped) where no GPU is usable.
  */
 #include "gpu/gpu_test.h"
@@ -44,9 +45,12 @@ static mg_matrix make_matrix(uint32_t rows, uint32_t cols, uint32_t (*len)(uint3
 
 static uint32_t len_3(uint32_t i) { return 1 + i % 5; }
 static uint32_t len_12(uint32_t i) { return 4 + i % 17; }
-/* short rows, every 97th long (the chunk path), one of 9000 entries */
+/* short rows, every 97th long (segments), one of 9000 entries */
 static uint32_t len_mixed(uint32_t i) { return i == 500 ? 9000 : i % 97 == 1 ? 600 + i % 3000 : 2 + i % 9; }
 static uint32_t len_dense_row(uint32_t i) { return i == 1 ? 100000 : i % 3; }
+/* rows of 100 to 159 entries: both sides of the SpMM form's 128-entry limit (segments of 128 from
+ * 129 on, a part segment after), and a panel warp's 8 rows one stream of many 32-entry batches */
+static uint32_t len_medium(uint32_t i) { return 100 + i * 37 % 60; }
 
 /* rows x cols random values in [-2, 2), some zeros, on context c. */
 static mg_dense random_dense(mg_context c, uint32_t rows, uint32_t cols, mg_type t, double *vals) {
@@ -239,19 +243,21 @@ int main(void) {
         uint32_t rows, cols;
         uint32_t (*len)(uint32_t);
         mg_values vt;
-        bool big; /* only the small Ks */
+        bool big;   /* only the small Ks */
+        bool split; /* rows of more than 128 entries: the form has segments */
     } cases[] = {
-        {"rect-short", 300, 517, len_3, MG_VALUES_DOUBLE, false},
-        {"rect-short-float", 517, 300, len_3, MG_VALUES_FLOAT, false},
-        {"pattern", 400, 400, len_12, MG_VALUES_NONE, false},
-        {"mixed-split", 3000, 4000, len_mixed, MG_VALUES_FLOAT, true},
-        {"dense-row", 5, 120000, len_dense_row, MG_VALUES_DOUBLE, true},
+        {"rect-short", 300, 517, len_3, MG_VALUES_DOUBLE, false, false},
+        {"rect-short-float", 517, 300, len_3, MG_VALUES_FLOAT, false, false},
+        {"pattern", 400, 400, len_12, MG_VALUES_NONE, false, false},
+        {"mixed-split", 3000, 4000, len_mixed, MG_VALUES_FLOAT, true, true},
+        {"dense-row", 5, 120000, len_dense_row, MG_VALUES_DOUBLE, true, true},
+        {"medium-split", 700, 900, len_medium, MG_VALUES_DOUBLE, false, true},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         if (small_mode && cases[c].big && cases[c].rows > 1000) continue;
         mg_matrix A = make_matrix(cases[c].rows, cases[c].cols, cases[c].len, cases[c].vt);
         if (A == NULL) continue;
-        check_prepare(A, cases[c].name, cases[c].big ? split : rows, 1, NULL);
+        check_prepare(A, cases[c].name, cases[c].split ? split : rows, 1, NULL);
         if (cases[c].big) sweep(A, cases[c].name, few_k, small_mode ? 1 : 3);
         else sweep(A, cases[c].name, all_k, n_all);
         if (cases[c].rows == cases[c].cols) check_chained(A, 33);
