@@ -45,6 +45,13 @@ mg_status mg__cpu_sddmm(mg_context ctx, const mg_matrix S, const mg_dense A, con
 mg_status mg__gpu_sddmm(mg_context ctx, const mg_matrix S, const mg_dense A, const mg_dense B,
                         mg_dense C, const mg_sddmm_options *opts);
 
+/* *C = A B (mg_spgemm's checked arguments) on OpenMP threads (sparse/spgemm_cpu.c) and on the
+ * device (not yet: MG_UNAVAILABLE naming the call, sparse_gpu_fallback.c in every build). */
+mg_status mg__cpu_spgemm(mg_context ctx, const mg_matrix A, const mg_matrix B, mg_matrix *C,
+                         const mg_spgemm_options *opts);
+mg_status mg__gpu_spgemm(mg_context ctx, const mg_matrix A, const mg_matrix B, mg_matrix *C,
+                         const mg_spgemm_options *opts);
+
 /* mg_spmv's argument checks (sparse/spmv.c), shared with its verifier; `who` names the call in the
  * message. */
 mg_status mg__spmv_check_args(mg_context ctx, const char *who, const mg_matrix A, const mg_dense x,

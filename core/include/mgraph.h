@@ -482,6 +482,17 @@ mg_status mg_pagerank(mg_context ctx, const mg_graph g, mg_pagerank_options *opt
 mg_status mg_bc(mg_context ctx, const mg_graph g, const uint32_t *sources, uint32_t nsources,
                 mg_vector bc);
 
+/* Triangles, over the masked SpGEMM (C<L> = L L with L the strictly lower triangle of the
+ * undirected simple graph underlying g: directions, self loops and duplicate edges ignored).
+ * *total: the number of triangles; per_vertex (MG_INT64, optional, NULL for none): the triangles
+ * each vertex is in. */
+mg_status mg_triangle_count(mg_context ctx, const mg_graph g, uint64_t *total, mg_vector per_vertex);
+/* The local clustering coefficient into lcc (MG_DOUBLE), as LDBC Graphalytics defines it: for an
+ * undirected graph the edges among v's neighbours over d(d-1)/2; for a directed graph the
+ * neighbours are the union of in- and out-neighbours and the arcs among them count by direction,
+ * over d(d-1); 0 where d < 2. */
+mg_status mg_lcc(mg_context ctx, const mg_graph g, mg_vector lcc);
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Generators (datasets/): deterministic for a seed, whatever the thread count                      */
 /* ------------------------------------------------------------------------------------------------ */
@@ -695,6 +706,27 @@ mg_status mg_check_sddmm(mg_context ctx, const mg_matrix S, const mg_dense A, co
                          const mg_dense C_in, const mg_dense C, const mg_sddmm_options *opts);
 
 typedef struct {
+    mg_semiring semiring;  /* MG_SEMIRING_PLUS_TIMES (default), MIN_PLUS or OR_AND (MAX_TIMES too) */
+    /* Optional mask M (rows x cols of C): only the entries (i, j) that M stores are computed (C<M> =
+     * A B), or with complement only those it does not store; NULL: all. M's values are not read. */
+    mg_matrix mask;
+    bool complement;
+} mg_spgemm_options;
+
+void mg_spgemm_options_init(mg_spgemm_options *opts);
+/* *C = A B over the semiring (Gustavson, row by row): A rows x k, B k x cols; a new matrix with
+ * sorted columns and no explicit entries beyond those some path produced (an entry whose sum is
+ * zero stays: it was computed). C's values are double, or float when A and B both are float, or a
+ * pattern for OR_AND on two patterns; a pattern operand reads as 1. opts may be NULL. On failure *C
+ * is left NULL; a product too large for memory is MG_OUT_OF_MEMORY saying how much it needed. */
+mg_status mg_spgemm(mg_context ctx, const mg_matrix A, const mg_matrix B, mg_matrix *C,
+                    const mg_spgemm_options *opts);
+/* Checks C against a plain serial product in double: the same pattern (naming the first entry one
+ * has and the other lacks) and each value within mg_check_spmv's tolerance. */
+mg_status mg_check_spgemm(mg_context ctx, const mg_matrix A, const mg_matrix B, const mg_matrix C,
+                          const mg_spgemm_options *opts);
+
+typedef struct {
     double tolerance;      /* stop when ||r|| <= tolerance * ||b|| (2-norms); default 1e-8     */
     int max_iterations;    /* default 1000; MG_NOT_CONVERGED when reached first                 */
     bool jacobi;           /* precondition with diag(A)^-1 (every diagonal entry must be > 0)   */
@@ -772,6 +804,9 @@ mg_status mg_check_bfs(mg_context ctx, const mg_graph g, uint32_t source, const 
                        const mg_vector parent);
 mg_status mg_check_sssp(mg_context ctx, const mg_graph g, uint32_t source, const mg_vector dist);
 mg_status mg_check_cc(mg_context ctx, const mg_graph g, const mg_vector label);
+mg_status mg_check_triangle_count(mg_context ctx, const mg_graph g, uint64_t total,
+                                  const mg_vector per_vertex);
+mg_status mg_check_lcc(mg_context ctx, const mg_graph g, const mg_vector lcc);
 mg_status mg_check_pagerank(mg_context ctx, const mg_graph g, const mg_pagerank_options *opts,
                             const mg_vector rank);
 mg_status mg_check_bc(mg_context ctx, const mg_graph g, const uint32_t *sources, uint32_t nsources,
