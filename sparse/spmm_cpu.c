@@ -294,13 +294,7 @@ mg_status mg__cpu_spmm(mg_context ctx, const mg_matrix A, const mg_dense B, mg_d
     void *scratch = NULL;
     spmm_args a;
     memset(&a, 0, sizeof a);
-    if (opts->transpose) {
-        MG__TRY(mg_matrix_csc(ctx, A, &a.offsets, &a.indices, &a.values));
-        a.rows = A->cols;
-    } else {
-        MG__TRY(mg_matrix_csr(A, &a.offsets, &a.indices, &a.values));
-        a.rows = A->rows;
-    }
+    MG__TRY(mg__matrix_op(ctx, A, opts->transpose, &a.rows, &a.offsets, &a.indices, &a.values));
     a.nnz = A->nnz;
     a.k = B->cols;
     MG__TRY(mg__dense_need_host(ctx, B));
