@@ -7,7 +7,7 @@
  * the error of summing those terms in any order at the type's precision (rtol 1e-5 for float,
  * 1e-12 for double). Min-plus and max-times select one term, computed once in the type: within
  * rtol times the largest |a| + |x| (min-plus) or |a x| (max-times) of the row, infinities exact.
- * Or-and is exact and its values are 1 or 0.
+ * Or-and is exact and its values are 1 or 0. The value readers and the rule serve check_spmm.c too.
  */
 #include "sparse/sparse_internal.h"
 

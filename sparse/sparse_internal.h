@@ -76,6 +76,11 @@ double mg__check_rtol(mg_type t);
 double mg__check_atol(mg_type t);
 bool mg__check_close(mg_semiring s, double want, double got, double tol);
 
+/* op(A) as a CSR (sparse/spmv_cpu.c): A's CSR, or for the transpose its CSC (built on first use),
+ * with op(A)'s row count. */
+mg_status mg__matrix_op(mg_context ctx, const mg_matrix A, bool transpose, uint32_t *rows,
+                        const uint64_t **offsets, const uint32_t **indices, const void **values);
+
 /* Merge-based CSR split (Merrill and Garland, SC 2016; sparse/spmv_cpu.c): the rows' ends and the
  * nonzeros merged into one list of rows + nnz steps; at step d of it, *row rows are complete and
  * *edge entries consumed (*row + *edge = d). Threads taking equal ranges of d get equal work

@@ -55,6 +55,13 @@ void mg__merge_path_split(const uint64_t *offsets, uint32_t rows, uint64_t nnz, 
     *edge = d - lo;
 }
 
+mg_status mg__matrix_op(mg_context ctx, const mg_matrix A, bool transpose, uint32_t *rows,
+                        const uint64_t **offsets, const uint32_t **indices, const void **values) {
+    *rows = transpose ? A->cols : A->rows;
+    if (transpose) return mg_matrix_csc(ctx, A, offsets, indices, values);
+    return mg_matrix_csr(A, offsets, indices, values);
+}
+
 /* The semirings' add, multiply and identity, on the accumulator type. Or-and keeps 0/1. */
 #define ADD_PLUS_TIMES(s, t) ((s) + (t))
 #define MUL_PLUS_TIMES(a, x) ((a) * (x))
@@ -191,13 +198,7 @@ mg_status mg__cpu_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, mg_d
     spmv_piece *pieces = NULL;
     spmv_args a;
     memset(&a, 0, sizeof a);
-    if (opts->transpose) {
-        MG__TRY(mg_matrix_csc(ctx, A, &a.offsets, &a.indices, &a.values));
-        a.rows = A->cols;
-    } else {
-        MG__TRY(mg_matrix_csr(A, &a.offsets, &a.indices, &a.values));
-        a.rows = A->rows;
-    }
+    MG__TRY(mg__matrix_op(ctx, A, opts->transpose, &a.rows, &a.offsets, &a.indices, &a.values));
     a.nnz = A->nnz;
     MG__TRY(mg__dense_need_host(ctx, x));
     /* beta 0 overwrites y whole; otherwise its current values are an input. */
