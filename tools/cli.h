@@ -34,8 +34,13 @@ enum {
     CMD_PROBE = 1 << 11,
     CMD_SPMM = 1 << 12,
     CMD_SDDMM = 1 << 13,
+    CMD_TC = 1 << 15,
+    CMD_LCC = 1 << 16,
     CMD_ALGOS = CMD_BFS | CMD_SSSP | CMD_CC | CMD_PR | CMD_BC,
-    CMD_READERS = CMD_ALGOS | CMD_INFO | CMD_CONVERT | CMD_BENCH,
+    /* The algorithms over the sparse layer (SpGEMM): the harness of CMD_ALGOS without its
+     * traversal options (--mode, --engine, --trace, --sample). */
+    CMD_COUNTS = CMD_TC | CMD_LCC,
+    CMD_READERS = CMD_ALGOS | CMD_COUNTS | CMD_INFO | CMD_CONVERT | CMD_BENCH,
     CMD_SPARSE = CMD_SPMV | CMD_CG | CMD_SPMM | CMD_SDDMM,
     CMD_ALL = CMD_READERS | CMD_GEN | CMD_SPARSE | CMD_PROBE
 };

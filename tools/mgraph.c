@@ -36,6 +36,8 @@ static const char HELP_MAIN[] =
     "  cc FILE        connected components (weakly connected on directed graphs)\n"
     "  pr FILE        PageRank\n"
     "  bc FILE        betweenness centrality (Brandes) from one, several or all sources\n"
+    "  tc FILE        triangle counting (masked SpGEMM), the total and per vertex\n"
+    "  lcc FILE       local clustering coefficient (LDBC Graphalytics' definition)\n"
     "Graph tools:\n"
     "  info FILE      size, directedness, weights, degree statistics, in-degree groups\n"
     "  gen KIND       generate a graph (rmat, kronecker, uniform, geometric, grid) into a file\n"
@@ -374,6 +376,34 @@ static const char HELP_PROBE[] =
     "  --json             one JSON object: name, l2_bytes and the fields of mg_gpu_probe_result\n"
     "                     (h2d_pinned_gbs, ..., fp64_gflops)\n";
 
+#define HELP_COMMON_COUNTS                                                                         \
+    "Options, as for the other algorithms (see 'mgraph help bfs'): --runs N, --validate (against\n"\
+    "a serial neighbour-set intersection), --output FILE, --json, --threads N, and the reading\n" \
+    "options --undirected, --directed, --keep-self-loops, --keep-duplicates, --format F,\n"     \
+    "--max-vertices N (self loops, parallel edges and directions never change the counts).\n"   \
+    "  --backend B        cpu, gpu or auto (default). auto runs on the CPU: the GPU SpGEMM these\n"\
+    "                     run on does not exist yet, and gpu fails saying so\n"                 \
+    "Output lines: those of 'mgraph help bfs' (MTEPS: stored edges / median run time / 1e6).\n"
+
+static const char HELP_TC[] =
+    "Usage: mgraph tc FILE [OPTIONS]\n"
+    "\n"
+    "Triangle counting on the undirected simple graph underlying the file (directions, self loops\n"
+    "and parallel edges ignored): C<L> = L L with L its strictly lower triangle (masked SpGEMM).\n"
+    "Prints 'triangles: N' (--json: \"triangles\").\n"
+    "--output values: the triangles each vertex is in (each triangle counts at its three\n"
+    "vertices); asking for them adds a second product, D<L> = L^T L, to every run.\n"
+    "\n" HELP_COMMON_COUNTS;
+
+static const char HELP_LCC[] =
+    "Usage: mgraph lcc FILE [OPTIONS]\n"
+    "\n"
+    "Local clustering coefficient as LDBC Graphalytics defines it. Undirected: the edges among a\n"
+    "vertex's d neighbours over d(d-1)/2. Directed: the neighbours are the union of in- and\n"
+    "out-neighbours and the arcs among them count by direction, over d(d-1). 0 where d < 2.\n"
+    "--output values: the coefficient.\n"
+    "\n" HELP_COMMON_COUNTS;
+
 static const struct {
     const char *name;
     const char *help;
@@ -382,6 +412,7 @@ static const struct {
     {"bc", HELP_BC},     {"info", HELP_INFO}, {"gen", HELP_GEN},         {"convert", HELP_CONVERT},
     {"bench", HELP_BENCH}, {"spmv", HELP_SPMV},   {"cg", HELP_CG},           {"probe", HELP_PROBE},
     {"spmm", HELP_SPMM},   {"sddmm", HELP_SDDMM},
+    {"tc", HELP_TC},       {"lcc", HELP_LCC},
 };
 
 bool cli_print_help(FILE *f, const char *name) {
@@ -406,11 +437,11 @@ static const struct {
 } OPTIONS[OPT_COUNT] = {
     [OPT_HELP] = {"--help", false, CMD_ALL},
     [OPT_SOURCE] = {"--source", true, CMD_BFS | CMD_SSSP | CMD_BC | CMD_BENCH},
-    [OPT_BACKEND] = {"--backend", true, CMD_ALGOS | CMD_SPARSE},
-    [OPT_RUNS] = {"--runs", true, CMD_ALGOS | CMD_BENCH | CMD_SPARSE},
-    [OPT_VALIDATE] = {"--validate", false, CMD_ALGOS | CMD_SPARSE},
-    [OPT_OUTPUT] = {"--output", true, CMD_ALGOS | CMD_GEN | CMD_SPARSE},
-    [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_INFO | CMD_BENCH | CMD_SPARSE | CMD_PROBE},
+    [OPT_BACKEND] = {"--backend", true, CMD_ALGOS | CMD_COUNTS | CMD_SPARSE},
+    [OPT_RUNS] = {"--runs", true, CMD_ALGOS | CMD_COUNTS | CMD_BENCH | CMD_SPARSE},
+    [OPT_VALIDATE] = {"--validate", false, CMD_ALGOS | CMD_COUNTS | CMD_SPARSE},
+    [OPT_OUTPUT] = {"--output", true, CMD_ALGOS | CMD_COUNTS | CMD_GEN | CMD_SPARSE},
+    [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_COUNTS | CMD_INFO | CMD_BENCH | CMD_SPARSE | CMD_PROBE},
     [OPT_THREADS] = {"--threads", true, CMD_ALL & ~CMD_PROBE},
     [OPT_MODE] = {"--mode", true, CMD_ALGOS},
     [OPT_ENGINE] = {"--engine", true, CMD_ALGOS},
@@ -760,7 +791,8 @@ static int run_command(int argc, char **argv, const char *name) {
     static const struct {
         const char *name;
         int cmd;
-    } ALGOS[] = {{"bfs", CMD_BFS}, {"sssp", CMD_SSSP}, {"cc", CMD_CC}, {"pr", CMD_PR}, {"bc", CMD_BC}};
+    } ALGOS[] = {{"bfs", CMD_BFS}, {"sssp", CMD_SSSP}, {"cc", CMD_CC}, {"pr", CMD_PR}, {"bc", CMD_BC},
+                  {"tc", CMD_TC},   {"lcc", CMD_LCC}};
     for (size_t i = 0; i < sizeof ALGOS / sizeof ALGOS[0]; i++)
         if (strcmp(name, ALGOS[i].name) == 0) return cli_algo_main(argc, argv, name, ALGOS[i].cmd);
     if (strcmp(name, "info") == 0) return cli_info_main(argc, argv);
