@@ -65,3 +65,45 @@ mg_status mg__algo_keep_reference(mg_context ctx, const mg_graph g, int slot, co
         return mg__algo_error(ctx, MG_OUT_OF_MEMORY, "out of memory keeping a serial reference");
     return MG_SUCCESS;
 }
+
+mg_status mg__algo_simple_matrix(mg_context ctx, const mg_graph g, mg__simple_part part,
+                                 mg_matrix *M) {
+    mg_status status = MG_SUCCESS;
+    uint32_t *rows = NULL, *cols = NULL;
+    const uint32_t n = mg_graph_num_vertices(g);
+    const uint64_t *off;
+    const uint32_t *idx;
+    const void *w;
+    TRY(mg_graph_csr(g, &off, &idx, &w));
+    /* An undirected graph stores each edge both ways, so its arcs alone give every part. */
+    const uint64_t arcs = off[n], per_arc = part == MG__SIMPLE_SYMMETRIC ? 2 : 1;
+    rows = mg__algo_malloc(arcs * per_arc + 1, sizeof *rows);
+    cols = mg__algo_malloc(arcs * per_arc + 1, sizeof *cols);
+    if (rows == NULL || cols == NULL)
+        FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory for the %llu entries of a simple graph's matrix",
+             (unsigned long long)(arcs * per_arc));
+    uint64_t k = 0;
+    for (uint32_t u = 0; u < n; u++)
+        for (uint64_t e = off[u]; e < off[u + 1]; e++) {
+            const uint32_t v = idx[e];
+            if (u == v) continue;
+            uint32_t r = u, c = v;
+            if (part == MG__SIMPLE_LOWER || part == MG__SIMPLE_UPPER) {
+                const uint32_t hi = u > v ? u : v, lo = u > v ? v : u;
+                r = part == MG__SIMPLE_LOWER ? hi : lo;
+                c = part == MG__SIMPLE_LOWER ? lo : hi;
+            }
+            rows[k] = r;
+            cols[k++] = c;
+            if (part == MG__SIMPLE_SYMMETRIC) {
+                rows[k] = v;
+                cols[k++] = u;
+            }
+        }
+    TRY(mg_matrix_create_from_coo(ctx, M, n, n, k, rows, cols, NULL, MG_VALUES_NONE));
+
+cleanup:
+    mg__algo_free(rows);
+    mg__algo_free(cols);
+    return status;
+}

@@ -46,6 +46,24 @@ const void *mg__algo_reference(const mg_graph g, int slot, const void *key, size
 mg_status mg__algo_keep_reference(mg_context ctx, const mg_graph g, int slot, const void *key,
                                   size_t key_bytes, void *values);
 
+/* Which part of the simple graph underlying g (directions kept or not; self loops and parallel
+ * edges dropped) mg__algo_simple_matrix gives. */
+typedef enum {
+    MG__SIMPLE_LOWER,     /* (i, j) for each undirected edge {i, j}, i > j: the strictly lower triangle */
+    MG__SIMPLE_UPPER,     /* (j, i) for the same edges: its transpose                              */
+    MG__SIMPLE_SYMMETRIC, /* both: the undirected simple graph                                     */
+    MG__SIMPLE_DIRECTED   /* (u, v) for each stored arc u -> v, u != v: the directed simple graph  */
+} mg__simple_part;
+/* *M = that part of g as an n x n pattern matrix (through mg_matrix_create_from_coo, whose pattern
+ * duplicates merge: that is what drops parallel edges and the second direction of an edge). */
+mg_status mg__algo_simple_matrix(mg_context ctx, const mg_graph g, mg__simple_part part,
+                                 mg_matrix *M);
+/* The serial verifiers' own simple graph (written apart from the SpGEMM path's): sorted, repeat-free
+ * neighbour lists without v itself, *off (n+1) and *adj from mg__algo_malloc (the caller frees
+ * both). out_only: the out-neighbours of a directed graph; else in- and out-neighbours. */
+mg_status mg__check_simple_neighbours(mg_context ctx, const mg_graph g, bool out_only,
+                                      const char *what, uint64_t **off, uint32_t **adj);
+
 /* Host memory through the library allocator; NULL on failure. */
 void *mg__algo_malloc(size_t count, size_t size);
 void mg__algo_free(void *p);

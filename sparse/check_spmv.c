@@ -14,11 +14,6 @@
 #include <float.h>
 #include <math.h>
 
-/* The serial reference for one output entry, and the scale its tolerance is relative to. */
-typedef struct {
-    double value, scale;
-} ref_entry;
-
 double mg__check_value_at(const mg_matrix A, const void *vals, uint64_t e, mg_type t) {
     double v = A->values == MG_VALUES_FLOAT ? ((const float *)vals)[e]
                : A->values == MG_VALUES_DOUBLE ? ((const double *)vals)[e]
@@ -33,7 +28,7 @@ double mg__check_dense_at(const mg_dense X, size_t i) {
 double mg__check_rtol(mg_type t) { return t == MG_FLOAT ? 1e-5 : 1e-12; }
 double mg__check_atol(mg_type t) { return t == MG_FLOAT ? FLT_MIN : DBL_MIN; }
 
-static void accumulate(ref_entry *r, mg_semiring s, double a, double xv) {
+void mg__check_accumulate(mg__check_ref *r, mg_semiring s, double a, double xv) {
     switch (s) {
     case MG_SEMIRING_PLUS_TIMES:
         r->value += a * xv;
@@ -63,7 +58,7 @@ bool mg__check_close(mg_semiring s, double want, double got, double tol) {
 mg_status mg_check_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, const mg_dense y_in,
                         const mg_dense y, const mg_spmv_options *opts) {
     mg_status status = mg__check_context(ctx);
-    ref_entry *ref = NULL;
+    mg__check_ref *ref = NULL;
     if (status != MG_SUCCESS) return status;
     mg_spmv_options o;
     mg_spmv_options_init(&o);
@@ -92,13 +87,13 @@ mg_status mg_check_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, con
     const double identity = o.semiring == MG_SEMIRING_MIN_PLUS    ? INFINITY
                             : o.semiring == MG_SEMIRING_MAX_TIMES ? -INFINITY
                                                                   : 0.0;
-    for (uint32_t i = 0; i < out_n; i++) ref[i] = (ref_entry){identity, 0.0};
+    for (uint32_t i = 0; i < out_n; i++) ref[i] = (mg__check_ref){identity, 0.0};
     for (uint32_t r = 0; r < A->rows; r++) {
         for (uint64_t e = off[r]; e < off[r + 1]; e++) {
             const uint32_t c = idx[e];
             const double a = mg__check_value_at(A, vals, e, x->type);
-            if (o.transpose) accumulate(&ref[c], o.semiring, a, mg__check_dense_at(x, r));
-            else accumulate(&ref[r], o.semiring, a, mg__check_dense_at(x, c));
+            if (o.transpose) mg__check_accumulate(&ref[c], o.semiring, a, mg__check_dense_at(x, r));
+            else mg__check_accumulate(&ref[r], o.semiring, a, mg__check_dense_at(x, c));
         }
     }
 

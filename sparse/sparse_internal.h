@@ -3,7 +3,7 @@
  *
  * The public calls (sparse/spmv.c, sparse/spmm.c, sparse/cg.c) check every argument and pick the
  * backend from the context; the engines below take checked arguments. The CPU engines are
- * sparse/spmv_cpu.c and sparse/spmm_cpu.c; the GPU engine is sparse/spmv_gpu.cu, sparse/cg_gpu.cu
+ * sparse/spmv_cpu.c, sparse/spmm_cpu.c and sparse/spgemm_cpu.c; the GPU engine is sparse/spmv_gpu.cu, sparse/cg_gpu.cu
  * and sparse/spmm_gpu.cu in CUDA builds, and sparse_gpu_fallback.c (MG_UNAVAILABLE) without CUDA.
  */
 #ifndef MG_SPARSE_INTERNAL_H
@@ -56,6 +56,9 @@ mg_status mg__gpu_spgemm(mg_context ctx, const mg_matrix A, const mg_matrix B, m
  * message. */
 mg_status mg__spmv_check_args(mg_context ctx, const char *who, const mg_matrix A, const mg_dense x,
                               const mg_dense y, const mg_spmv_options *opts);
+/* mg_spgemm's argument checks (sparse/spgemm.c), shared with its verifier; `who` names the call. */
+mg_status mg__spgemm_check_args(mg_context ctx, const char *who, const mg_matrix A,
+                                const mg_matrix B, const mg_spgemm_options *opts);
 /* "plus-times", "min-plus", "max-times", "or-and" ("?" out of range), for messages. */
 const char *mg__semiring_name(mg_semiring s);
 
@@ -75,6 +78,12 @@ double mg__check_dense_at(const mg_dense X, size_t i);
 double mg__check_rtol(mg_type t);
 double mg__check_atol(mg_type t);
 bool mg__check_close(mg_semiring s, double want, double got, double tol);
+/* The serial reference for one output entry and the scale its tolerance is relative to; *r (+)= a
+ * (*) x over the semiring, the value starting at the semiring's identity and the scale at 0. */
+typedef struct {
+    double value, scale;
+} mg__check_ref;
+void mg__check_accumulate(mg__check_ref *r, mg_semiring s, double a, double x);
 
 /* op(A) as a CSR (sparse/spmv_cpu.c): A's CSR, or for the transpose its CSC (built on first use),
  * with op(A)'s row count. */

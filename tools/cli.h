@@ -34,9 +34,15 @@ enum {
     CMD_PROBE = 1 << 11,
     CMD_SPMM = 1 << 12,
     CMD_SDDMM = 1 << 13,
+    CMD_SPGEMM = 1 << 14,
+    CMD_TC = 1 << 15,
+    CMD_LCC = 1 << 16,
     CMD_ALGOS = CMD_BFS | CMD_SSSP | CMD_CC | CMD_PR | CMD_BC,
-    CMD_READERS = CMD_ALGOS | CMD_INFO | CMD_CONVERT | CMD_BENCH,
-    CMD_SPARSE = CMD_SPMV | CMD_CG | CMD_SPMM | CMD_SDDMM,
+    /* The algorithms over the sparse layer (SpGEMM): the harness of CMD_ALGOS without its
+     * traversal options (--mode, --engine, --trace, --sample). */
+    CMD_COUNTS = CMD_TC | CMD_LCC,
+    CMD_READERS = CMD_ALGOS | CMD_COUNTS | CMD_INFO | CMD_CONVERT | CMD_BENCH,
+    CMD_SPARSE = CMD_SPMV | CMD_CG | CMD_SPMM | CMD_SDDMM | CMD_SPGEMM,
     CMD_ALL = CMD_READERS | CMD_GEN | CMD_SPARSE | CMD_PROBE
 };
 
@@ -49,7 +55,7 @@ typedef enum {
     OPT_TOLERANCE, OPT_MAX_ITER, OPT_DAMPING, OPT_DATA_DRIVEN, OPT_SOURCES, OPT_ALL, OPT_DELTA,
     OPT_ALGOS, OPT_ENGINES, OPT_SCALE, OPT_EDGE_FACTOR, OPT_SEED, OPT_WEIGHTS, OPT_WIDTH, OPT_HEIGHT, OPT_A, OPT_B, OPT_C,
     OPT_X, OPT_Y, OPT_SEMIRING, OPT_TRANSPOSE, OPT_ALPHA, OPT_BETA, OPT_PRECISION, OPT_JACOBI, OPT_HISTORY,
-    OPT_K,
+    OPT_K, OPT_MASK, OPT_COMPLEMENT,
     OPT_COUNT
 } cli_opt_id;
 
@@ -155,6 +161,7 @@ int cli_cg_main(int argc, char **argv);
 int cli_probe_main(int argc, char **argv);
 int cli_spmm_main(int argc, char **argv);
 int cli_sddmm_main(int argc, char **argv);
+int cli_spgemm_main(int argc, char **argv);
 /* Prints the help text of a subcommand to f; false if there is no such subcommand. */
 bool cli_print_help(FILE *f, const char *name);
 

@@ -1,5 +1,5 @@
 /*
- * cli_algo.c — the benchmark harness behind `mgraph bfs|sssp|cc|pr|bc`: one flow for every
+ * cli_algo.c — the benchmark harness behind `mgraph bfs|sssp|cc|pr|bc|tc|lcc`: one flow for every
  * algorithm (GAPBS's habit): load, one untimed warm-up run, N timed runs, the median, traversed
  * edges and MTEPS, --validate with the library's serial checkers, --output in the file's own vertex
  * numbering, and the same grep-able lines (or one JSON object) for every algorithm.
@@ -262,11 +262,13 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
     int rc = CLI_OK;
 
     /* On the GPU the device form is built here, so its time and size are reported on their own
-     * rather than hidden in the warm-up run. */
+     * rather than hidden in the warm-up run. tc and lcc run on the sparse layer's matrices, not on
+     * the graph's device form. */
     mg_gpu_graph_info gpu_pre;
     memset(&gpu_pre, 0, sizeof gpu_pre);
     bool on_gpu = mg_context_backend(ctx) == MG_BACKEND_GPU;
-    if (on_gpu && (st = mg_graph_gpu_prepare(ctx, g, &gpu_pre)) != MG_SUCCESS) {
+    const bool graph_on_gpu = on_gpu && !(cmd & CMD_COUNTS);
+    if (graph_on_gpu && (st = mg_graph_gpu_prepare(ctx, g, &gpu_pre)) != MG_SUCCESS) {
         rc = cli_lib_error(ctx, st);
         goto cleanup;
     }
@@ -320,10 +322,15 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
     if (cmd == CMD_BFS) type = MG_INT32;
     if (cmd == CMD_SSSP) type = mg_graph_weight_type(g) == MG_WEIGHT_FLOAT ? MG_DOUBLE : MG_INT64;
     if (cmd == CMD_CC) type = MG_VERTEX;
+    if (cmd == CMD_TC) type = MG_INT64;
+    /* Per-vertex triangles cost a second product: counted only when --output asks for them. */
+    mg_vector per_vertex = NULL;
+    uint64_t triangles = 0;
     if ((st = mg_vector_create(ctx, &result, g, type)) != MG_SUCCESS) {
         rc = cli_lib_error(ctx, st);
         goto cleanup;
     }
+    if (cmd == CMD_TC && su->out != NULL) per_vertex = result;
     times = malloc(o->runs * sizeof *times);
     if (times == NULL) {
         fprintf(stderr, "mgraph: out of memory\n");
@@ -352,6 +359,8 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
         case CMD_SSSP: st = mg_sssp(ctx, g, source, o->delta, result); break;
         case CMD_CC: st = mg_cc(ctx, g, result); break;
         case CMD_PR: st = mg_pagerank(ctx, g, &pr, result); break;
+        case CMD_TC: st = mg_triangle_count(ctx, g, &triangles, per_vertex); break;
+        case CMD_LCC: st = mg_lcc(ctx, g, result); break;
         default: st = mg_bc(ctx, g, sources, nsources, result); break;
         }
         double elapsed = cli_now() - start;
@@ -378,7 +387,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
     double median = cli_median(times, o->runs);
     /* The dense engine's blocks are built by the first call that needs them (the warm-up): report
      * that build with the other preprocessing rather than leave it inside the warm-up time. */
-    if (on_gpu && (st = mg_graph_gpu_prepare(ctx, g, &gpu_pre)) != MG_SUCCESS) {
+    if (graph_on_gpu && (st = mg_graph_gpu_prepare(ctx, g, &gpu_pre)) != MG_SUCCESS) {
         rc = cli_lib_error(ctx, st);
         goto cleanup;
     }
@@ -390,7 +399,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
     } else if (cmd == CMD_SSSP) {
         st = reached_edges(ctx, g, result, MG_LT,
                            type == MG_DOUBLE ? INFINITY : (double)INT64_MAX, &traversed);
-    } else if (cmd == CMD_CC) {
+    } else if (cmd == CMD_CC || (cmd & CMD_COUNTS)) {
         traversed = m;
     } else if (cmd == CMD_PR) {
         traversed = m * (uint64_t)(pr_used.iterations > 0 ? pr_used.iterations : 0);
@@ -417,6 +426,8 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
         case CMD_BFS: st = mg_check_bfs(ctx, g, source, result, NULL); break;
         case CMD_SSSP: st = mg_check_sssp(ctx, g, source, result); break;
         case CMD_CC: st = mg_check_cc(ctx, g, result); break;
+        case CMD_TC: st = mg_check_triangle_count(ctx, g, triangles, per_vertex); break;
+        case CMD_LCC: st = mg_check_lcc(ctx, g, result); break;
         case CMD_PR: {
             /* Reaching --max-iter is a warning, not an error (README): the ranks are then held to
              * what their last iteration's change guarantees, as a fixed-iteration run's are, not
@@ -459,12 +470,13 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
                cli_weight_name(mg_graph_weight_type(g)), base);
         if (uses_source) printf(", \"source\": %llu", (unsigned long long)source + (unsigned)base);
         if (cmd == CMD_BC) printf(", \"sources\": %u", nsources);
+        if (cmd == CMD_TC) printf(", \"triangles\": %llu", (unsigned long long)triangles);
         if (cmd == CMD_PR)
             printf(", \"iterations\": %d, \"converged\": %s, \"damping\": %.9g, \"tolerance\": %.9g, "
                    "\"data_driven\": %s",
                    pr_used.iterations, converged ? "true" : "false", pr_used.damping,
                    pr_used.tolerance, pr_used.data_driven ? "true" : "false");
-        if (on_gpu)
+        if (graph_on_gpu)
             printf(", \"gpu_preprocess_s\": %.9f, \"gpu_upload_s\": %.9f, \"device_bytes\": %zu, "
                    "\"csr_bytes\": %zu, \"dense_preprocess_s\": %.9f, \"dense_bytes\": %zu",
                    gpu_pre.seconds, gpu_pre.upload_seconds, gpu_pre.device_bytes, gpu_pre.csr_bytes,
@@ -486,9 +498,10 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
         cli_print_graph("graph", su->file, g);
         if (uses_source) printf("source: %llu\n", (unsigned long long)source + (unsigned)base);
         if (cmd == CMD_BC && !uses_source) printf("sources: %u\n", nsources);
+        if (cmd == CMD_TC) printf("triangles: %llu\n", (unsigned long long)triangles);
         printf("load: %.6f s\n", su->load_s);
         printf("preprocess: %.6f s\n", su->preprocess_s);
-        if (on_gpu)
+        if (graph_on_gpu)
             printf("gpu preprocess: %.6f s (after a %.6f s upload), device memory %.1f MiB = %.2f x "
                    "CSR\n", gpu_pre.seconds, gpu_pre.upload_seconds, gpu_pre.device_bytes / 1048576.0,
                    gpu_pre.csr_bytes ? (double)gpu_pre.device_bytes / (double)gpu_pre.csr_bytes : 0.0);

@@ -104,6 +104,9 @@ void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, int cmd, uint64
     struct stat sb;
     /* a file that cannot be read fails the load at once: no start-up to wait for on the way out */
     if (requested == MG_BACKEND_CPU || !mg_built_with_cuda() || stat(file, &sb) != 0) return;
+    /* auto never picks the GPU for an SpGEMM, nor for tc and lcc over it (there is none yet):
+     * nothing to start */
+    if (requested == MG_BACKEND_AUTO && (cmd == CMD_SPGEMM || (cmd & CMD_COUNTS))) return;
     if (requested == MG_BACKEND_AUTO) {
         s->min_file_bytes = auto_min_file_bytes(cmd, passes, file);
         if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size < s->min_file_bytes) {
@@ -137,7 +140,12 @@ int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, uint64_t store
         const uint64_t m = stored, least = gpu_min_edges(cmd, s->passes);
         const char *unit = cmd & CMD_SPARSE ? "nonzeros" : "edges";
         bool gpu = false;
-        if (!mg_built_with_cuda())
+        if (cmd == CMD_SPGEMM)
+            snprintf(why, why_size, "auto: no GPU SpGEMM yet");
+        else if (cmd & CMD_COUNTS)
+            snprintf(why, why_size, "auto: the CPU, the GPU SpGEMM that tc and lcc run on does not "
+                     "exist yet");
+        else if (!mg_built_with_cuda())
             snprintf(why, why_size, "auto: this build has no CUDA backend");
         else if (s->small_file)
             snprintf(why, why_size, "auto: the file is under %llu %s, too small for the GPU's "

@@ -1,9 +1,9 @@
 /*
- * cli_sparse.c — `mgraph spmv`, `cg`, `spmm`, `sddmm` and `probe`: the sparse layer from the
+ * cli_sparse.c — `mgraph spmv`, `cg`, `spmm`, `sddmm`, `spgemm` and `probe`: the sparse layer from the
  * shell, through the same harness as the graph algorithms (cli_algo.c): load, the device form's
  * build as preprocessing, one untimed warm-up, N timed runs and their median, --validate against a
  * serial reference, --output (a Matrix Market array file through mg_dense_write's atomic writer;
- * sddmm's sampled matrix a coordinate file through mg_matrix_write's), the backend line with auto's
+ * sddmm's sampled matrix and spgemm's C coordinate files through mg_matrix_write's), the backend line with auto's
  * reason, and the same lines or one JSON object.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -32,6 +32,8 @@ typedef struct {
     mg_sddmm_options sddmm;
     uint64_t k;       /* spmm, sddmm: --k (0: from the operand files)                            */
     uint64_t seed;    /* spmm, sddmm: the generator of the dense operands no file gives          */
+    mg_spgemm_options spgemm; /* semiring and complement; the mask is set once it is read     */
+    const char *file_b;       /* spgemm: B's file (NULL: C = A A)                              */
 } sparse_opts;
 
 /* The dense operands' columns the kernels are built for (issue 15: K from 1 to 1024). */
@@ -64,11 +66,12 @@ static const char *values_name(mg_values v) {
 static size_t type_bytes(mg_type t) { return t == MG_FLOAT ? sizeof(float) : sizeof(double); }
 
 static int parse_sparse_opts(int argc, char **argv, const char *name, int cmd, sparse_opts *o) {
-    int rc = cli_parse(argc, argv, 2, name, cmd, 1, &o->a);
+    int rc = cli_parse(argc, argv, 2, name, cmd, cmd == CMD_SPGEMM ? 2 : 1, &o->a);
     if (rc != CLI_OK) return rc;
     const cli_args *a = &o->a;
-    if (a->npositional != 1) return cli_usage_error(name, "%s: missing the matrix FILE", name);
+    if (a->npositional < 1) return cli_usage_error(name, "%s: missing the matrix FILE", name);
     o->file = a->positional[0];
+    o->file_b = a->npositional > 1 ? a->positional[1] : NULL;
     o->runs = 1;
     o->validate = a->value[OPT_VALIDATE] != NULL;
     o->json = a->value[OPT_JSON] != NULL;
@@ -86,13 +89,25 @@ static int parse_sparse_opts(int argc, char **argv, const char *name, int cmd, s
         return rc;
     o->type = (mg_type)v;
 
-    if (cmd == CMD_SPMV) {
-        static const int semirings[] = {MG_SEMIRING_PLUS_TIMES, MG_SEMIRING_MIN_PLUS,
-                                        MG_SEMIRING_MAX_TIMES, MG_SEMIRING_OR_AND};
-        v = MG_SEMIRING_PLUS_TIMES;
-        if (a->value[OPT_SEMIRING] &&
-            (rc = cli_choice(a, OPT_SEMIRING, SEMIRING_NAMES, semirings, 4, &v)) != CLI_OK)
+    static const int semirings[] = {MG_SEMIRING_PLUS_TIMES, MG_SEMIRING_MIN_PLUS,
+                                    MG_SEMIRING_MAX_TIMES, MG_SEMIRING_OR_AND};
+    v = MG_SEMIRING_PLUS_TIMES;
+    if (a->value[OPT_SEMIRING] &&
+        (rc = cli_choice(a, OPT_SEMIRING, SEMIRING_NAMES, semirings, 4, &v)) != CLI_OK)
+        return rc;
+    if (cmd == CMD_SPGEMM) {
+        mg_spgemm_options_init(&o->spgemm);
+        o->spgemm.semiring = (mg_semiring)v;
+        o->spgemm.complement = a->value[OPT_COMPLEMENT] != NULL;
+        if (o->spgemm.complement && a->value[OPT_MASK] == NULL)
+            return cli_usage_error(name, "spgemm: --complement needs --mask FILE, the mask it "
+                                   "complements");
+        if (o->output == NULL)
+            return cli_usage_error(name, "spgemm: --output FILE (-o) is required: C goes there");
+        if (o->file_b != NULL &&
+            (rc = cli_check_not_input(name, "--output", o->output, o->file_b)) != CLI_OK)
             return rc;
+    } else if (cmd == CMD_SPMV) {
         o->spmv.semiring = (mg_semiring)v;
         o->spmv.transpose = a->value[OPT_TRANSPOSE] != NULL;
         if (a->value[OPT_ALPHA] &&
@@ -154,7 +169,7 @@ static int parse_sparse_opts(int argc, char **argv, const char *name, int cmd, s
         o->cg.jacobi = a->value[OPT_JACOBI] != NULL;
     }
     /* An output over any input would replace that input. */
-    static const cli_opt_id inputs[] = {OPT_X, OPT_Y, OPT_A, OPT_B, OPT_C};
+    static const cli_opt_id inputs[] = {OPT_X, OPT_Y, OPT_A, OPT_B, OPT_C, OPT_MASK};
     if (o->output != NULL) {
         if ((rc = cli_check_not_input(name, "--output", o->output, o->file)) != CLI_OK) return rc;
         for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++)
@@ -1009,4 +1024,135 @@ int cli_probe_main(int argc, char **argv) {
     }
     cli_flush_stdout();
     return CLI_OK;
+}
+
+/* ---- mgraph spgemm ------------------------------------------------------------------------------ */
+
+/* A second sparse operand (B or the mask) read as A was; a shape that does not fit is a usage
+ * error naming both files. */
+static int read_operand(sparse_run *r, const sparse_opts *o, const char *path, mg_matrix *M) {
+    mg_matrix_read_options ro;
+    mg_matrix_read_options_init(&ro);
+    ro.values = o->type == MG_FLOAT ? MG_VALUES_FLOAT : MG_VALUES_DOUBLE;
+    mg_status st = mg_matrix_read(r->ctx, M, path, &ro);
+    return st == MG_SUCCESS ? CLI_OK : cli_lib_error(r->ctx, st);
+}
+
+int cli_spgemm_main(int argc, char **argv) {
+    sparse_opts o;
+    memset(&o, 0, sizeof o);
+    sparse_run r;
+    memset(&r, 0, sizeof r);
+    r.gpu_start.requested = MG_BACKEND_CPU;
+    mg_status st = MG_SUCCESS;
+    mg_matrix B = NULL, M = NULL, C = NULL;
+    int rc = parse_sparse_opts(argc, argv, "spgemm", CMD_SPGEMM, &o);
+    if (rc != CLI_OK || (rc = sparse_setup(&r, &o, CMD_SPGEMM, o.runs + 1)) != CLI_OK) goto cleanup;
+    const char *b_file = o.file_b != NULL ? o.file_b : o.file;
+    if (o.file_b != NULL && (rc = read_operand(&r, &o, o.file_b, &B)) != CLI_OK) goto cleanup;
+    const mg_matrix right = B != NULL ? B : r.A;
+    if (mg_matrix_cols(r.A) != mg_matrix_rows(right)) {
+        rc = cli_usage_error(o.a.name, "spgemm: A (%s) is %u x %u but B (%s) is %u x %u: A's "
+                             "columns must equal B's rows", o.file, mg_matrix_rows(r.A),
+                             mg_matrix_cols(r.A), b_file, mg_matrix_rows(right),
+                             mg_matrix_cols(right));
+        goto cleanup;
+    }
+    const char *mask_file = o.a.value[OPT_MASK];
+    if (mask_file != NULL) {
+        if ((rc = read_operand(&r, &o, mask_file, &M)) != CLI_OK) goto cleanup;
+        if (mg_matrix_rows(M) != mg_matrix_rows(r.A) || mg_matrix_cols(M) != mg_matrix_cols(right)) {
+            rc = cli_usage_error(o.a.name, "spgemm: --mask %s is %u x %u but C = A B (%s, %s) is "
+                                 "%u x %u", mask_file, mg_matrix_rows(M), mg_matrix_cols(M),
+                                 o.file, b_file, mg_matrix_rows(r.A), mg_matrix_cols(right));
+            goto cleanup;
+        }
+        o.spgemm.mask = M;
+    }
+    if ((rc = sparse_select(&r, &o, CMD_SPGEMM)) != CLI_OK) goto cleanup;
+
+    /* Warm-up (run -1), then the timed runs; each makes a new C, the last one is kept. */
+    for (int64_t k = -1; k < (int64_t)o.runs; k++) {
+        mg_matrix_free(&C);
+        double start = cli_now();
+        if ((st = mg_spgemm(r.ctx, r.A, right, &C, &o.spgemm)) != MG_SUCCESS) break;
+        double elapsed = cli_now() - start;
+        if (k < 0)
+            r.warmup_s = elapsed;
+        else
+            r.times[k] = elapsed;
+    }
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(r.ctx, st);
+        goto cleanup;
+    }
+    const double median = cli_median(r.times, o.runs);
+
+    int validated = -1; /* -1 skipped, 0 FAIL, 1 PASS */
+    char why[1024] = "";
+    if (o.validate) {
+        st = mg_check_spgemm(r.ctx, r.A, right, C, &o.spgemm);
+        if (st == MG_SUCCESS) {
+            validated = 1;
+        } else if (st == MG_INVALID_ARGUMENT) {
+            validated = 0;
+            snprintf(why, sizeof why, "%s", mg_context_error(r.ctx));
+        } else {
+            rc = cli_lib_error(r.ctx, st);
+            goto cleanup;
+        }
+    }
+    /* Never a known-wrong result in an output file. */
+    if (validated != 0 && (st = mg_matrix_write(r.ctx, C, o.output)) != MG_SUCCESS) {
+        rc = cli_lib_error(r.ctx, st);
+        goto cleanup;
+    }
+
+    /* multiply-adds: B's row length summed over A's entries (the unmasked work) */
+    const uint64_t *a_off, *b_off;
+    const uint32_t *a_idx;
+    mg_matrix_csr(r.A, &a_off, &a_idx, NULL);
+    mg_matrix_csr(right, &b_off, NULL, NULL);
+    uint64_t madds = 0;
+    for (uint64_t e = 0; e < mg_matrix_nnz(r.A); e++) madds += b_off[a_idx[e] + 1] - b_off[a_idx[e]];
+    const double gflops = median > 0 ? 2.0 * (double)madds / median / 1e9 : 0;
+    const char *sr = SEMIRING_NAMES[o.spgemm.semiring];
+    print_head(&r, &o, "spgemm");
+    if (o.json) {
+        printf(", \"b\": ");
+        cli_json_string(stdout, b_file);
+        printf(", \"mask\": ");
+        if (mask_file != NULL) cli_json_string(stdout, mask_file);
+        else printf("null");
+        printf(", \"complement\": %s, \"semiring\": \"%s\", \"c_rows\": %u, \"c_cols\": %u, "
+               "\"c_nnz\": %llu, \"multiply_adds\": %llu, \"run_s\": %.9f, \"run_min_s\": %.9f, "
+               "\"run_max_s\": %.9f, \"runs\": %llu, \"gflops\": %.6f",
+               o.spgemm.complement ? "true" : "false", sr, mg_matrix_rows(C), mg_matrix_cols(C),
+               (unsigned long long)mg_matrix_nnz(C), (unsigned long long)madds, median,
+               r.times[0], r.times[o.runs - 1], (unsigned long long)o.runs, gflops);
+    } else {
+        printf("B: %s (%u x %u, %llu nonzeros)%s\n", b_file, mg_matrix_rows(right),
+               mg_matrix_cols(right), (unsigned long long)mg_matrix_nnz(right),
+               B == NULL ? " (C = A A)" : "");
+        if (mask_file != NULL)
+            printf("mask: %s (%llu entries%s)\n", mask_file, (unsigned long long)mg_matrix_nnz(M),
+                   o.spgemm.complement ? ", complemented" : "");
+        printf("semiring: %s\n", sr);
+        printf("product: C %u x %u, %llu nonzeros (%s)\n", mg_matrix_rows(C), mg_matrix_cols(C),
+               (unsigned long long)mg_matrix_nnz(C), values_name(mg_matrix_values(C)));
+        printf("run: %.6f s (median of %llu)\n", median, (unsigned long long)o.runs);
+        printf("GFLOP/s: %.3f (%llu multiply-adds)\n", gflops, (unsigned long long)madds);
+    }
+    print_tail(&r, &o, validated);
+    if (validated == 0) {
+        fprintf(stderr, "mgraph: spgemm: validation failed: %s\n", why);
+        rc = CLI_FAIL;
+    }
+
+cleanup:
+    mg_matrix_free(&C);
+    mg_matrix_free(&B);
+    mg_matrix_free(&M);
+    sparse_free(&r);
+    return rc;
 }

@@ -36,6 +36,8 @@ static const char HELP_MAIN[] =
     "  cc FILE        connected components (weakly connected on directed graphs)\n"
     "  pr FILE        PageRank\n"
     "  bc FILE        betweenness centrality (Brandes) from one, several or all sources\n"
+    "  tc FILE        triangle counting (masked SpGEMM), the total and per vertex\n"
+    "  lcc FILE       local clustering coefficient (LDBC Graphalytics' definition)\n"
     "Graph tools:\n"
     "  info FILE      size, directedness, weights, degree statistics, in-degree groups\n"
     "  gen KIND       generate a graph (rmat, kronecker, uniform, geometric, grid) into a file\n"
@@ -47,6 +49,7 @@ static const char HELP_MAIN[] =
     "  cg FILE        solve A x = b by conjugate gradients (A symmetric positive definite)\n"
     "  spmm FILE      C = A B (or A^T B), B dense with K columns; GFLOP/s and GB/s\n"
     "  sddmm FILE     C = S .* (A B^T) on S's pattern, A and B dense with K columns\n"
+    "  spgemm A [B]   C = A B (A A without B), sparse, over a semiring, optionally masked\n"
     "  probe          measure the GPU: PCIe, launch latency, memory bandwidth, atomics, FMA rate\n"
     "  help [COMMAND] this text, or a command's options\n"
     "\n"
@@ -363,6 +366,29 @@ static const char HELP_SDDMM[] =
     "  --output FILE      C as a Matrix Market coordinate file with S's pattern\n"
     HELP_COMMON_PRODUCT;
 
+static const char HELP_SPGEMM[] =
+    "Usage: mgraph spgemm A.mtx [B.mtx] -o|--output C.mtx [--mask M.mtx [--complement]]\n"
+    "                     [--semiring S] [OPTIONS]\n"
+    "\n"
+    "C = A B of two sparse Matrix Market files (A A when B is not given): Gustavson's row-by-row\n"
+    "product, columns sorted in each row. A's columns must equal B's rows (else a usage error,\n"
+    "exit 2, naming both files).\n"
+    "  --output, -o FILE  C as a Matrix Market coordinate file (written whole or not at all,\n"
+    "                     never after a failed run or --validate)\n"
+    "  --mask FILE        compute only the entries M stores (C<M> = A B); M has C's shape\n"
+    "  --complement       with --mask: only the entries M does not store\n"
+    "  --semiring S       plus-times (default), min-plus, max-times, or-and (values 1)\n"
+    "  --precision P      single (both read as float: float arithmetic) or double (default)\n"
+    "  --backend B        cpu, gpu or auto (default: auto, which picks the CPU: there is no GPU\n"
+    "                     SpGEMM yet, and --backend gpu fails saying so)\n"
+    "  --runs N           timed runs after one warm-up; the median is reported (default 1)\n"
+    "  --validate         check C against a serial product in double (mg_check_spgemm)\n"
+    "  --json             one JSON object instead of the lines\n"
+    "  --threads T        OpenMP threads\n"
+    "Output lines: as spmv's (see 'mgraph help spmv'), with B: and mask: (the operands), product:\n"
+    "C's shape and stored entries, and GFLOP/s = 2 * multiply-adds / median run time / 1e9\n"
+    "(multiply-adds: the sum over A's entries (i, k) of B's row k's length, the unmasked work).\n";
+
 static const char HELP_PROBE[] =
     "Usage: mgraph probe [--json]\n"
     "\n"
@@ -374,6 +400,34 @@ static const char HELP_PROBE[] =
     "  --json             one JSON object: name, l2_bytes and the fields of mg_gpu_probe_result\n"
     "                     (h2d_pinned_gbs, ..., fp64_gflops)\n";
 
+#define HELP_COMMON_COUNTS                                                                         \
+    "Options, as for the other algorithms (see 'mgraph help bfs'): --runs N, --validate (against\n"\
+    "a serial neighbour-set intersection), --output FILE, --json, --threads N, and the reading\n" \
+    "options --undirected, --directed, --keep-self-loops, --keep-duplicates, --format F,\n"     \
+    "--max-vertices N (self loops, parallel edges and directions never change the counts).\n"   \
+    "  --backend B        cpu, gpu or auto (default). auto runs on the CPU: the GPU SpGEMM these\n"\
+    "                     run on does not exist yet, and gpu fails saying so\n"                 \
+    "Output lines: those of 'mgraph help bfs' (MTEPS: stored edges / median run time / 1e6).\n"
+
+static const char HELP_TC[] =
+    "Usage: mgraph tc FILE [OPTIONS]\n"
+    "\n"
+    "Triangle counting on the undirected simple graph underlying the file (directions, self loops\n"
+    "and parallel edges ignored): C<L> = L L with L its strictly lower triangle (masked SpGEMM).\n"
+    "Prints 'triangles: N' (--json: \"triangles\").\n"
+    "--output values: the triangles each vertex is in (each triangle counts at its three\n"
+    "vertices); asking for them adds a second product, D<L> = L^T L, to every run.\n"
+    "\n" HELP_COMMON_COUNTS;
+
+static const char HELP_LCC[] =
+    "Usage: mgraph lcc FILE [OPTIONS]\n"
+    "\n"
+    "Local clustering coefficient as LDBC Graphalytics defines it. Undirected: the edges among a\n"
+    "vertex's d neighbours over d(d-1)/2. Directed: the neighbours are the union of in- and\n"
+    "out-neighbours and the arcs among them count by direction, over d(d-1). 0 where d < 2.\n"
+    "--output values: the coefficient.\n"
+    "\n" HELP_COMMON_COUNTS;
+
 static const struct {
     const char *name;
     const char *help;
@@ -381,7 +435,8 @@ static const struct {
     {"bfs", HELP_BFS},   {"sssp", HELP_SSSP}, {"cc", HELP_CC},           {"pr", HELP_PR},
     {"bc", HELP_BC},     {"info", HELP_INFO}, {"gen", HELP_GEN},         {"convert", HELP_CONVERT},
     {"bench", HELP_BENCH}, {"spmv", HELP_SPMV},   {"cg", HELP_CG},           {"probe", HELP_PROBE},
-    {"spmm", HELP_SPMM},   {"sddmm", HELP_SDDMM},
+    {"spmm", HELP_SPMM},   {"sddmm", HELP_SDDMM}, {"spgemm", HELP_SPGEMM},
+    {"tc", HELP_TC},       {"lcc", HELP_LCC},
 };
 
 bool cli_print_help(FILE *f, const char *name) {
@@ -406,11 +461,11 @@ static const struct {
 } OPTIONS[OPT_COUNT] = {
     [OPT_HELP] = {"--help", false, CMD_ALL},
     [OPT_SOURCE] = {"--source", true, CMD_BFS | CMD_SSSP | CMD_BC | CMD_BENCH},
-    [OPT_BACKEND] = {"--backend", true, CMD_ALGOS | CMD_SPARSE},
-    [OPT_RUNS] = {"--runs", true, CMD_ALGOS | CMD_BENCH | CMD_SPARSE},
-    [OPT_VALIDATE] = {"--validate", false, CMD_ALGOS | CMD_SPARSE},
-    [OPT_OUTPUT] = {"--output", true, CMD_ALGOS | CMD_GEN | CMD_SPARSE},
-    [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_INFO | CMD_BENCH | CMD_SPARSE | CMD_PROBE},
+    [OPT_BACKEND] = {"--backend", true, CMD_ALGOS | CMD_COUNTS | CMD_SPARSE},
+    [OPT_RUNS] = {"--runs", true, CMD_ALGOS | CMD_COUNTS | CMD_BENCH | CMD_SPARSE},
+    [OPT_VALIDATE] = {"--validate", false, CMD_ALGOS | CMD_COUNTS | CMD_SPARSE},
+    [OPT_OUTPUT] = {"--output", true, CMD_ALGOS | CMD_COUNTS | CMD_GEN | CMD_SPARSE},
+    [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_COUNTS | CMD_INFO | CMD_BENCH | CMD_SPARSE | CMD_PROBE},
     [OPT_THREADS] = {"--threads", true, CMD_ALL & ~CMD_PROBE},
     [OPT_MODE] = {"--mode", true, CMD_ALGOS},
     [OPT_ENGINE] = {"--engine", true, CMD_ALGOS},
@@ -445,7 +500,7 @@ static const struct {
     [OPT_C] = {"--c", true, CMD_GEN | CMD_SPMM | CMD_SDDMM},
     [OPT_X] = {"--x", true, CMD_SPMV},
     [OPT_Y] = {"--y", true, CMD_SPMV},
-    [OPT_SEMIRING] = {"--semiring", true, CMD_SPMV},
+    [OPT_SEMIRING] = {"--semiring", true, CMD_SPMV | CMD_SPGEMM},
     [OPT_TRANSPOSE] = {"--transpose", false, CMD_SPMV | CMD_SPMM},
     [OPT_ALPHA] = {"--alpha", true, CMD_SPMV | CMD_SPMM | CMD_SDDMM},
     [OPT_BETA] = {"--beta", true, CMD_SPMV | CMD_SPMM | CMD_SDDMM},
@@ -453,6 +508,8 @@ static const struct {
     [OPT_JACOBI] = {"--jacobi", false, CMD_CG},
     [OPT_HISTORY] = {"--history", false, CMD_CG},
     [OPT_K] = {"--k", true, CMD_SPMM | CMD_SDDMM},
+    [OPT_MASK] = {"--mask", true, CMD_SPGEMM},
+    [OPT_COMPLEMENT] = {"--complement", false, CMD_SPGEMM},
 };
 
 const char *cli_opt_name(cli_opt_id id) { return OPTIONS[id].name; }
@@ -489,6 +546,7 @@ int cli_parse(int argc, char **argv, int first, const char *name, int cmd, int m
             continue;
         }
         if (strcmp(word, "-h") == 0) word = "--help";
+        if (strcmp(word, "-o") == 0) word = "--output";
         const char *eq = strchr(word, '=');
         size_t len = eq ? (size_t)(eq - word) : strlen(word);
         int id = -1;
@@ -760,7 +818,8 @@ static int run_command(int argc, char **argv, const char *name) {
     static const struct {
         const char *name;
         int cmd;
-    } ALGOS[] = {{"bfs", CMD_BFS}, {"sssp", CMD_SSSP}, {"cc", CMD_CC}, {"pr", CMD_PR}, {"bc", CMD_BC}};
+    } ALGOS[] = {{"bfs", CMD_BFS}, {"sssp", CMD_SSSP}, {"cc", CMD_CC}, {"pr", CMD_PR}, {"bc", CMD_BC},
+                  {"tc", CMD_TC},   {"lcc", CMD_LCC}};
     for (size_t i = 0; i < sizeof ALGOS / sizeof ALGOS[0]; i++)
         if (strcmp(name, ALGOS[i].name) == 0) return cli_algo_main(argc, argv, name, ALGOS[i].cmd);
     if (strcmp(name, "info") == 0) return cli_info_main(argc, argv);
@@ -771,6 +830,7 @@ static int run_command(int argc, char **argv, const char *name) {
     if (strcmp(name, "cg") == 0) return cli_cg_main(argc, argv);
     if (strcmp(name, "spmm") == 0) return cli_spmm_main(argc, argv);
     if (strcmp(name, "sddmm") == 0) return cli_sddmm_main(argc, argv);
+    if (strcmp(name, "spgemm") == 0) return cli_spgemm_main(argc, argv);
     if (strcmp(name, "probe") == 0) return cli_probe_main(argc, argv);
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }
