@@ -26,7 +26,7 @@
 /* ------------------------------------------------------------------------------------------------ */
 
 static const char HELP_MAIN[] =
-    "mgraph — graph analytics from the shell (BFS, SSSP, CC, PageRank, BC) over the mgraph library.\n"
+    "mgraph — graph analytics and sparse linear algebra from the shell over the mgraph library.\n"
     "\n"
     "Usage: mgraph COMMAND [ARGS] [OPTIONS]\n"
     "\n"
