@@ -160,16 +160,9 @@ int main(int argc, char **argv) {
     int nks = 3;
     double max_dense_gb = 8;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--threads") == 0) {
-            char *end = NULL;
-            const long t = i + 1 < argc ? strtol(argv[++i], &end, 10) : 0;
-            if (end == NULL || *end != '\0' || t < 1 || t > 1024) {
-                fprintf(stderr, BENCH_NAME ": --threads %s: want 1..1024\n", end ? argv[i] : "(none)");
-                return 2;
-            }
-            threads = (int)t;
-            continue;
-        }
+        const int tr = parse_threads(argc, argv, &i, &threads);
+        if (tr == 2) return 2;
+        if (tr == 1) continue;
         if (strcmp(argv[i], "--ks") == 0) {
             if (i + 1 >= argc || !parse_ks(argv[i + 1], ks, &nks)) {
                 fprintf(stderr, BENCH_NAME ": --ks wants a list like 32,128,512 (each 1..1024, at "
@@ -198,13 +191,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, BENCH_NAME ": the set is empty (no real matrices and --kinds none)\n");
         return 2;
     }
-    if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
-    DIE_IF(mg_context_set_backend(ctx, MG_BACKEND_CPU));
-    DIE_IF(mg_context_set_threads(ctx, threads));
-    omp_set_num_threads(threads);
-    GRB_OK(GrB_init(GrB_NONBLOCKING));
-    GRB_OK(GxB_Global_Option_set(GxB_NTHREADS, threads));
-    GRB_OK(GxB_Global_Option_set(GxB_FORMAT, GxB_BY_ROW));
+    graphblas_start(threads);
     table_note(o.format, "CPU SpMM C = A B, B dense K columns, plus-times: mgraph mg_spmm vs "
                "SuiteSparse:GraphBLAS %d.%d.%d GrB_mxm, %d threads each, median of %d runs after a "
                "warm-up; MB = the minimum bytes (CSR with 4-byte offsets, B read, C written); "

@@ -136,16 +136,9 @@ int main(int argc, char **argv) {
     set_options_init(&o, "1M,8M,32M");
     int threads = omp_get_max_threads();
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--threads") == 0) {
-            char *end = NULL;
-            const long t = i + 1 < argc ? strtol(argv[++i], &end, 10) : 0;
-            if (end == NULL || *end != '\0' || t < 1 || t > 1024) {
-                fprintf(stderr, BENCH_NAME ": --threads %s: want 1..1024\n", end ? argv[i] : "(none)");
-                return 2;
-            }
-            threads = (int)t;
-            continue;
-        }
+        const int tr = parse_threads(argc, argv, &i, &threads);
+        if (tr == 2) return 2;
+        if (tr == 1) continue;
         const int rc = set_parse_or_exit(argc, argv, &i, &o, usage);
         if (rc >= 0) return rc;
     }
@@ -155,12 +148,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, BENCH_NAME ": the set is empty (no real matrices and --kinds none)\n");
         return 2;
     }
-    if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
-    DIE_IF(mg_context_set_threads(ctx, threads));
-    omp_set_num_threads(threads);
-    GRB_OK(GrB_init(GrB_NONBLOCKING));
-    GRB_OK(GxB_Global_Option_set(GxB_NTHREADS, threads));
-    GRB_OK(GxB_Global_Option_set(GxB_FORMAT, GxB_BY_ROW));
+    graphblas_start(threads);
     table_note(o.format, "CPU SpMV y = A x, plus-times: mgraph mg_spmv vs SuiteSparse:GraphBLAS %d.%d.%d "
                "GrB_mxv, %d threads each, median of %d runs after a warm-up; MB = the minimum bytes "
                "(CSR with 4-byte offsets, x read, y written); speedup = GraphBLAS ms / mgraph ms",
