@@ -33,7 +33,7 @@
 #include <math.h>
 
 #ifdef MG_BENCH_CUSPARSE
-#include <cusparse.h>
+#include "bench_cusparse.h"
 #endif
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
@@ -172,14 +172,6 @@ static double worst_difference(const float *d_got, const float *d_want, uint32_t
 }
 
 #ifdef MG_BENCH_CUSPARSE
-#define CS(call)                                                                                   \
-    do {                                                                                           \
-        cusparseStatus_t s_ = (call);                                                              \
-        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                       \
-            fprintf(stderr, "bench_dense: %s: %s\n", #call, cusparseGetErrorString(s_));          \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 /* cusparseSpMV on the transition matrix; returns the median ms, leaves y in B->d_y. */
 static double time_cusparse(pr_graph *B, int runs, mg__gpu_timer *timer) {

@@ -49,8 +49,7 @@
 #include "bench_spmv_set.h"
 
 #ifdef MG_BENCH_CUSPARSE
-#include <cuda_runtime_api.h>
-#include <cusparse.h>
+#include "bench_cusparse.h"
 #endif
 
 static const column kSpmmColumns[] = {
@@ -142,24 +141,6 @@ static double time_mgraph(bool sddmm, const mg_matrix A, mg_dense L, mg_dense B,
 }
 
 #ifdef MG_BENCH_CUSPARSE
-#define CS(call)                                                                                   \
-    do {                                                                                           \
-        const cusparseStatus_t s_ = (call);                                                        \
-        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                       \
-            fprintf(stderr, BENCH_NAME ": %s: %s (" BENCH_NAME ".c:%d)\n", #call,                 \
-                    cusparseGetErrorString(s_), __LINE__);                                         \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CUDA(call)                                                                                 \
-    do {                                                                                           \
-        const cudaError_t e_ = (call);                                                             \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, BENCH_NAME ": %s: %s (" BENCH_NAME ".c:%d)\n", #call,                 \
-                    cudaGetErrorString(e_), __LINE__);                                             \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 /* A's CSR on the device with 32-bit offsets and indices, as cuSPARSE takes it. */
 typedef struct {

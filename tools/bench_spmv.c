@@ -42,8 +42,7 @@
 #include "bench_spmv_set.h"
 
 #ifdef MG_BENCH_CUSPARSE
-#include <cuda_runtime_api.h>
-#include <cusparse.h>
+#include "bench_cusparse.h"
 #endif
 
 static const column kSpmvColumns[] = {
@@ -91,24 +90,6 @@ static void check_result(const set_entry *e, bool single, const char *who, const
 }
 
 #ifdef MG_BENCH_CUSPARSE
-#define CS(call)                                                                                   \
-    do {                                                                                           \
-        const cusparseStatus_t s_ = (call);                                                        \
-        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                       \
-            fprintf(stderr, BENCH_NAME ": %s: %s (" BENCH_NAME ".c:%d)\n", #call,                 \
-                    cusparseGetErrorString(s_), __LINE__);                                         \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CUDA(call)                                                                                 \
-    do {                                                                                           \
-        const cudaError_t e_ = (call);                                                             \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, BENCH_NAME ": %s: %s (" BENCH_NAME ".c:%d)\n", #call,                 \
-                    cudaGetErrorString(e_), __LINE__);                                             \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 /* cusparseSpMV on A with each algorithm: the default's median ms, the best's and its name; each
  * algorithm's y checked (x: the same values as mgraph's, hx on the host). */
