@@ -44,6 +44,8 @@
 /* The dense accumulator reads its row off the stamps when the range is at most this many times
  * the row's size; else sorting the row's columns costs less. */
 #define SCAN_RATIO 16
+/* A part's row buffer is first sized by its work up to this many entries (12 bytes each). */
+#define RESERVE_CAP (UINT64_C(1) << 24)
 /* Sorting: insertion sort below this many columns, quicksort partitions above. */
 #define SORT_CUTOFF 32
 
@@ -346,6 +348,10 @@ ALWAYS_INLINE uint64_t row_hash(const spgemm_args *g, spgemm_scratch *s, uint32_
 /* Rows [lo, hi) into s's buffer, their sizes into g->c_size; false when out of memory. */
 ALWAYS_INLINE bool run_part(const spgemm_args *g, spgemm_scratch *s, uint32_t lo, uint32_t hi,
                             mg_semiring sr, value_kind kind) {
+    /* The buffer starts at the part's work, capped: one block, whose untouched pages cost nothing,
+     * rather than growing by copies (each new block's pages faulted in again). */
+    const uint64_t work = g->work[hi] - g->work[lo];
+    if (lo < hi && !grow_rows(g, s, work < RESERVE_CAP ? (size_t)work : RESERVE_CAP)) return false;
     for (uint32_t i = lo; i < hi; i++) {
         uint64_t flops;
         const uint64_t bound = row_bound(g, i, &flops);
