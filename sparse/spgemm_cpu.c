@@ -345,13 +345,35 @@ ALWAYS_INLINE uint64_t row_hash(const spgemm_args *g, spgemm_scratch *s, uint32_
     return n;
 }
 
+/* The width of row i's column range, its first column in *first: B's rows are sorted, so the
+ * range runs from the least first column to the greatest last one of the B rows it reads. Row i
+ * reads at least one entry of B. */
+ALWAYS_INLINE uint64_t row_width(const spgemm_args *g, uint32_t i, uint32_t *first) {
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (uint64_t e = g->a_off[i]; e < g->a_off[i + 1]; e++) {
+        const uint32_t k = g->a_idx[e];
+        if (g->b_off[k] == g->b_off[k + 1]) continue;
+        if (g->b_idx[g->b_off[k]] < lo) lo = g->b_idx[g->b_off[k]];
+        if (g->b_idx[g->b_off[k + 1] - 1] > hi) hi = g->b_idx[g->b_off[k + 1] - 1];
+    }
+    *first = lo;
+    return (uint64_t)hi - lo + 1;
+}
+
 /* Rows [lo, hi) into s's buffer, their sizes into g->c_size; false when out of memory. */
 ALWAYS_INLINE bool run_part(const spgemm_args *g, spgemm_scratch *s, uint32_t lo, uint32_t hi,
                             mg_semiring sr, value_kind kind) {
-    /* The buffer starts at the part's work, capped: one block, whose untouched pages cost nothing,
-     * rather than growing by copies (each new block's pages faulted in again). */
-    const uint64_t work = g->work[hi] - g->work[lo];
-    if (lo < hi && !grow_rows(g, s, work < RESERVE_CAP ? (size_t)work : RESERVE_CAP)) return false;
+    /* The buffer starts at the sum of the rows' bounds, capped: one block, rather than growing by
+     * copies (each new block's pages faulted in again). */
+    uint64_t reserve = 0;
+    for (uint32_t i = lo; i < hi && reserve < RESERVE_CAP; i++) {
+        uint64_t flops;
+        const uint64_t bound = row_bound(g, i, &flops);
+        const uint64_t width = flops > 0 ? row_width(g, i, &(uint32_t){0}) : 0;
+        reserve += bound < width ? bound : width;
+    }
+    if (reserve > 0 && !grow_rows(g, s, reserve < RESERVE_CAP ? (size_t)reserve : RESERVE_CAP))
+        return false;
     for (uint32_t i = lo; i < hi; i++) {
         uint64_t flops;
         const uint64_t bound = row_bound(g, i, &flops);
@@ -360,14 +382,8 @@ ALWAYS_INLINE bool run_part(const spgemm_args *g, spgemm_scratch *s, uint32_t lo
             if (s->used + bound > s->room && !grow_rows(g, s, s->used + bound)) return false;
             uint32_t *out = s->idx + s->used;
             void *vout = g->value_bytes > 0 ? (char *)s->val + s->used * g->value_bytes : NULL;
-            uint32_t first = UINT32_MAX, last = 0;
-            for (uint64_t e = g->a_off[i]; e < g->a_off[i + 1]; e++) {
-                const uint32_t k = g->a_idx[e];
-                if (g->b_off[k] == g->b_off[k + 1]) continue;
-                if (g->b_idx[g->b_off[k]] < first) first = g->b_idx[g->b_off[k]];
-                if (g->b_idx[g->b_off[k + 1] - 1] > last) last = g->b_idx[g->b_off[k + 1] - 1];
-            }
-            const uint64_t width = (uint64_t)last - first + 1;
+            uint32_t first;
+            const uint64_t width = row_width(g, i, &first);
             if (width <= DENSE_WINDOW || width <= bound * DENSE_RATIO) {
                 if (width > s->window && !grow_window(s, width)) return false;
                 n = row_dense(g, s, i, first, (uint32_t)width, out, vout, sr, kind);
