@@ -42,8 +42,9 @@
  * and values (16 bytes a column) stay in a core's L2 cache, where a probe-free update is cheapest. */
 #define DENSE_WINDOW 32768
 /* The dense accumulator reads its row off the stamps when the range is at most this many times
- * the row's size; else sorting the row's columns costs less. */
-#define SCAN_RATIO 16
+ * n log2 n for the row's n columns (a scan's step is a compare; a sort's, a compare and a move
+ * that mispredicts); else sorting the row's columns costs less. */
+#define SCAN_RATIO 2
 /* A part's row buffer is first sized by its work up to this many entries (12 bytes each). */
 #define RESERVE_CAP (UINT64_C(1) << 24)
 /* Sorting: insertion sort below this many columns, quicksort partitions above. */
@@ -270,7 +271,7 @@ ALWAYS_INLINE uint64_t row_dense(const spgemm_args *g, spgemm_scratch *s, uint32
             const uint32_t j = g->m_idx[e] - lo;
             if (j < width && stamp[j] == base + ST_HIT) out[q++] = j;
         }
-    } else if (width <= n * SCAN_RATIO) {
+    } else if (width <= n * (uint64_t)(64 - __builtin_clzll(n | 1)) * SCAN_RATIO) {
         for (uint32_t j = 0; j < width; j++)
             if (stamp[j] == base + ST_HIT) out[q++] = j;
     } else {
