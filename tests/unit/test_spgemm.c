@@ -3,7 +3,8 @@
  * semiring, an empty row and column, a rectangular shape, an entry summing to zero kept); a dense
  * row and a dense column against the test's own dense triple loop; masks and complements against
  * filtering the unmasked product; the value type rule and float arithmetic; generated A*A on 1, 2
- * and 3 threads (identical C) against the verifier; every bad argument; the verifier rejecting a
+ * and 3 threads (identical C) against the verifier; rows shaped for each accumulator path (hash,
+ * sorted dense window, scanned dense window); every bad argument; the verifier rejecting a
  * wrong value, a missing and an extra entry; allocation failures.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -473,6 +474,45 @@ static void test_verifier_rejects(void) {
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) mg_matrix_free(all[i]);
 }
 
+/* Rows shaped for each accumulator path, every semiring, unmasked, masked and complemented, on 1
+ * and 2 threads (identical C), against the verifier: B 64 x 200000 with rows spread over all
+ * columns (a hash table, rows longer and shorter than the sort's insertion cut-off), B 64 x 30000
+ * (a dense window too sparse to scan: its hits are sorted, also past the cut-off), B 64 x 3000
+ * (a window read off its stamps). */
+static void test_accumulator_paths(void) {
+    const uint32_t widths[] = {200000, 30000, 3000};
+    const double per_row[] = {12, 3, 40};
+    const int saved = omp_get_max_threads();
+    for (int w = 0; w < 3; w++) {
+        mg_matrix A = random_matrix(64, 64, 0.15, 61 + w, MG_VALUES_DOUBLE);
+        mg_matrix B = random_matrix(64, widths[w], per_row[w] / widths[w], 71 + w,
+                                    w == 1 ? MG_VALUES_FLOAT : MG_VALUES_DOUBLE);
+        mg_matrix M = random_matrix(64, widths[w], 4 * per_row[w] / widths[w], 81 + w,
+                                    MG_VALUES_NONE);
+        for (int s = 0; s < 4; s++)
+            for (int mask = 0; mask < 3; mask++) {
+                mg_matrix C[2] = {NULL, NULL};
+                for (int threads = 1; threads <= 2; threads++) {
+                    omp_set_num_threads(threads);
+                    C[threads - 1] = product(A, B, semirings[s], mask ? M : NULL, mask == 2);
+                }
+                CHECK(same(C[0], C[1]));
+                uint64_t longest = 0;
+                const uint64_t *off;
+                mg_matrix_csr(C[0], &off, NULL, NULL);
+                for (uint32_t i = 0; i < 64; i++)
+                    if (off[i + 1] - off[i] > longest) longest = off[i + 1] - off[i];
+                CHECK(mask == 1 || longest > 32);
+                mg_matrix_free(&C[0]);
+                mg_matrix_free(&C[1]);
+            }
+        mg_matrix_free(&A);
+        mg_matrix_free(&B);
+        mg_matrix_free(&M);
+    }
+    omp_set_num_threads(saved);
+}
+
 /* Every allocation failing in turn fails cleanly: MG_OUT_OF_MEMORY, *C NULL, nothing leaked. */
 static void test_allocation_failures(void) {
     mg_matrix A = random_matrix(50, 60, 0.2, 51, MG_VALUES_DOUBLE);
@@ -509,6 +549,7 @@ int main(void) {
     test_masks();
     test_value_types();
     test_generated_threads();
+    test_accumulator_paths();
     test_bad_arguments();
     test_verifier_rejects();
     test_allocation_failures();
