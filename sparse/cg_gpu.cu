@@ -3,11 +3,15 @@
  * optional), every vector and scalar kept on the device.
  *
  * The seed's CG brought its dot products to the host every iteration (a synchronisation and two
- * PCIe round trips each). Here an iteration is three launches with nothing coming back:
- *   1. q = A p with p'q summed in the SpMV's epilogue (q is not read again for it);
+ * PCIe round trips each). Here an iteration is two launches with nothing coming back:
+ *   1. the convergence test on r'r and beta = r'z(new) / r'z(old), read by every block; then
+ *      q = A p where p = z + beta p_old is formed where the product reads it (the row's owner
+ *      stores p[i]: no pass of its own over p), p'q summed in the product's epilogue
+ *      (mg__gpu_spmv_cg, sparse/spmv_gpu.cu); p alternates between two buffers;
  *   2. alpha = r'z / p'q read from device memory by every block; x += alpha p, r -= alpha q,
- *      z = D^-1 r, with r'r and r'z summed in the same pass;
- *   3. beta = r'z(new) / r'z(old); p = z + beta p; the convergence test (r'r <= (tol ||b||)^2).
+ *      z = D^-1 r, with r'r and r'z summed in the same pass.
+ * Three launches (the direction update a kernel of its own) cost 16.7-17.3 us an iteration on
+ * matrices of 250k entries, against 11-13 us for one product (docs/PERFORMANCE.md, session 13).
  * The scalars live in per-iteration slots (pq[k], rz[k], rr[k]), zeroed once, so no kernel has to
  * reset an accumulator and the residual history is already on the device at the end. A device
  * flag records convergence or breakdown (p'q <= 0, a non-finite scalar) and the iteration; every
@@ -37,9 +41,11 @@ namespace {
 
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kBatch = 8;
+/* The vector kernels' grid: kBlocksPerSm 256-thread blocks a multiprocessor, all resident at once,
+ * each thread taking kUnroll elements a round so enough loads are in flight to stream 50M-entry
+ * vectors (one element a round left them at 1.6 TB/s). */
 constexpr int kBlocksPerSm = 4;
-
-enum { RUNNING = 0, CONVERGED, BREAKDOWN_PQ, BREAKDOWN_SCALAR };
+constexpr int kUnroll = 4;
 
 /* K per-thread partial sums added to dst[0..K) with one atomic each per block. Every thread of the
  * block calls it. */
@@ -62,16 +68,15 @@ template <typename D, typename S> __global__ void convert(D *dst, const S *src, 
     GRID_STRIDE(i, n) dst[i] = (D)src[i];
 }
 
-/* z = D^-1 r (z is r without a preconditioner), p = z, and r'r, r'z, b'b. */
+/* z = D^-1 r (z is r without a preconditioner), and r'r, r'z, b'b. */
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-cg_start(const T *b, const T *r, T *z, T *p, const T *inv, uint32_t n, double *rr, double *rz,
+cg_start(const T *b, const T *r, T *z, const T *inv, uint32_t n, double *rr, double *rz,
          double *bb) {
     double s[3] = {0, 0, 0};
     GRID_STRIDE(i, n) {
         const T ri = r[i], zi = inv != nullptr ? ri * inv[i] : ri;
         if (inv != nullptr) z[i] = zi;
-        p[i] = zi;
         s[0] += (double)ri * ri;
         s[1] += (double)ri * zi;
         s[2] += (double)b[i] * b[i];
@@ -82,51 +87,52 @@ cg_start(const T *b, const T *r, T *z, T *p, const T *inv, uint32_t n, double *r
 
 /* Step 2 of iteration `iter` (1-based): every block tests p'q itself, so all agree on stopping. */
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
-cg_update(T *x, T *r, T *z, const T *p, const T *q, const T *inv, uint32_t n, const double *rz_k,
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm)
+cg_update(T *__restrict__ x, T *__restrict__ r, T *__restrict__ z, const T *__restrict__ p,
+          const T *__restrict__ q, const T *__restrict__ inv, uint32_t n, const double *rz_k,
           const double *pq_k, double *rr_next, double *rz_next, int *flag, int iter) {
-    if (flag[0] != RUNNING) return;
+    if (flag[0] != MG__CG_RUNNING) return;
     const double pq = *pq_k, alpha = *rz_k / pq;
     if (!(pq > 0) || !isfinite(pq) || !isfinite(alpha)) {
         if (blockIdx.x == 0 && threadIdx.x == 0) {
-            flag[0] = BREAKDOWN_PQ;
+            flag[0] = MG__CG_BREAKDOWN_PQ;
             flag[1] = iter;
         }
         return;
     }
     const T a = (T)alpha;
     double s[2] = {0, 0};
-    GRID_STRIDE(i, n) {
-        x[i] += a * p[i];
-        const T ri = r[i] - a * q[i];
-        r[i] = ri;
-        const T zi = inv != nullptr ? ri * inv[i] : ri;
-        if (inv != nullptr) z[i] = zi;
-        s[0] += (double)ri * ri;
-        s[1] += (double)ri * zi;
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t base = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; base < n;
+         base += kUnroll * stride) {
+        T xi[kUnroll], pi[kUnroll], ri[kUnroll], qi[kUnroll], di[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            const uint64_t i = base + u * stride;
+            if (i < n) {
+                xi[u] = x[i];
+                pi[u] = p[i];
+                ri[u] = r[i];
+                qi[u] = q[i];
+                if (inv != nullptr) di[u] = inv[i];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            const uint64_t i = base + u * stride;
+            if (i < n) {
+                x[i] = xi[u] + a * pi[u];
+                const T rn = ri[u] - a * qi[u];
+                r[i] = rn;
+                const T zn = inv != nullptr ? rn * di[u] : rn;
+                if (inv != nullptr) z[i] = zn;
+                s[0] += (double)rn * rn;
+                s[1] += (double)rn * zn;
+            }
+        }
     }
     double *const dst[2] = {rr_next, rz_next};
     block_add<2>(s, dst);
-}
-
-/* Step 3: the convergence test, then p = z + beta p. */
-template <typename T>
-__global__ void __launch_bounds__(kThreads)
-cg_direction(T *p, const T *z, uint32_t n, const double *rz_k, const double *rz_next,
-             const double *rr_next, double threshold, int *flag, int iter) {
-    if (flag[0] != RUNNING) return;
-    const double rr = *rr_next, beta = *rz_next / *rz_k;
-    const bool converged = rr <= threshold;
-    const bool bad = !converged && (!isfinite(rr) || !isfinite(beta));
-    if (converged || bad) {
-        if (blockIdx.x == 0 && threadIdx.x == 0) {
-            flag[0] = converged ? CONVERGED : BREAKDOWN_SCALAR;
-            flag[1] = iter;
-        }
-        return;
-    }
-    const T bt = (T)beta;
-    GRID_STRIDE(i, n) p[i] = z[i] + bt * p[i];
 }
 
 /* Pinned host memory (the flag's copies) and an event, freed when they go out of scope. */
@@ -149,6 +155,7 @@ template <typename T>
 mg_status cg_typed(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense x,
                    const double *inv_diag, mg_cg_options *opts) {
     const uint32_t n = A->rows;
+    const mg_type type = sizeof(T) == 8 ? MG_DOUBLE : MG_FLOAT;
     const int max_it = opts->max_iterations > 0 ? opts->max_iterations : 0;
     const size_t vbytes = (size_t)n * sizeof(T);
     mg__gpu_matrix *g = nullptr;
@@ -160,12 +167,12 @@ mg_status cg_typed(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense
     double ms = 0;
 
     TRY(mg__gpu_matrix_of(ctx, A, false, &g, &f));
-    TRY(mg__gpu_form_values(ctx, g, f, sizeof(T) == 8 ? MG_DOUBLE : MG_FLOAT, &values));
+    TRY(mg__gpu_form_values(ctx, g, f, type, &values));
     TRY(mg__gpu_dense_to_device(ctx, b));
     TRY(mg__gpu_dense_to_device(ctx, x));
-    TRY(dbuf_alloc(ctx, &vecs, 5 * vbytes, "CG's vectors"));
-    T *const xw = (T *)vecs.p, *const r = xw + n, *const z = r + n, *const p = z + n,
-             *const q = p + n;
+    TRY(dbuf_alloc(ctx, &vecs, 6 * vbytes, "CG's vectors"));
+    T *const xw = (T *)vecs.p, *const r = xw + n, *const z = r + n, *const q = z + n;
+    T *const p[2] = {q + n, q + 2 * (size_t)n}; /* iteration k reads p[k & 1], writes the other */
     T *zr = r; /* z is r itself without a preconditioner */
     if (inv_diag != nullptr) {
         TRY(dbuf_alloc(ctx, &inv_staging, (size_t)n * 8, "the Jacobi diagonal upload"));
@@ -195,9 +202,9 @@ mg_status cg_typed(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense
     /* r = b - A x */
     CU(cudaMemcpyAsync(xw, x->d_data, vbytes, cudaMemcpyDeviceToDevice));
     CU(cudaMemcpyAsync(r, b->d_data, vbytes, cudaMemcpyDeviceToDevice));
-    TRY(mg__gpu_spmv_launch(ctx, g, f, sizeof(T) == 8 ? MG_DOUBLE : MG_FLOAT, values,
-                            MG_SEMIRING_PLUS_TIMES, -1.0, 1.0, xw, r, nullptr, nullptr, nullptr));
-    cg_start<T><<<grid, kThreads>>>((const T *)b->d_data, r, zr, p, inv_d, n, rr, rz, bb);
+    TRY(mg__gpu_spmv_launch(ctx, f, type, values, MG_SEMIRING_PLUS_TIMES, -1.0, 1.0, xw, r));
+    cg_start<T><<<grid, kThreads>>>((const T *)b->d_data, r, zr, inv_d, n, rr, rz, bb);
+    CU(cudaMemsetAsync(p[0], 0, vbytes)); /* iteration 0's p = z + 0 p[0] */
     LAUNCHED("cg_start");
     double start[2];
     CU(cudaMemcpy(start, rr, 8, cudaMemcpyDeviceToHost));
@@ -205,30 +212,27 @@ mg_status cg_typed(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense
     const double bnorm = sqrt(start[1]);
     const double threshold = (opts->tolerance * bnorm) * (opts->tolerance * bnorm);
 
-    int state = RUNNING, at = 0;
+    int state = MG__CG_RUNNING, at = 0;
     if (bnorm == 0) {
         /* b = 0: x = 0 solves it exactly, whatever the guess */
         CU(cudaMemsetAsync(xw, 0, vbytes));
         CU(cudaMemsetAsync(rr, 0, 8));
-        state = CONVERGED;
+        state = MG__CG_CONVERGED;
     } else if (start[0] <= threshold) {
-        state = CONVERGED;
+        state = MG__CG_CONVERGED;
     }
     /* Batches of kBatch iterations, each followed by an asynchronous copy of the flag. While batch
      * j runs, the host reads batch j-1's copy; after the last batch, its own. The flag changes once
-     * (RUNNING to a final state), so the newest copy holds the final word. */
+     * (running to a final state), so the newest copy holds the final word. */
     int launched = 0;
-    for (int batch = 0; state == RUNNING && launched < max_it; batch++) {
+    for (int batch = 0; state == MG__CG_RUNNING && launched < max_it; batch++) {
         const int end = launched + kBatch < max_it ? launched + kBatch : max_it;
         for (int k = launched; k < end; k++) {
-            TRY(mg__gpu_spmv_launch(ctx, g, f, sizeof(T) == 8 ? MG_DOUBLE : MG_FLOAT, values,
-                                    MG_SEMIRING_PLUS_TIMES, 1.0, 0.0, p, q, p, pq + k, flag));
-            cg_update<T><<<grid, kThreads>>>(xw, r, zr, p, q, inv_d, n, rz + k, pq + k, rr + k + 1,
-                                             rz + k + 1, flag, k + 1);
+            const mg__cg_step step{zr, p[k & 1], p[(k + 1) & 1], rz + k, rr + k, threshold, flag, k};
+            TRY(mg__gpu_spmv_cg(ctx, f, type, values, &step, q, pq + k));
+            cg_update<T><<<grid, kThreads>>>(xw, r, zr, p[(k + 1) & 1], q, inv_d, n, rz + k, pq + k,
+                                             rr + k + 1, rz + k + 1, flag, k + 1);
             LAUNCHED("cg_update");
-            cg_direction<T><<<grid, kThreads>>>(p, zr, n, rz + k, rz + k + 1, rr + k + 1, threshold,
-                                                flag, k + 1);
-            LAUNCHED("cg_direction");
         }
         launched = end;
         const int slot = batch & 1;
@@ -243,10 +247,20 @@ mg_status cg_typed(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense
     }
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     opts->seconds = ms / 1e3;
-    if (state == RUNNING) at = launched; /* the limit came first */
+    if (state == MG__CG_RUNNING && launched > 0) {
+        /* the last iteration's test (the next product's prologue on the device), here */
+        double last[3];
+        CU(cudaMemcpy(last, rr + launched, 8, cudaMemcpyDeviceToHost));
+        CU(cudaMemcpy(last + 1, rz + launched - 1, 16, cudaMemcpyDeviceToHost));
+        const double beta = last[2] / last[1];
+        if (last[0] <= threshold) state = MG__CG_CONVERGED;
+        else if (!isfinite(last[0]) || !isfinite(beta)) state = MG__CG_BREAKDOWN_SCALAR;
+        at = launched;
+    }
+    if (state == MG__CG_RUNNING) at = launched; /* the limit came first */
 
     /* a breakdown at p'q stops iteration `at` before its update: at - 1 were completed */
-    const int done = state == BREAKDOWN_PQ ? at - 1 : at;
+    const int done = state == MG__CG_BREAKDOWN_PQ ? at - 1 : at;
     opts->iterations = done;
     double rr_at = 0;
     CU(cudaMemcpy(&rr_at, rr + done, 8, cudaMemcpyDeviceToHost));
@@ -256,11 +270,11 @@ mg_status cg_typed(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense
         for (int k = 0; k <= done; k++)
             opts->residuals[k] = bnorm > 0 ? sqrt(opts->residuals[k]) / bnorm : 0;
     }
-    if (state == BREAKDOWN_PQ || state == BREAKDOWN_SCALAR) {
+    if (state == MG__CG_BREAKDOWN_PQ || state == MG__CG_BREAKDOWN_SCALAR) {
         double value = 0;
-        CU(cudaMemcpy(&value, state == BREAKDOWN_PQ ? pq + at - 1 : rz + at, 8,
+        CU(cudaMemcpy(&value, state == MG__CG_BREAKDOWN_PQ ? pq + at - 1 : rz + at, 8,
                       cudaMemcpyDeviceToHost));
-        if (state == BREAKDOWN_PQ)
+        if (state == MG__CG_BREAKDOWN_PQ)
             return mg__error(ctx, MG_BREAKDOWN,
                              "mg_cg: breakdown at iteration %d: p'Ap = %g (A is not positive "
                              "definite); x is unchanged", at, value);
@@ -270,7 +284,7 @@ mg_status cg_typed(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense
     }
     CU(cudaMemcpyAsync(x->d_data, xw, vbytes, cudaMemcpyDeviceToDevice));
     CU(cudaStreamSynchronize(0));
-    if (state != CONVERGED)
+    if (state != MG__CG_CONVERGED)
         return mg__error(ctx, MG_NOT_CONVERGED,
                          "mg_cg: not converged after %d iterations: ||r|| / ||b|| = %g > %g", at,
                          opts->residual, opts->tolerance);

@@ -80,6 +80,67 @@ __device__ inline T finish(T sum, T alpha, T beta, const T *y, uint64_t row) {
     return beta != T(0) ? semiring<T, SR>::add(y[row], sum) : sum;
 }
 
+/* The product's operand as the kernels read it: x[j] where a row reads column j, with the hooks
+ * CG uses (spmv_gpu.h, mg__cg_step) to fold its direction update into the product. proceed() is
+ * called once by every thread before any work (false: the block returns); own(i, v) is called
+ * with the operand's own value v at row i by the thread that writes y[i]. */
+template <typename T> struct gather_x {
+    static constexpr bool kOwns = false;
+    const T *__restrict__ x;
+    __device__ bool proceed() { return true; }
+    __device__ T operator()(uint32_t j) const { return __ldg(x + j); }
+    __device__ void own(uint32_t, T) const {}
+};
+
+/* CG's p = z + beta p_old, gathered where it is read; the row owner stores p[i] for the vector
+ * update. beta = rz[k] / rz[k-1] and the convergence test on rr[k] are read by every block (all
+ * agree, so all return together); iteration 0 has beta 0 (p_old is zero then). */
+template <typename T> struct gather_cg {
+    static constexpr bool kOwns = true;
+    const T *__restrict__ z;
+    const T *__restrict__ p_old;
+    T *p_new;
+    const double *rz, *rr; /* rz[k] and rr[k]; rz[k - 1] is rz[-1] */
+    double threshold;
+    int *flag;
+    int iter;
+    T beta;
+    __device__ bool proceed() {
+        if (flag[0] != MG__CG_RUNNING) return false;
+        if (iter == 0) {
+            beta = T(0);
+            return true;
+        }
+        const double r2 = *rr, b = rz[0] / rz[-1];
+        const bool converged = r2 <= threshold;
+        const bool bad = !converged && (!isfinite(r2) || !isfinite(b));
+        if (converged || bad) {
+            if (blockIdx.x == 0 && threadIdx.x == 0) {
+                flag[0] = converged ? MG__CG_CONVERGED : MG__CG_BREAKDOWN_SCALAR;
+                flag[1] = iter;
+            }
+            return false;
+        }
+        beta = (T)b;
+        return true;
+    }
+    /* the same rounding wherever it is evaluated: one fused multiply-add */
+    __device__ T operator()(uint32_t j) const { return fma(beta, __ldg(p_old + j), __ldg(z + j)); }
+    __device__ void own(uint32_t i, T v) const { p_new[i] = v; }
+};
+
+/* Row `row`'s result out, stored, with the operand's own value kept (CG) and out's share of the
+ * dot product x'y summed when asked. */
+template <typename T, typename G>
+__device__ inline void store_row(const G &g, T *y, uint32_t row, T out, double *dot, double &my_dot) {
+    y[row] = out;
+    if (G::kOwns || dot != nullptr) {
+        const T xi = g(row);
+        g.own(row, xi);
+        if (dot != nullptr) my_dot += (double)xi * (double)out;
+    }
+}
+
 /* One warp's partial dot products summed over the block, then one atomic. Every thread of the
  * block calls it. */
 template <int THREADS = kThreads>
@@ -112,14 +173,12 @@ struct Chunks {
  * written at once; otherwise each chunk leaves its sum in partial[] and the row's last chunk to
  * arrive (a counter per row, put back to 0 by that chunk for the next call) combines them in
  * chunk order, in double, so the result does not depend on which came last. */
-template <typename T, bool PATTERN, int SR>
+template <typename T, bool PATTERN, int SR, typename G>
 __device__ void spmv_chunk(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
-                           const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y,
-                           const Chunks &ch, uint32_t c, T alpha, T beta,
-                           const T *__restrict__ dot_with, double *dot, const int *stop) {
+                           const T *__restrict__ val, const G &x, T *__restrict__ y,
+                           const Chunks &ch, uint32_t c, T alpha, T beta, double *dot) {
     typedef semiring<T, SR> S;
     __shared__ T warp_sums[kStreamThreads / 32];
-    if (stop != nullptr && *stop != 0) return;
     const uint32_t j = ch.long_of[c], row = ch.rows[j];
     const uint32_t first = ch.first[j], count = ch.first[j + 1] - first;
     const uint64_t b = ch.begin[c], row_end = off[row + 1];
@@ -127,7 +186,7 @@ __device__ void spmv_chunk(const uint64_t *__restrict__ off, const uint32_t *__r
     T sum = S::zero();
 #pragma unroll 4
     for (uint64_t k = b + threadIdx.x; k < e; k += kStreamThreads) {
-        const T xv = __ldg(x + __ldg(idx + k));
+        const T xv = x(__ldg(idx + k));
         sum = S::add(sum, S::mul(PATTERN ? T(1) : __ldg(val + k), xv));
     }
     for (int o = 16; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o));
@@ -150,11 +209,7 @@ __device__ void spmv_chunk(const uint64_t *__restrict__ off, const uint32_t *__r
                 ch.arrive[j] = 0;
             }
         }
-        if (done) {
-            const T out = finish<T, SR>((T)total, alpha, beta, y, row);
-            y[row] = out;
-            if (dot != nullptr) my_dot = (double)dot_with[row] * (double)out;
-        }
+        if (done) store_row(x, y, row, finish<T, SR>((T)total, alpha, beta, y, row), dot, my_dot);
     }
     if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
 }
@@ -166,16 +221,16 @@ __device__ void spmv_chunk(const uint64_t *__restrict__ off, const uint32_t *__r
  * thread in flight, their products staged in shared memory; then each row is reduced from there by
  * a group of lanes sized to the block's rows. A block of one long row (blk_row's boundary around it)
  * is left to the chunk kernels. */
-template <typename T, bool PATTERN, int SR, uint32_t BUCKET>
+template <typename T, bool PATTERN, int SR, uint32_t BUCKET, typename G>
 __global__ void __launch_bounds__(kStreamThreads)
 spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
-            const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y,
+            const T *__restrict__ val, G x, T *__restrict__ y,
             const uint32_t *__restrict__ blk_row, uint32_t nblk, Chunks chunks, T alpha, T beta,
-            const T *__restrict__ dot_with, double *dot, const int *stop) {
+            double *dot) {
     typedef semiring<T, SR> S;
+    if (!x.proceed()) return;
     if (blockIdx.x >= nblk) {
-        spmv_chunk<T, PATTERN, SR>(off, idx, val, x, y, chunks, blockIdx.x - nblk, alpha, beta,
-                                   dot_with, dot, stop);
+        spmv_chunk<T, PATTERN, SR>(off, idx, val, x, y, chunks, blockIdx.x - nblk, alpha, beta, dot);
         return;
     }
     constexpr uint32_t kTile = BUCKET + kLongRow;
@@ -184,7 +239,6 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
     __shared__ T prod[kTile];
     __shared__ uint32_t longer[kTile / kSerial]; /* pass 2's rows: each has over kSerial entries */
     __shared__ uint32_t nlonger;
-    if (stop != nullptr && *stop != 0) return;
     if (threadIdx.x == 0) nlonger = 0; /* read after the loads' __syncthreads */
     const uint32_t rs = blk_row[blockIdx.x], re = blk_row[blockIdx.x + 1];
     const uint64_t e0 = off[rs];
@@ -207,7 +261,7 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
 #pragma unroll
     for (int i = 0; i < kPer; i++) {
         const uint32_t k = threadIdx.x + i * kStreamThreads;
-        if (k < len) prod[k] = S::mul(a[i], __ldg(x + col[i]));
+        if (k < len) prod[k] = S::mul(a[i], x(col[i]));
     }
     __syncthreads();
     /* Pass 1: a group of lanes per row, sized to the block's rows; a row longer than kSerial
@@ -233,11 +287,8 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
                 longer[atomicAdd(&nlonger, 1u)] = r;
         }
         for (int o = lanes >> 1; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o, lanes));
-        if (mine && lane == 0) {
-            const T out = finish<T, SR>(sum, alpha, beta, y, rs + r);
-            y[rs + r] = out;
-            if (dot != nullptr) my_dot += (double)dot_with[rs + r] * (double)out;
-        }
+        if (mine && lane == 0)
+            store_row(x, y, rs + r, finish<T, SR>(sum, alpha, beta, y, rs + r), dot, my_dot);
     }
     __syncthreads();
     /* Pass 2: a warp per longer row. */
@@ -247,11 +298,8 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
         T sum = S::zero();
         for (uint32_t k = b + (threadIdx.x & 31); k < e; k += 32) sum = S::add(sum, prod[k]);
         for (int o = 16; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o));
-        if ((threadIdx.x & 31) == 0) {
-            const T out = finish<T, SR>(sum, alpha, beta, y, rs + r);
-            y[rs + r] = out;
-            if (dot != nullptr) my_dot += (double)dot_with[rs + r] * (double)out;
-        }
+        if ((threadIdx.x & 31) == 0)
+            store_row(x, y, rs + r, finish<T, SR>(sum, alpha, beta, y, rs + r), dot, my_dot);
     }
     if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
 }
@@ -468,49 +516,61 @@ mg_status gpu_matrix_build(mg_context ctx, const mg_matrix A, mg__gpu_matrix **o
 }
 
 /* One launch: the row blocks, then a block per long-row chunk. */
-template <typename T, int SR, uint32_t BUCKET>
-void launch_stream(const mg__spmv_form *f, int k, const T *val, const T *x, T *y, T alpha, T beta,
-                   const T *dot_with, double *dot, const int *stop) {
+template <typename T, int SR, uint32_t BUCKET, typename G>
+void launch_stream(const mg__spmv_form *f, int k, const T *val, const G &x, T *y, T alpha, T beta,
+                   double *dot) {
     const Chunks ch{f->d_chunk_long, f->d_chunk_begin, f->d_long_rows, f->d_long_first, f->d_partial,
                     f->d_arrive};
     const unsigned grid = f->nblk[k] + f->nchunks;
     if (val == nullptr)
         spmv_stream<T, true, SR, BUCKET><<<grid, kStreamThreads>>>(
-            f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], ch, alpha, beta, dot_with, dot, stop);
+            f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], ch, alpha, beta, dot);
     else
         spmv_stream<T, false, SR, BUCKET><<<grid, kStreamThreads>>>(
-            f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], ch, alpha, beta, dot_with, dot, stop);
+            f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], ch, alpha, beta, dot);
 }
 
-template <typename T, int SR>
-void launch_semiring(const mg__spmv_form *f, int k, const T *val, const T *x, T *y, T alpha, T beta,
-                     const T *dot_with, double *dot, const int *stop) {
+template <typename T, int SR, typename G>
+void launch_semiring(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta,
+                     double *dot) {
+    const int k = sizeof(T) == 8;
     if (f->bucket[k] == kSmallBucket)
-        launch_stream<T, SR, kSmallBucket>(f, k, val, x, y, alpha, beta, dot_with, dot, stop);
+        launch_stream<T, SR, kSmallBucket>(f, k, val, x, y, alpha, beta, dot);
     else
-        launch_stream<T, SR, kStreamBucket<T>>(f, k, val, x, y, alpha, beta, dot_with, dot, stop);
+        launch_stream<T, SR, kStreamBucket<T>>(f, k, val, x, y, alpha, beta, dot);
 }
 
 template <typename T>
 mg_status launch_typed(mg_context ctx, const mg__spmv_form *f, const T *val, mg_semiring sr, T alpha,
-                       T beta, const T *x, T *y, const T *dot_with, double *dot, const int *stop) {
+                       T beta, const T *x, T *y) {
     if (f->n == 0) return MG_SUCCESS;
-    const int k = sizeof(T) == 8;
+    const gather_x<T> gx{x};
     switch (sr) {
     case MG_SEMIRING_PLUS_TIMES:
-        launch_semiring<T, MG_SEMIRING_PLUS_TIMES>(f, k, val, x, y, alpha, beta, dot_with, dot, stop);
+        launch_semiring<T, MG_SEMIRING_PLUS_TIMES>(f, val, gx, y, alpha, beta, nullptr);
         break;
     case MG_SEMIRING_MIN_PLUS:
-        launch_semiring<T, MG_SEMIRING_MIN_PLUS>(f, k, val, x, y, alpha, beta, dot_with, dot, stop);
+        launch_semiring<T, MG_SEMIRING_MIN_PLUS>(f, val, gx, y, alpha, beta, nullptr);
         break;
     case MG_SEMIRING_MAX_TIMES:
-        launch_semiring<T, MG_SEMIRING_MAX_TIMES>(f, k, val, x, y, alpha, beta, dot_with, dot, stop);
+        launch_semiring<T, MG_SEMIRING_MAX_TIMES>(f, val, gx, y, alpha, beta, nullptr);
         break;
     case MG_SEMIRING_OR_AND:
-        launch_semiring<T, MG_SEMIRING_OR_AND>(f, k, val, x, y, alpha, beta, dot_with, dot, stop);
+        launch_semiring<T, MG_SEMIRING_OR_AND>(f, val, gx, y, alpha, beta, nullptr);
         break;
     }
     LAUNCHED("spmv_stream");
+    return MG_SUCCESS;
+}
+
+template <typename T>
+mg_status launch_cg(mg_context ctx, const mg__spmv_form *f, const T *val, const mg__cg_step *s,
+                    T *q, double *pq) {
+    if (f->n == 0) return MG_SUCCESS;
+    const gather_cg<T> gc{(const T *)s->z, (const T *)s->p_old, (T *)s->p_new, s->rz, s->rr,
+                          s->threshold, s->flag, s->iter, T(0)};
+    launch_semiring<T, MG_SEMIRING_PLUS_TIMES>(f, val, gc, q, T(1), T(0), pq);
+    LAUNCHED("spmv_stream (CG)");
     return MG_SUCCESS;
 }
 
@@ -563,17 +623,21 @@ mg_status mg__gpu_form_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_
     return MG_SUCCESS;
 }
 
-mg_status mg__gpu_spmv_launch(mg_context ctx, const mg__gpu_matrix *g, const mg__spmv_form *f,
-                              mg_type t, const void *values, mg_semiring semiring, double alpha,
-                              double beta, const void *x, void *y, const void *dot_with, double *dot,
-                              const int *stop) {
+mg_status mg__gpu_spmv_launch(mg_context ctx, const mg__spmv_form *f, mg_type t, const void *values,
+                              mg_semiring semiring, double alpha, double beta, const void *x,
+                              void *y) {
     if (t == MG_DOUBLE)
         return launch_typed<double>(ctx, f, (const double *)values, semiring, alpha, beta,
-                                    (const double *)x, (double *)y, (const double *)dot_with, dot,
-                                    stop);
-    return launch_typed<float>(ctx, f, (const float *)values, semiring, (float)alpha,
-                               (float)beta, (const float *)x, (float *)y, (const float *)dot_with,
-                               dot, stop);
+                                    (const double *)x, (double *)y);
+    return launch_typed<float>(ctx, f, (const float *)values, semiring, (float)alpha, (float)beta,
+                               (const float *)x, (float *)y);
+}
+
+mg_status mg__gpu_spmv_cg(mg_context ctx, const mg__spmv_form *f, mg_type t, const void *values,
+                          const mg__cg_step *step, void *q, double *pq) {
+    if (t == MG_DOUBLE)
+        return launch_cg<double>(ctx, f, (const double *)values, step, (double *)q, pq);
+    return launch_cg<float>(ctx, f, (const float *)values, step, (float *)q, pq);
 }
 
 extern "C" mg_status mg__gpu_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, mg_dense y,
@@ -588,8 +652,8 @@ extern "C" mg_status mg__gpu_spmv(mg_context ctx, const mg_matrix A, const mg_de
      * is marked device-resident only once that has succeeded, so a failure leaves it as it was */
     if (opts->beta != 0) TRY(mg__gpu_dense_to_device(ctx, y));
     else TRY(mg__gpu_dense_reserve(ctx, y));
-    TRY(mg__gpu_spmv_launch(ctx, g, f, x->type, values, opts->semiring, opts->alpha, opts->beta,
-                            x->d_data, y->d_data, nullptr, nullptr, nullptr));
+    TRY(mg__gpu_spmv_launch(ctx, f, x->type, values, opts->semiring, opts->alpha, opts->beta,
+                            x->d_data, y->d_data));
     /* no wait: launch errors are caught above, a fault while running surfaces where y is read
      * (mg__dense_need_host) or at mg_context_finish; back-to-back calls pay no round trip */
     y->on_device = true;

@@ -78,13 +78,29 @@ mg_status mg__gpu_form_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_
                               const void **values);
 
 /* Launches (default stream, no wait) y = alpha * (op(A) x) + beta * y over the semiring (beta 0
- * never reads y), with x and y device arrays of type t and values from mg__gpu_form_values. When
- * dot is not NULL, *dot (device, double) += sum over rows of dot_with[i] * y[i] (CG's p'Ap, fused so
- * q is not read again). When stop is not NULL the kernels do nothing once *stop (device) is
- * non-zero (CG's iterations launched past the end). */
-mg_status mg__gpu_spmv_launch(mg_context ctx, const mg__gpu_matrix *g, const mg__spmv_form *f,
-                              mg_type t, const void *values, mg_semiring semiring, double alpha,
-                              double beta, const void *x, void *y, const void *dot_with, double *dot,
-                              const int *stop);
+ * never reads y), with x and y device arrays of type t and values from mg__gpu_form_values. */
+mg_status mg__gpu_spmv_launch(mg_context ctx, const mg__spmv_form *f, mg_type t, const void *values,
+                              mg_semiring semiring, double alpha, double beta, const void *x,
+                              void *y);
+
+/* CG's state word flag[0] (flag[1]: the iteration it changed at). */
+enum { MG__CG_RUNNING = 0, MG__CG_CONVERGED, MG__CG_BREAKDOWN_PQ, MG__CG_BREAKDOWN_SCALAR };
+
+/* Iteration `iter` (0-based) of CG's product with its direction update folded in (sparse/cg_gpu.cu):
+ * q = A p with p = z + beta p_old gathered where a row reads it (no pass of its own over p), p
+ * stored into p_new by each row's owner, and *pq += p'q. beta = rz[iter] / rz[iter - 1] (0 at
+ * iteration 0, where p_old must be zero); from iteration 1 on the kernels first test rr[iter] against
+ * threshold (or a non-finite scalar) and, instead of the product, set flag to CONVERGED (or
+ * BREAKDOWN_SCALAR) with flag[1] = iter. Nothing runs once flag[0] is not RUNNING. */
+struct mg__cg_step {
+    const void *z, *p_old;
+    void *p_new;
+    const double *rz, *rr; /* &rz[iter], &rr[iter] */
+    double threshold;
+    int *flag;
+    int iter;
+};
+mg_status mg__gpu_spmv_cg(mg_context ctx, const mg__spmv_form *f, mg_type t, const void *values,
+                          const mg__cg_step *step, void *q, double *pq);
 
 #endif /* MG_SPMV_GPU_H */
