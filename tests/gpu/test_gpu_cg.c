@@ -1,6 +1,7 @@
 /*
  * test_gpu_cg.c — the GPU conjugate gradients (sparse/cg_gpu.cu) against the CPU backend's mg_cg:
- * Poisson 2D and 3D in double and float, with and without Jacobi, the solution, iteration count,
+ * Poisson 2D and 3D in double and float, with and without Jacobi, an arrow matrix (a row long enough
+ * for the product's chunk blocks), the solution, iteration count,
  * residual history and true residual compared; the iteration limit (MG_NOT_CONVERGED, the last
  * iterate written); breakdown on indefinite matrices (MG_BREAKDOWN naming the iteration, x exactly
  * as on entry, on the host or already on the device). Exits 77 (skipped) where no GPU is usable.
@@ -115,6 +116,28 @@ static mg_matrix diagonal(uint32_t n, const double *d) {
     return A;
 }
 
+/* An SPD arrow: a first row and column of ones beside a diagonal of 4 (2n at the corner), so the
+ * first row is long enough for the product's chunk blocks, which then form CG's p too. */
+static mg_matrix arrow(uint32_t n) {
+    const uint64_t nnz = 3 * (uint64_t)n - 2;
+    uint32_t *ri = malloc(nnz * 4), *ci = malloc(nnz * 4);
+    double *v = malloc(nnz * 8);
+    uint64_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        ri[k] = ci[k] = i;
+        v[k++] = i == 0 ? 2.0 * n : 4.0;
+        if (i == 0) continue;
+        ri[k] = 0, ci[k] = i, v[k++] = 1;
+        ri[k] = i, ci[k] = 0, v[k++] = 1;
+    }
+    mg_matrix A = NULL;
+    CHECK_OK(cpu, mg_matrix_create_from_coo(cpu, &A, n, n, nnz, ri, ci, v, MG_VALUES_DOUBLE));
+    free(ri);
+    free(ci);
+    free(v);
+    return A;
+}
+
 /* An indefinite matrix stops with MG_BREAKDOWN naming the iteration, on both backends, and x
  * keeps its initial guess exactly, whether it was on the host or on the device on entry. */
 static void check_breakdown(const mg_matrix A, const char *name, int at) {
@@ -180,6 +203,12 @@ int main(void) {
     }
     mg_matrix_free(&P2);
     mg_matrix_free(&P3);
+    mg_matrix W = arrow(small_mode ? 3000 : 20000);
+    if (W != NULL) {
+        compare_cg(W, "arrow", MG_DOUBLE, false, 1e-10, 500, MG_SUCCESS, 1e-8);
+        compare_cg(W, "arrow", MG_FLOAT, false, 1e-5, 500, MG_SUCCESS, 1e-3);
+    }
+    mg_matrix_free(&W);
 
     /* diag(1, -1, 1, -1, ...): from b = 1, p'Ap = 0 at once */
     double d[64];
