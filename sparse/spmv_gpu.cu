@@ -20,7 +20,10 @@
  * tiles of 512 threads (slower everywhere); the row starts staged in shared memory in the entries'
  * round of loads (slower in an A/B, tools/gpu-ab.sh); the entries read in aligned quads with 16-byte
  * loads, a quarter of the load instructions (A/B: 5-10% slower in float, 10-20% in double on the
- * 16M-64M matrices: more registers a thread).
+ * 16M-64M matrices: more registers a thread); blocks of over 128 rows given a lane a row, their
+ * column ids and values staged in shared memory so that on a stencil neighbouring lanes gather
+ * neighbouring entries of x (A/B, session 14: Poisson 3D 16M 9% slower in float, 9% in double,
+ * uniform 1M x 16 22% slower, dblp-2010 and wave 10% slower).
  *
  * Float arithmetic accumulates in float within a row (chunk partials in double), double in double.
  */
@@ -214,56 +217,6 @@ __device__ void spmv_chunk(const uint64_t *__restrict__ off, const uint32_t *__r
     if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
 }
 
-/* A stream block of more rows than half its threads (a lane a row), its entries loaded coalesced
- * into col[] and a[] by the caller: they go to shared memory as they are, and each lane then
- * reduces whole rows, gathering x itself. Neighbouring lanes have neighbouring rows, so on a
- * stencil their gathers x[i + d] fall in the same lines (taken in entry order, a warp's 32
- * gathers spread over the stencil's 5-7 diagonals: one memory transaction each). Rows of over
- * kSerial entries go to a warp each, as in the stream kernel's pass 2. */
-template <typename T, bool PATTERN, int SR, uint32_t kTile, typename G>
-__device__ void spmv_rows(const uint64_t *__restrict__ off, const G &x, T *__restrict__ y,
-                          uint32_t rs, uint32_t rows, uint64_t e0,
-                          const uint32_t (&col)[kTile / kStreamThreads],
-                          const T (&a)[kTile / kStreamThreads], T *sval, uint32_t *scol,
-                          uint32_t *longer, uint32_t &nlonger, T alpha, T beta, double *dot) {
-    typedef semiring<T, SR> S;
-    constexpr int kPer = kTile / kStreamThreads;
-    const uint32_t len = (uint32_t)min((uint64_t)kTile, off[rs + rows] - e0);
-#pragma unroll
-    for (int i = 0; i < kPer; i++) {
-        const uint32_t k = threadIdx.x + i * kStreamThreads;
-        if (k < len) {
-            scol[k] = col[i];
-            if (!PATTERN) sval[k] = a[i];
-        }
-    }
-    __syncthreads();
-    double my_dot = 0;
-    for (uint32_t r = threadIdx.x; r < rows; r += kStreamThreads) {
-        const uint32_t b = (uint32_t)(off[rs + r] - e0), e = (uint32_t)(off[rs + r + 1] - e0);
-        if (e - b > kSerial) {
-            longer[atomicAdd(&nlonger, 1u)] = r;
-            continue;
-        }
-        T sum = S::zero();
-#pragma unroll 4
-        for (uint32_t k = b; k < e; k++) sum = S::add(sum, S::mul(PATTERN ? T(1) : sval[k], x(scol[k])));
-        store_row(x, y, rs + r, finish<T, SR>(sum, alpha, beta, y, rs + r), dot, my_dot);
-    }
-    __syncthreads();
-    for (uint32_t i = threadIdx.x / 32; i < nlonger; i += kStreamThreads / 32) {
-        const uint32_t r = longer[i];
-        const uint32_t b = (uint32_t)(off[rs + r] - e0), e = (uint32_t)(off[rs + r + 1] - e0);
-        T sum = S::zero();
-        for (uint32_t k = b + (threadIdx.x & 31); k < e; k += 32)
-            sum = S::add(sum, S::mul(PATTERN ? T(1) : sval[k], x(scol[k])));
-        for (int o = 16; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o));
-        if ((threadIdx.x & 31) == 0)
-            store_row(x, y, rs + r, finish<T, SR>(sum, alpha, beta, y, rs + r), dot, my_dot);
-    }
-    if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
-}
-
 /* CSR-stream (Greathouse and Daga's CSR-Adaptive): one thread block a row block, the rows whose
  * first entry falls in one bucket of BUCKET nonzeros (so a block holds at most BUCKET + kLongRow
  * entries: a bucket's worth plus the last row's overhang, no row being longer than kLongRow). Its
@@ -271,8 +224,8 @@ __device__ void spmv_rows(const uint64_t *__restrict__ off, const G &x, T *__res
  * thread in flight, their products staged in shared memory; then each row is reduced from there by
  * a group of lanes sized to the block's rows. A block of one long row (blk_row's boundary around it)
  * is left to the chunk kernels. */
-template <typename T, bool PATTERN, int SR, uint32_t BUCKET, bool BY_ROWS, typename G>
-__global__ void __launch_bounds__(kStreamThreads, 8)
+template <typename T, bool PATTERN, int SR, uint32_t BUCKET, typename G>
+__global__ void __launch_bounds__(kStreamThreads)
 spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
             const T *__restrict__ val, G x, T *__restrict__ y,
             const uint32_t *__restrict__ blk_row, uint32_t nblk, Chunks chunks, T alpha, T beta,
@@ -286,9 +239,7 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
     constexpr uint32_t kTile = BUCKET + kLongRow;
     constexpr int kPer = kTile / kStreamThreads;
     static_assert(kTile % kStreamThreads == 0, "a tile is whole loads of the block's threads");
-    /* the products; in a block of a lane a row (BY_ROWS), the values, then the column ids */
-    __shared__ __align__(16) unsigned char smem[kTile * (sizeof(T) + (BY_ROWS ? 4 : 0))];
-    T *const prod = reinterpret_cast<T *>(smem);
+    __shared__ T prod[kTile];
     __shared__ uint32_t longer[kTile / kSerial]; /* pass 2's rows: each has over kSerial entries */
     __shared__ uint32_t nlonger;
     if (threadIdx.x == 0) nlonger = 0; /* read after the loads' __syncthreads */
@@ -310,13 +261,6 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
         const uint32_t k = threadIdx.x + i * kStreamThreads;
         if (k < len) a[i] = PATTERN ? T(1) : __ldg(val + e0 + k);
     }
-    const uint32_t rows = re - rs;
-    if (BY_ROWS && rows > kStreamThreads / 2) {
-        spmv_rows<T, PATTERN, SR, kTile>(off, x, y, rs, rows, e0, col, a, prod,
-                                         reinterpret_cast<uint32_t *>(smem + kTile * sizeof(T)),
-                                         longer, nlonger, alpha, beta, dot);
-        return;
-    }
 #pragma unroll
     for (int i = 0; i < kPer; i++) {
         const uint32_t k = threadIdx.x + i * kStreamThreads;
@@ -326,6 +270,7 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
     /* Pass 1: a group of lanes per row, sized to the block's rows; a row longer than kSerial
      * entries a lane is left to pass 2 (an R-MAT hub among hundreds of short rows kept one lane
      * adding up to 1024 products while the block waited: 2.2x the mean block time on R-MAT 15). */
+    const uint32_t rows = re - rs;
     int lanes = 32; /* a power of two, 1..32: the lanes a row gets */
     while (lanes > 1 && (uint32_t)(kStreamThreads / lanes) < rows) lanes >>= 1;
     const uint32_t groups = kStreamThreads / lanes, g = threadIdx.x / lanes;
@@ -459,8 +404,6 @@ mg_status form_stream_blocks(mg_context ctx, mg__spmv_form *f, int k, int sms) {
     const auto rows = thrust::counting_iterator<uint32_t>(0);
     const uint32_t big = k ? kStreamBucket<double> : kStreamBucket<float>;
     f->bucket[k] = f->nnz * 2 < (uint64_t)big * sms ? kSmallBucket : big;
-    /* blocks of more rows than half their threads on average: a lane a row (spmv_rows) */
-    f->by_rows[k] = f->bucket[k] == big && f->nnz * (kStreamThreads / 2) < (uint64_t)f->n * big;
     const starts_stream_block pred{f->d_off, f->bucket[k], f->long_len};
     dbuf starts, count, temp;
     TRY(dbuf_alloc(ctx, &starts, (size_t)f->n * 4, "the SpMV row blocks"));
@@ -576,17 +519,17 @@ mg_status gpu_matrix_build(mg_context ctx, const mg_matrix A, mg__gpu_matrix **o
 }
 
 /* One launch: the row blocks, then a block per long-row chunk. */
-template <typename T, int SR, uint32_t BUCKET, bool BY_ROWS, typename G>
+template <typename T, int SR, uint32_t BUCKET, typename G>
 void launch_stream(const mg__spmv_form *f, int k, const T *val, const G &x, T *y, T alpha, T beta,
                    double *dot) {
     const Chunks ch{f->d_chunk_long, f->d_chunk_begin, f->d_long_rows, f->d_long_first, f->d_partial,
                     f->d_arrive};
     const unsigned grid = f->nblk[k] + f->nchunks;
     if (val == nullptr)
-        spmv_stream<T, true, SR, BUCKET, BY_ROWS><<<grid, kStreamThreads>>>(
+        spmv_stream<T, true, SR, BUCKET><<<grid, kStreamThreads>>>(
             f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], ch, alpha, beta, dot);
     else
-        spmv_stream<T, false, SR, BUCKET, BY_ROWS><<<grid, kStreamThreads>>>(
+        spmv_stream<T, false, SR, BUCKET><<<grid, kStreamThreads>>>(
             f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], ch, alpha, beta, dot);
 }
 
@@ -595,11 +538,9 @@ void launch_semiring(const mg__spmv_form *f, const T *val, const G &x, T *y, T a
                      double *dot) {
     const int k = sizeof(T) == 8;
     if (f->bucket[k] == kSmallBucket)
-        launch_stream<T, SR, kSmallBucket, false>(f, k, val, x, y, alpha, beta, dot);
-    else if (f->by_rows[k])
-        launch_stream<T, SR, kStreamBucket<T>, true>(f, k, val, x, y, alpha, beta, dot);
+        launch_stream<T, SR, kSmallBucket>(f, k, val, x, y, alpha, beta, dot);
     else
-        launch_stream<T, SR, kStreamBucket<T>, false>(f, k, val, x, y, alpha, beta, dot);
+        launch_stream<T, SR, kStreamBucket<T>>(f, k, val, x, y, alpha, beta, dot);
 }
 
 template <typename T>

@@ -51,7 +51,6 @@ struct mg__spmv_form {
     double *d_partial;             /* nchunks: each chunk's reduction */
     uint32_t bucket[2];            /* the stream blocks' bucket, for float [0] and double [1] */
     uint32_t nblk[2];              /* the stream kernel's row blocks, for float [0] and double [1] */
-    bool by_rows[2];               /* its blocks mostly of a lane a row (spmv_rows), per type */
     uint32_t *d_blk_row[2];        /* nblk + 1 each: each block's first row, then n */
     size_t bytes;                  /* device memory held */
 };

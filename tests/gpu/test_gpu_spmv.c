@@ -1,8 +1,7 @@
 /*
  * test_gpu_spmv.c — the GPU SpMV (sparse/spmv_gpu.cu) against the CPU backend's mg_spmv and the
  * serial checker mg_check_spmv: every semiring, float and double, A and A^T, alpha/beta, on
- * matrices that reach each kernel path (short rows of every lane width, blocks of a lane a row,
- * rows split into chunks, a single dense row of 100k entries) and the edge cases (rectangular, empty rows and columns, a
+ * matrices that reach each kernel path (short rows of every lane width, rows split into chunks, a single dense row of 100k entries) and the edge cases (rectangular, empty rows and columns, a
  * pattern, a float matrix used in double and the reverse). Also the cached device form
  * (mg_matrix_gpu_prepare) and the operands' residency. Exits 77 (skipped) where no GPU is usable.
  */
@@ -51,10 +50,10 @@ static uint32_t len_60(uint32_t i) { return 40 + i % 41; }
 static uint32_t len_mixed(uint32_t i) { return i == 500 ? 9000 : i % 97 == 1 ? 600 + i % 3000 : 2 + i % 9; }
 /* mostly empty rows: one bucket of entries spans thousands of rows (the row blocks' row limit) */
 static uint32_t len_rare(uint32_t i) { return i % 700 == 3 ? 5 : 0; }
-/* short rows on average (stream blocks of a lane a row, spmv_rows), with rows of 17-416 entries
- * among them (a warp each), a stretch of 40-entry rows (blocks of fewer rows than half their
- * threads) and rows of 3000 (chunks) */
-static uint32_t len_by_rows(uint32_t i) {
+/* short rows on average (stream blocks of over 128 rows, a lane a row), with rows of 17-416
+ * entries among them (a warp each in pass 2), a stretch of 40-entry rows (blocks of fewer rows,
+ * several lanes a row) and rows of 3000 (chunks), in a matrix large enough for the big buckets */
+static uint32_t len_mostly_short(uint32_t i) {
     if (i % 5000 == 7) return 3000;
     if (i >= 100000 && i < 101000) return 40;
     return i % 211 == 5 ? 17 + i % 400 : 1 + i % 7;
@@ -253,8 +252,8 @@ int main(void) {
         {"mixed-split", 20000, 30000, len_mixed, MG_VALUES_FLOAT, "+split"},
         {"dense-row", 5, 120000, len_dense_row, MG_VALUES_DOUBLE, "+split"},
         {"rare-rows", 6000, 900, len_rare, MG_VALUES_DOUBLE, "csr-stream"},
-        {"by-rows", 200000, 250000, len_by_rows, MG_VALUES_DOUBLE, "+split"},
-        {"by-rows-float", 200000, 250000, len_by_rows, MG_VALUES_FLOAT, "+split"},
+        {"mostly-short", 200000, 250000, len_mostly_short, MG_VALUES_DOUBLE, "+split"},
+        {"mostly-short-float", 200000, 250000, len_mostly_short, MG_VALUES_FLOAT, "+split"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         mg_matrix A = make_matrix(cases[c].rows, cases[c].cols, cases[c].len, cases[c].vt);
