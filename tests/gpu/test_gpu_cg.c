@@ -206,7 +206,9 @@ int main(void) {
     mg_matrix W = arrow(small_mode ? 3000 : 20000);
     if (W != NULL) {
         compare_cg(W, "arrow", MG_DOUBLE, false, 1e-10, 500, MG_SUCCESS, 1e-8);
-        compare_cg(W, "arrow", MG_FLOAT, false, 1e-5, 500, MG_SUCCESS, 1e-3);
+        /* 1e-4, not 1e-5: that is float's own noise here (the H100 stopped at 2 iterations, the
+         * CPU at 5, both at the same solution to 3e-5 of its size) */
+        compare_cg(W, "arrow", MG_FLOAT, false, 1e-4, 500, MG_SUCCESS, 1e-3);
     }
     mg_matrix_free(&W);
 
