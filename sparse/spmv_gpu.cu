@@ -23,7 +23,10 @@
  * 16M-64M matrices: more registers a thread); blocks of over 128 rows given a lane a row, their
  * column ids and values staged in shared memory so that on a stencil neighbouring lanes gather
  * neighbouring entries of x (A/B, session 14: Poisson 3D 16M 9% slower in float, 9% in double,
- * uniform 1M x 16 22% slower, dblp-2010 and wave 10% slower).
+ * uniform 1M x 16 22% slower, dblp-2010 and wave 10% slower); the load rounds past a block's end skipped
+ * by a block-uniform branch instead of predicated off lane by lane (ncu, banded 64M: 24 of 32
+ * threads a warp not predicated off, 25% more instructions than cuSPARSE's kernel for the same
+ * DRAM bytes), A/B: block-diagonal 64M 17% faster in float, the stencils 4-12% slower.
  *
  * The entries are read with streaming loads (__ldcs: evict first), so a product whose x fits in L2
  * keeps it there while 100s of MB of entries stream past (A/B, session 14: uniform 4M x 16 in
