@@ -272,14 +272,17 @@ mg_status mg_bcsr_write(mg_context ctx, const mg_bcsr B, const char *path) {
         ok = fprintf(af.file, "%%%%MatrixMarket matrix coordinate %s general\n%u %u %llu\n",
                      B->type == MG_BCSR_UINT64 ? "integer" : "real", B->rows, B->cols,
                      (unsigned long long)nnz) > 0;
+        /* row by row, columns ascending (a block row's blocks are sorted) */
         for (uint32_t i = 0; ok && i < B->block_rows; i++)
-            for (uint64_t p = B->offsets[i]; ok && p < B->offsets[i + 1]; p++)
-                for (uint64_t t = 0; ok && t < kk; t++) {
-                    if (value_zero(B->values, B->type, p * kk + t)) continue;
-                    ok = fprintf(af.file, "%llu %llu ", (unsigned long long)i * k + t / k + 1,
-                                 (unsigned long long)B->bcols[p] * k + t % k + 1) > 0 &&
-                         put_value(af.file, B, p * kk + t) > 0 && fputc('\n', af.file) != EOF;
-                }
+            for (uint32_t r = 0; ok && r < k; r++)
+                for (uint64_t p = B->offsets[i]; ok && p < B->offsets[i + 1]; p++)
+                    for (uint32_t c = 0; ok && c < k; c++) {
+                        const uint64_t t = p * kk + (uint64_t)r * k + c;
+                        if (value_zero(B->values, B->type, t)) continue;
+                        ok = fprintf(af.file, "%llu %llu ", (unsigned long long)i * k + r + 1,
+                                     (unsigned long long)B->bcols[p] * k + c + 1) > 0 &&
+                             put_value(af.file, B, t) > 0 && fputc('\n', af.file) != EOF;
+                    }
     } else {
         ok = fprintf(af.file, "%% mgraph BCSR: blocks of side %u, %s values (docs/CHAIN.md)\n"
                      "%u %u %llu\n", k, B->type == MG_BCSR_UINT64 ? "uint64"
