@@ -28,7 +28,7 @@
 #endif
 
 #define MESSAGE_SIZE 1024
-#define MAX_LIST 256
+#define MAX_LIST 256 /* files on the command line (cli_args' positionals); a folder has no limit */
 
 typedef struct {
     int rank, size;
@@ -62,8 +62,8 @@ static bool agree(const world *w, bool ok, char *msg, int *who) {
 }
 
 typedef struct {
-    const char *files[MAX_LIST];  /* the chain, in order (a folder's are built in names[]) */
-    char (*names)[4096];
+    const char **files;           /* the chain, in order (n names; a folder's point into names) */
+    char *names;
     uint32_t n, k;
     mg_bcsr_values type;
     const char *source;           /* the folder, or the first file                          */
@@ -235,11 +235,10 @@ static int parse_chain_opts(int argc, char **argv, chain_opts *o) {
                                "gives k");
     if (!o->folder) {
         o->n = (uint32_t)a->npositional;
-        for (uint32_t i = 0; i < o->n; i++) {
-            o->files[i] = a->positional[i];
+        o->files = o->a.positional;
+        for (uint32_t i = 0; i < o->n; i++)
             if ((rc = cli_check_not_input("chain", "--output", o->output, o->files[i])) != CLI_OK)
                 return rc;
-        }
     }
     return CLI_OK;
 }
@@ -253,18 +252,17 @@ static bool folder_files(mg_context ctx, chain_opts *o, char *msg) {
         snprintf(msg, MESSAGE_SIZE, "%s", mg_context_error(ctx));
         return false;
     }
-    if (n > MAX_LIST) {
-        snprintf(msg, MESSAGE_SIZE, "%.900s: N = %u matrices: at most %d", size_path, n, MAX_LIST);
-        return false;
-    }
-    o->names = malloc((size_t)n * sizeof *o->names);
-    if (o->names == NULL) {
+    const size_t each = strlen(o->source) + sizeof "/matrix4294967295";
+    o->names = malloc((size_t)n * each);
+    char const **files = malloc((size_t)n * sizeof *files);
+    o->files = files;
+    if (o->names == NULL || files == NULL) {
         snprintf(msg, MESSAGE_SIZE, "out of memory for %u file names", n);
         return false;
     }
     for (uint32_t i = 0; i < n; i++) {
-        snprintf(o->names[i], sizeof o->names[i], "%s/matrix%u", o->source, i + 1);
-        o->files[i] = o->names[i];
+        snprintf(o->names + i * each, each, "%s/matrix%u", o->source, i + 1);
+        files[i] = o->names + i * each;
     }
     o->n = n;
     o->k = k;
@@ -552,6 +550,7 @@ done:
     free(mats);
     free(run_s);
     free(o.names);
+    if (o.folder) free((void *)o.files);
     mg_bcsr_free(&result);
     mg_context_free(&ctx);
 #ifdef MG_HAVE_MPI

@@ -2,8 +2,9 @@
 # cli_chain.sh — `mgraph chain` on one rank (as a build without MPI runs it, or a lone process of
 # one with MPI): a folder of 7 uint64 matrices whose products wrap modulo 2^64, sides not multiples
 # of k, against the product computed here in exact integers (chain_gen.py); the same chain as a
-# list of .mtx files in blocks of 2, 3 and 5 (the product does not depend on k); C written as BCSR
-# text and read back as a chain of one; double values with --validate; the lines and --json keys;
+# list of .mtx files in blocks of 2, 3 and 5 (the product does not depend on k); a chain of 300;
+# C written as BCSR text and read back as a chain of one; double values with --validate; the lines
+# and --json keys;
 # bad inputs (a missing size file or matrix, a malformed block line, the wrong k, matrices whose
 # shapes do not meet, a fraction in a uint64 .mtx) exit 1 naming the file (and line) and leave no
 # output, an existing one untouched; usage errors exit 2.
@@ -59,6 +60,14 @@ grep -v '^%' "$TMP/s/expected.mtx" | awk 'NR > 1 { print $1, $2, $3 + 0 }' >"$TM
 same_file "$TMP/e.txt" "$TMP/d.txt"
 expect_rc 0 chain "$TMP/s" -o "$TMP/f.mtx" --values float --validate
 expect_out_line '^validation: PASS$'
+
+# a long chain (more matrices than a command line takes): [[1, 1], [0, 1]]^300 = [[1, 300], [0, 1]]
+mkdir "$TMP/long"
+echo "300 2" >"$TMP/long/size"
+for i in $(seq 300); do printf '2 2 1\n0 0 1 1 0 1\n' >"$TMP/long/matrix$i"; done
+expect_rc 0 chain "$TMP/long" -o "$TMP/long.mtx"
+[ "$(tail -n +3 "$TMP/long.mtx" | tr '\n' ' ')" = "1 1 1 1 2 300 2 2 1 " ] ||
+    fail "[[1, 1], [0, 1]]^300: $(cat "$TMP/long.mtx")"
 
 # bad inputs: exit 1, the file (and line) named, nothing written
 bad() { # NAME TEXT ARGS...: a failing run of chain on the folder made by the caller
