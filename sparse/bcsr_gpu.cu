@@ -2,8 +2,9 @@
  * bcsr_gpu.cu — the values of a block-CSR product C = A B on the device (mg_bcsr_multiply on a GPU
  * context). bcsr.c has already built C's block structure on the host; here a thread block owns one
  * output block (i, j) at a time (a grid-stride loop over C's blocks), one thread per entry of it.
- * For each of A's blocks (i, l), l ascending, thread 0 finds B's block (l, j) by binary search in
- * B's sorted block row l; when it exists both k x k blocks are staged in shared memory and every
+ * A's blocks (i, l) are taken a chunk of blockDim at a time: each thread finds one of them its B
+ * block (l, j) by binary search in B's sorted block row l (a search per thread, not one thread
+ * searching for all), then, l ascending, each pair that exists is staged in shared memory and every
  * thread adds its row of A's block times its column of B's. Each entry has one owner, so unlike the
  * seed report's kernel (a block per block row of A, atomicAdd into C) there are no atomics, and each
  * entry sums in the CPU engine's order: uint64 results (wrapping modulo 2^64, as C's unsigned
@@ -50,32 +51,39 @@ __global__ void bcsr_product(uint32_t k, uint32_t c_block_rows, uint64_t c_nbloc
                              const uint32_t *__restrict__ b_col, const T *__restrict__ b_val,
                              const uint64_t *__restrict__ c_off, const uint32_t *__restrict__ c_col,
                              T *__restrict__ c_val) {
-    extern __shared__ uint64_t staged[]; /* A's block, then B's: 2 k*k values, 8-byte aligned */
-    __shared__ int64_t b_at;
-    T *as = reinterpret_cast<T *>(staged);
+    /* blockDim.x matches (B's block for each of a chunk of A's blocks, or -1), then A's block and
+     * B's block (k*k values each); 8-byte words keep every part aligned */
+    extern __shared__ uint64_t staged[];
+    int64_t *match = reinterpret_cast<int64_t *>(staged);
+    T *as = reinterpret_cast<T *>(staged + blockDim.x);
     T *bs = as + k * k;
     const uint32_t kk = k * k, t = threadIdx.x, r = t / k, c = t % k;
     for (uint64_t p = blockIdx.x; p < c_nblocks; p += gridDim.x) {
         const uint32_t i = block_row_of(c_off, c_block_rows, p);
         const uint32_t j = c_col[p];
+        const uint64_t a_end = a_off[i + 1];
         T sum = 0;
-        for (uint64_t a = a_off[i]; a < a_off[i + 1]; a++) {
-            if (t == 0) {
-                const uint32_t l = a_col[a];
-                b_at = find_block(b_col, b_off[l], b_off[l + 1], j);
+        for (uint64_t chunk = a_off[i]; chunk < a_end; chunk += blockDim.x) {
+            /* each thread looks up one of A's blocks (i, l): B's block (l, j), in parallel */
+            if (chunk + t < a_end) {
+                const uint32_t l = a_col[chunk + t];
+                match[t] = find_block(b_col, b_off[l], b_off[l + 1], j);
             }
             __syncthreads();
-            const int64_t b = b_at; /* the same for every thread of the block */
-            if (b >= 0) {
+            const uint64_t n = a_end - chunk < blockDim.x ? a_end - chunk : blockDim.x;
+            for (uint64_t q = 0; q < n; q++) {
+                const int64_t b = match[q]; /* the same for every thread of the block */
+                if (b < 0) continue;
                 if (t < kk) {
-                    as[t] = a_val[a * kk + t];
+                    as[t] = a_val[(chunk + q) * kk + t];
                     bs[t] = b_val[(uint64_t)b * kk + t];
                 }
                 __syncthreads();
                 if (t < kk)
                     for (uint32_t m = 0; m < k; m++) sum += as[r * k + m] * bs[m * k + c];
+                __syncthreads(); /* the staged blocks are rewritten next */
             }
-            __syncthreads(); /* b_at and the staged blocks are rewritten next */
+            __syncthreads(); /* match is rewritten next */
         }
         if (t < kk) c_val[p * kk + t] = sum;
     }
@@ -121,7 +129,8 @@ mg_status run(mg_context ctx, const mg_bcsr A, const mg_bcsr B, mg_bcsr C) {
     if (C->nblocks > 0) {
         const unsigned threads = (unsigned)((kk + 31) / 32 * 32);
         const unsigned grid = (unsigned)(C->nblocks < 65535u * 32u ? C->nblocks : 65535u * 32u);
-        bcsr_product<T><<<grid, threads, 2 * kk * vs>>>(
+        const size_t shared = threads * sizeof(int64_t) + 2 * kk * vs;
+        bcsr_product<T><<<grid, threads, shared>>>(
             C->k, C->block_rows, C->nblocks, (const uint64_t *)d.p[0], (const uint32_t *)d.p[1],
             (const T *)d.p[2], (const uint64_t *)d.p[3], (const uint32_t *)d.p[4],
             (const T *)d.p[5], (const uint64_t *)d.p[6], (const uint32_t *)d.p[7], (T *)d.p[8]);

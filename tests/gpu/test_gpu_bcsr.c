@@ -2,9 +2,9 @@
  * test_gpu_bcsr.c — mg_bcsr_multiply on a GPU context (sparse/bcsr_gpu.cu) against the CPU product:
  * every block side 2..32 (non-powers of two and k = 32's 1024 threads too), uint64 (values near
  * 2^40, so sums wrap modulo 2^64: equal bit for bit), float and double (within mg_check_bcsr's
- * rounding), shapes that are not multiples of k, an empty product, dense block rows, a larger
- * matrix, the device option taken modulo the devices, and a 4-matrix chain. Exits 77 (skipped)
- * without a GPU.
+ * rounding), shapes that are not multiples of k, an empty product, block rows longer than a thread
+ * block, dense block rows, a larger matrix, the device option taken modulo the devices, and a
+ * 4-matrix chain. Exits 77 (skipped) without a GPU.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "gpu_test.h"
@@ -91,6 +91,13 @@ int main(void) {
     CHECK_OK(ctx, mg_matrix_create_from_coo(ctx, &A, 4, 6, 1, r1, c1, one, MG_VALUES_DOUBLE));
     CHECK_OK(ctx, mg_matrix_create_from_coo(ctx, &B, 6, 4, 1, r2, c2, one, MG_VALUES_DOUBLE));
     CHECK(compare(A, B, 2, MG_BCSR_UINT64, 0) == 0);
+    mg_matrix_free(&A);
+    mg_matrix_free(&B);
+    /* block rows of A longer than a thread block (k = 2: 32 threads; 200 blocks a row), so the
+     * kernel looks B's blocks up in several chunks */
+    A = random_matrix(8, 400, 60, (uint64_t)1 << 40);
+    B = random_matrix(400, 6, 60, (uint64_t)1 << 40);
+    for (int t = 0; t < 3; t++) CHECK(compare(A, B, 2, types[t], 0) > 0);
     mg_matrix_free(&A);
     mg_matrix_free(&B);
     /* dense block rows, a larger sparse product, and the device taken modulo the devices */
