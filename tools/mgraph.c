@@ -50,6 +50,7 @@ static const char HELP_MAIN[] =
     "  spmm FILE      C = A B (or A^T B), B dense with K columns; GFLOP/s and GB/s\n"
     "  sddmm FILE     C = S .* (A B^T) on S's pattern, A and B dense with K columns\n"
     "  spgemm A [B]   C = A B (A A without B), sparse, over a semiring, optionally masked\n"
+    "  chain DIR      the product of a chain of block-CSR matrices in order (MPI ranks: mpirun)\n"
     "  probe          measure the GPU: PCIe, launch latency, memory bandwidth, atomics, FMA rate\n"
     "  help [COMMAND] this text, or a command's options\n"
     "\n"
@@ -389,6 +390,37 @@ static const char HELP_SPGEMM[] =
     "C's shape and stored entries, and GFLOP/s = 2 * multiply-adds / median run time / 1e9\n"
     "(multiply-adds: the sum over A's entries (i, k) of B's row k's length, the unmasked work).\n";
 
+static const char HELP_CHAIN[] =
+    "Usage: mgraph chain DIR -o|--output OUT [OPTIONS]\n"
+    "       mgraph chain A1 A2 ... AN -o|--output OUT [--k K] [OPTIONS]\n"
+    "       mpirun -np P mgraph chain ...\n"
+    "\n"
+    "C = A1 A2 ... AN, the matrices multiplied in order as block-CSR (square blocks of side k,\n"
+    "Gustavson over block rows). DIR holds a size file \"N k\" and matrix1 .. matrixN in mgraph's\n"
+    "BCSR text format; or list the files in order (.mtx Matrix Market, converted in blocks of --k;\n"
+    "any other name: the BCSR text format with --k). docs/CHAIN.md describes both formats. Under\n"
+    "MPI each rank reads and multiplies a contiguous segment of the chain, then a binary tree of\n"
+    "point-to-point messages combines the partial products in order on rank 0, which writes C. A\n"
+    "missing or malformed file, or a matrix whose rows are not the previous one's columns, stops\n"
+    "every rank with one message naming the file (and line), exit 1.\n"
+    "  --output, -o OUT   C in the BCSR text format, or Matrix Market when OUT ends in .mtx\n"
+    "                     (written whole or not at all, never after a failed run or --validate)\n"
+    "  --k K              the block side for a list of files, 2..32 (default 4; a folder's size\n"
+    "                     file gives it)\n"
+    "  --values V         uint64 (default: products and sums wrap modulo 2^64; a .mtx file's values\n"
+    "                     must be integers), float or double\n"
+    "  --backend B        cpu, gpu or auto (default: the GPU where one is usable); under MPI rank r\n"
+    "                     uses GPU r modulo the visible ones\n"
+    "  --runs N           timed products (each the local segments and the tree); the median is\n"
+    "                     reported (default 1)\n"
+    "  --validate         check C against the serial product of the whole chain on rank 0 (CPU)\n"
+    "  --json             one JSON object instead of the lines\n"
+    "  --threads T        OpenMP threads per rank\n"
+    "Output lines (rank 0): chain:, ranks:, load: (the slowest rank's reading), product: C's shape\n"
+    "and blocks, run: (median, seconds), one line per rank (its matrices, its load, its local and\n"
+    "tree products, its time in messages, waiting included, and that time's share of its run),\n"
+    "validation:, backend:.\n";
+
 static const char HELP_PROBE[] =
     "Usage: mgraph probe [--json]\n"
     "\n"
@@ -436,7 +468,7 @@ static const struct {
     {"bc", HELP_BC},     {"info", HELP_INFO}, {"gen", HELP_GEN},         {"convert", HELP_CONVERT},
     {"bench", HELP_BENCH}, {"spmv", HELP_SPMV},   {"cg", HELP_CG},           {"probe", HELP_PROBE},
     {"spmm", HELP_SPMM},   {"sddmm", HELP_SDDMM}, {"spgemm", HELP_SPGEMM},
-    {"tc", HELP_TC},       {"lcc", HELP_LCC},
+    {"tc", HELP_TC},       {"lcc", HELP_LCC},     {"chain", HELP_CHAIN},
 };
 
 bool cli_print_help(FILE *f, const char *name) {
@@ -461,11 +493,11 @@ static const struct {
 } OPTIONS[OPT_COUNT] = {
     [OPT_HELP] = {"--help", false, CMD_ALL},
     [OPT_SOURCE] = {"--source", true, CMD_BFS | CMD_SSSP | CMD_BC | CMD_BENCH},
-    [OPT_BACKEND] = {"--backend", true, CMD_ALGOS | CMD_COUNTS | CMD_SPARSE},
-    [OPT_RUNS] = {"--runs", true, CMD_ALGOS | CMD_COUNTS | CMD_BENCH | CMD_SPARSE},
-    [OPT_VALIDATE] = {"--validate", false, CMD_ALGOS | CMD_COUNTS | CMD_SPARSE},
-    [OPT_OUTPUT] = {"--output", true, CMD_ALGOS | CMD_COUNTS | CMD_GEN | CMD_SPARSE},
-    [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_COUNTS | CMD_INFO | CMD_BENCH | CMD_SPARSE | CMD_PROBE},
+    [OPT_BACKEND] = {"--backend", true, CMD_ALGOS | CMD_COUNTS | CMD_SPARSE | CMD_CHAIN},
+    [OPT_RUNS] = {"--runs", true, CMD_ALGOS | CMD_COUNTS | CMD_BENCH | CMD_SPARSE | CMD_CHAIN},
+    [OPT_VALIDATE] = {"--validate", false, CMD_ALGOS | CMD_COUNTS | CMD_SPARSE | CMD_CHAIN},
+    [OPT_OUTPUT] = {"--output", true, CMD_ALGOS | CMD_COUNTS | CMD_GEN | CMD_SPARSE | CMD_CHAIN},
+    [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_COUNTS | CMD_INFO | CMD_BENCH | CMD_SPARSE | CMD_PROBE | CMD_CHAIN},
     [OPT_THREADS] = {"--threads", true, CMD_ALL & ~CMD_PROBE},
     [OPT_MODE] = {"--mode", true, CMD_ALGOS},
     [OPT_ENGINE] = {"--engine", true, CMD_ALGOS},
@@ -507,9 +539,10 @@ static const struct {
     [OPT_PRECISION] = {"--precision", true, CMD_SPARSE},
     [OPT_JACOBI] = {"--jacobi", false, CMD_CG},
     [OPT_HISTORY] = {"--history", false, CMD_CG},
-    [OPT_K] = {"--k", true, CMD_SPMM | CMD_SDDMM},
+    [OPT_K] = {"--k", true, CMD_SPMM | CMD_SDDMM | CMD_CHAIN},
     [OPT_MASK] = {"--mask", true, CMD_SPGEMM},
     [OPT_COMPLEMENT] = {"--complement", false, CMD_SPGEMM},
+    [OPT_VALUES] = {"--values", true, CMD_CHAIN},
 };
 
 const char *cli_opt_name(cli_opt_id id) { return OPTIONS[id].name; }
@@ -831,6 +864,7 @@ static int run_command(int argc, char **argv, const char *name) {
     if (strcmp(name, "spmm") == 0) return cli_spmm_main(argc, argv);
     if (strcmp(name, "sddmm") == 0) return cli_sddmm_main(argc, argv);
     if (strcmp(name, "spgemm") == 0) return cli_spgemm_main(argc, argv);
+    if (strcmp(name, "chain") == 0) return cli_chain_main(argc, argv);
     if (strcmp(name, "probe") == 0) return cli_probe_main(argc, argv);
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }

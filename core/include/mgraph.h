@@ -726,6 +726,79 @@ mg_status mg_spgemm(mg_context ctx, const mg_matrix A, const mg_matrix B, mg_mat
 mg_status mg_check_spgemm(mg_context ctx, const mg_matrix A, const mg_matrix B, const mg_matrix C,
                           const mg_spgemm_options *opts);
 
+/* ------------------------------------------------------------------------------------------------ */
+/* Block-CSR matrices and their product (sparse/bcsr.c; the matrix-chain product, docs/CHAIN.md)    */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* A rows x cols matrix stored as square k x k blocks (k = MG_BCSR_MIN_BLOCK..MG_BCSR_MAX_BLOCK):
+ * block_offsets (ceil(rows / k) + 1 entries) delimit each block row's blocks, block_cols (nblocks)
+ * holds their block columns, sorted and distinct within a block row, and values nblocks * k * k
+ * values, each block row-major. The last block row and column overhang a matrix whose sides are
+ * not multiples of k; their entries outside rows x cols are zero. Values are typed on their own
+ * (not mg_values): MG_BCSR_UINT64 is unsigned 64-bit integers whose products and sums wrap modulo
+ * 2^64 (the seed report's arithmetic, exact whatever the chain's length), which no other kernel
+ * takes, so mg_matrix and its kernels are not made to carry it. */
+typedef struct mg_bcsr_s *mg_bcsr;
+
+typedef enum { MG_BCSR_UINT64 = 0, MG_BCSR_FLOAT, MG_BCSR_DOUBLE } mg_bcsr_values;
+#define MG_BCSR_MIN_BLOCK 2
+#define MG_BCSR_MAX_BLOCK 32
+
+/* *B from its arrays (copied; layout above). Fails naming the first block out of order, a column
+ * out of range, or a non-zero value outside rows x cols. */
+mg_status mg_bcsr_create(mg_context ctx, mg_bcsr *B, uint32_t rows, uint32_t cols, uint32_t k,
+                         mg_bcsr_values type, const uint64_t *block_offsets,
+                         const uint32_t *block_cols, const void *values);
+/* *B = A in blocks of side k: every block holding a stored entry of A is stored (an explicit zero
+ * too). A's values convert to type; for MG_BCSR_UINT64 they must be integers in [-2^63, 2^64)
+ * (negative ones taken modulo 2^64), else the call fails naming the entry; a pattern reads as 1. */
+mg_status mg_bcsr_from_matrix(mg_context ctx, const mg_matrix A, uint32_t k, mg_bcsr_values type,
+                              mg_bcsr *B);
+/* *A = B's non-zero entries as a CSR matrix: float values for MG_BCSR_FLOAT, double otherwise
+ * (uint64 values rounded to the nearest double: exact below 2^53). */
+mg_status mg_bcsr_to_matrix(mg_context ctx, const mg_bcsr B, mg_matrix *A);
+mg_status mg_bcsr_free(mg_bcsr *B);
+
+uint32_t mg_bcsr_rows(const mg_bcsr B);
+uint32_t mg_bcsr_cols(const mg_bcsr B);
+uint32_t mg_bcsr_block_size(const mg_bcsr B);
+uint64_t mg_bcsr_nblocks(const mg_bcsr B);
+mg_bcsr_values mg_bcsr_type(const mg_bcsr B);
+/* Read-only views of B's arrays (layout above); any pointer argument may be NULL. */
+mg_status mg_bcsr_arrays(const mg_bcsr B, const uint64_t **block_offsets, const uint32_t **block_cols,
+                         const void **values);
+
+typedef struct {
+    /* GPU context: the product runs on CUDA device (device modulo the number of visible devices):
+     * an MPI rank passes its rank to spread the ranks round robin. Default 0. */
+    int device;
+} mg_bcsr_multiply_options;
+
+void mg_bcsr_multiply_options_init(mg_bcsr_multiply_options *opts);
+/* *C = A B (plus-times in the values' arithmetic): A rows x n, B n x cols, one block size, one
+ * value type (else MG_INVALID_ARGUMENT naming both). Gustavson over block rows with k x k block
+ * multiply-adds, on OpenMP threads or, on a GPU context, a CUDA kernel with a thread block per
+ * output block (sparse/bcsr_gpu.cu). C stores every block some pair of blocks produced (one whose
+ * sum is zero too). On failure *C is NULL. opts may be NULL. */
+mg_status mg_bcsr_multiply(mg_context ctx, const mg_bcsr A, const mg_bcsr B, mg_bcsr *C,
+                           const mg_bcsr_multiply_options *opts);
+/* Checks got against want (e.g. a serial product): the same shape, block size and value type and,
+ * entry by entry (a block one lacks reads as zeros), uint64 values equal and float/double within
+ * rtol * max(|want|, |got|) + atol (rtol 1e-4 float, 1e-10 double; atol 1e-30). MG_INVALID_ARGUMENT
+ * naming the first entry off, with both values. */
+mg_status mg_check_bcsr(mg_context ctx, const mg_bcsr want, const mg_bcsr got);
+
+/* Our BCSR text format (docs/CHAIN.md): '%' or '#' lines are comments; the first other line is
+ * "rows cols nblocks"; then one line per block, "block-row block-col v0 ... v(k*k-1)" (0-based
+ * block indices, the block's values row by row; blocks in any order, none twice). Values are
+ * unsigned decimal integers for MG_BCSR_UINT64, real numbers otherwise. Errors name file and line. */
+mg_status mg_bcsr_read(mg_context ctx, mg_bcsr *B, const char *path, uint32_t k, mg_bcsr_values type);
+/* Writes B in that format, or as a Matrix Market coordinate file (integer for uint64, else real;
+ * B's non-zero entries) when path ends in .mtx; whole or not at all, as mg_output. */
+mg_status mg_bcsr_write(mg_context ctx, const mg_bcsr B, const char *path);
+/* Reads a chain's size file: "N k" (N >= 1 matrices of block size k), comments as above. */
+mg_status mg_bcsr_read_size(mg_context ctx, const char *path, uint32_t *count, uint32_t *k);
+
 typedef struct {
     double tolerance;      /* stop when ||r|| <= tolerance * ||b|| (2-norms); default 1e-8     */
     int max_iterations;    /* default 1000; MG_NOT_CONVERGED when reached first                 */
