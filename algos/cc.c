@@ -3,7 +3,7 @@
  *
  * Algorithm: FastSV (Zhang, Azad, Hu, "FastSV: A Distributed-Memory Connected Component Algorithm
  * with Fast Convergence", SIAM PP 2020), as LAGraph's LG_CC_FastSV writes it over GraphBLAS. Each
- * vertex has a parent f (initially itself) and a grandparent gp = f[f]. One iteration:
+ * vertex has a parent f and a grandparent gp = f[f]. One iteration:
  *   mngp[u] = min(mngp[u], gp[v]) over u's neighbours v   (an edge program, both directions)
  *   f[f[u]] = min(f[f[u]], mngp[u])                        (stochastic hooking: a scatter-min)
  *   f = min(f, mngp)                                       (aggressive hooking)
@@ -11,42 +11,58 @@
  *   gp = f[f]                                              (a gather)
  * until gp stops changing. Hooking onto grandparents and pointer jumping make the number of
  * iterations grow with log(diameter), not with the diameter as one-hop label propagation does
- * (thousands of steps on road networks and meshes). Every f[v] is a vertex of v's component no
- * larger than v, so the least vertex u of a component keeps f[u] = u; at the end every component
- * is one star, rooted at u: f is the least id of each component, the label the API promises.
- * Work: O(m + n) per iteration.
+ * (thousands of steps on road networks and meshes).
+ *
+ * Two savings over LAGraph's loop, neither changing the result: f starts as each vertex's least
+ * neighbour or itself (ECL-CC's initialisation, one in-place edge program; the CPU engine's
+ * in-place sweep carries labels further, on a grid numbered row by row across all of it), and
+ * only the vertices whose gp changed send it to their neighbours (mngp keeps the least it was
+ * ever sent, and gp only decreases), so late iterations touch few edges.
+ *
+ * Why the labels are the least ids: every f[v] is a vertex of v's component no larger than v, so
+ * the least vertex u of a component keeps f[u] = u. When gp does not change, f[u] <= gp[u] =
+ * f[f[u]] <= f[u] makes every tree a star, and along each edge (u, v) f[u] <= mngp[u] <= gp[v] =
+ * f[v] and the reverse: one star per component, rooted at its least vertex.
+ * Work: O(n + edges of the changed vertices) per iteration.
  */
 #include "algo_util.h"
 
 mg_status mg_cc(mg_context ctx, const mg_graph g, mg_vector label) {
     mg_status status = MG_SUCCESS;
     mg_vector gp = NULL, gp_next = NULL, mngp = NULL, parent = NULL;
+    mg_frontier changed = NULL;
 
     TRY(mg__algo_check_graph(ctx, g, "mg_cc: g"));
     TRY(mg__algo_check_vector(ctx, g, label, MG_VERTEX, "mg_cc: label"));
     const bool directed = mg_graph_is_directed(g);
+    const mg_edges both[2] = {MG_EDGES_OUT, MG_EDGES_IN};
     mg_vector f = label;
-    TRY(mg_vector_assign_ids(ctx, f, NULL));
     TRY(mg_vector_create(ctx, &gp, g, MG_VERTEX));
     TRY(mg_vector_create(ctx, &gp_next, g, MG_VERTEX));
     TRY(mg_vector_create(ctx, &mngp, g, MG_VERTEX));
     TRY(mg_vector_create(ctx, &parent, g, MG_VERTEX));
-    TRY(mg_vector_assign_ids(ctx, gp, NULL));
-    TRY(mg_vector_assign_ids(ctx, mngp, NULL));
+    TRY(mg_frontier_create(ctx, &changed, g));
 
-    /* mngp[d] = min(mngp[d], gp[s]) along every edge s -> d (and d -> s when directed) */
+    /* y[d] = min(y[d], x[s]) along every edge s -> d of the sources (and d -> s when directed) */
     mg_program hook;
     mg_program_init(&hook);
     hook.contribution = MG_CONTRIB_SRC;
     hook.combine = MG_COMBINE_MIN;
     hook.apply = MG_APPLY_MIN;
 
-    for (double changed = 1; changed != 0;) {
-        hook.edges = MG_EDGES_OUT;
-        TRY(mg_advance(ctx, g, &hook, NULL, gp, mngp, NULL, NULL));
-        if (directed) {
-            hook.edges = MG_EDGES_IN;
-            TRY(mg_advance(ctx, g, &hook, NULL, gp, mngp, NULL, NULL));
+    TRY(mg_vector_assign_ids(ctx, f, NULL));
+    for (int k = 0; k < 1 + directed; k++) {
+        hook.edges = both[k];
+        TRY(mg_advance(ctx, g, &hook, NULL, f, f, NULL, NULL));
+    }
+    TRY(mg_vector_gather(ctx, gp, NULL, f, f));
+    TRY(mg_vector_affine(ctx, mngp, NULL, 1, gp, 0));
+
+    /* The first iteration sends every vertex's gp (in = NULL). */
+    for (mg_frontier in = NULL;; in = changed) {
+        for (int k = 0; k < 1 + directed; k++) {
+            hook.edges = both[k];
+            TRY(mg_advance(ctx, g, &hook, in, gp, mngp, NULL, NULL));
         }
         /* the scatter's targets are the parents before this iteration's hooks move them */
         TRY(mg_vector_affine(ctx, parent, NULL, 1, f, 0));
@@ -54,10 +70,15 @@ mg_status mg_cc(mg_context ctx, const mg_graph g, mg_vector label) {
         TRY(mg_vector_ewise(ctx, f, NULL, MG_OP_MIN, f, mngp));
         TRY(mg_vector_ewise(ctx, f, NULL, MG_OP_MIN, f, gp));
         TRY(mg_vector_gather(ctx, gp_next, NULL, f, f));
-        TRY(mg_vector_l1_distance(ctx, gp_next, gp, &changed));
+        /* changed = {v : gp decreased}; parent is free again and holds the decrease */
+        TRY(mg_vector_ewise(ctx, parent, NULL, MG_OP_SUB, gp, gp_next));
+        TRY(mg_frontier_select(ctx, changed, NULL, parent, MG_GT, 0));
         mg_vector t = gp;
         gp = gp_next;
         gp_next = t;
+        uint32_t count;
+        TRY(mg_frontier_count(ctx, changed, &count));
+        if (count == 0) break;
     }
 
 cleanup:
@@ -65,5 +86,6 @@ cleanup:
     mg_vector_free(&gp_next);
     mg_vector_free(&mngp);
     mg_vector_free(&parent);
+    mg_frontier_free(&changed);
     return status;
 }
