@@ -345,7 +345,8 @@ mg_status mg_vector_ewise(mg_context ctx, mg_vector z, const mg_frontier mask, m
 /* sum (MG_OP_ADD), min or max of v over mask, as double */
 mg_status mg_vector_reduce(mg_context ctx, const mg_vector v, const mg_frontier mask,
                            mg_binary_op op, double *result);
-/* sum over i of |x[i] - y[i]| (0 exactly when the vectors are equal, for any integer values) */
+/* sum over i of |x[i] - y[i]| (in double: 0 exactly when the vectors are equal, for integers within
+ * +-2^53) */
 mg_status mg_vector_l1_distance(mg_context ctx, const mg_vector x, const mg_vector y,
                                 double *result);
 /* Indexed access (GraphBLAS's extract and assign with an index vector). y holds vertex ids: an
