@@ -349,10 +349,11 @@ mg_status mg_vector_reduce(mg_context ctx, const mg_vector v, const mg_frontier 
  * +-2^53) */
 mg_status mg_vector_l1_distance(mg_context ctx, const mg_vector x, const mg_vector y,
                                 double *result);
-/* Indexed access (GraphBLAS's extract and assign with an index vector). y holds vertex ids: an
- * integer or MG_VERTEX vector whose every value read must lie in [0, n), else the call fails with
- * MG_INVALID_ARGUMENT naming the least bad position and its value, and changes nothing. z must
- * be another object than x and y; x and z have one type (MG_VERTEX counts as int32). */
+/* Indexed access (GraphBLAS's extract and assign with an index vector). y holds vertex ids in the
+ * caller's numbering (on any backend): an integer or MG_VERTEX vector whose every value read must
+ * lie in [0, n), else the call fails with MG_INVALID_ARGUMENT naming the least bad position and its
+ * value, and changes nothing (a GPU context brings one word back to learn it). z must be another
+ * object than x and y; x and z have one type (MG_VERTEX counts as int32). */
 /* z[i] = x[y[i]]   (a gather; any value type) */
 mg_status mg_vector_gather(mg_context ctx, mg_vector z, const mg_frontier mask, const mg_vector x,
                            const mg_vector y);
