@@ -3,7 +3,8 @@
  * both index widths against a plain serial loop, with and without a mask, on 1 and 2 threads,
  * targets named many times over (the scatter's combine); and their bad input: vectors of another
  * graph, an index out of range (named with its position and value, nothing written), wrong types,
- * a combine other than min or max, an output that is also an input.
+ * a combine other than min or max, an output that is also an input. Also mg_vector_affine's plain
+ * copy (a = 1, b = 0), which FastSV runs every iteration, masked and not, between int32 types.
  */
 #include "check.h"
 #include "mgraph.h"
@@ -159,6 +160,31 @@ static void test_scatter(void) {
     free(in);
 }
 
+static void test_affine_copy(void) {
+    const mg_type pairs[][2] = {{MG_VERTEX, MG_VERTEX}, {MG_INT32, MG_VERTEX}, {MG_VERTEX, MG_INT32},
+                                {MG_INT64, MG_VERTEX}, {MG_FLOAT, MG_INT32}};
+    bool *in = malloc(N);
+    mg_frontier mask = make_mask(in);
+    for (int p = 0; p < 5; p++)
+        for (int masked = 0; masked < 2; masked++) {
+            const mg_type zt = pairs[p][0], xt = pairs[p][1];
+            void *xh, *zh;
+            mg_vector x = make(xt, 1u << 30, true, &xh), z = make(zt, 1000, true, &zh);
+            for (uint32_t i = 0; i < N; i++)
+                if (!masked || in[i]) put(zt, zh, i, at(xt, xh, i));
+            CHECK_OK(ctx, mg_vector_affine(ctx, z, masked ? mask : NULL, 1, x, 0));
+            CHECK(equal(z, zt, zh));
+            CHECK_OK(ctx, mg_vector_affine(ctx, z, masked ? mask : NULL, 1, z, 0)); /* onto itself */
+            CHECK(equal(z, zt, zh));
+            free(xh);
+            free(zh);
+            mg_vector_free(&x);
+            mg_vector_free(&z);
+        }
+    mg_frontier_free(&mask);
+    free(in);
+}
+
 static void test_errors(void) {
     mg_vector z = NULL, x = NULL, y = NULL, f = NULL, foreign = NULL, i64 = NULL;
     CHECK_OK(ctx, mg_vector_create(ctx, &z, G, MG_VERTEX));
@@ -263,6 +289,7 @@ int main(void) {
         test_gather();
         test_gather_self();
         test_scatter();
+        test_affine_copy();
         test_errors();
     }
     mg_graph_free(&G);
