@@ -52,6 +52,12 @@ mg_status mg__gpu_vector_reduce(mg_context ctx, const mg_vector v, const mg_fron
 mg_status mg__gpu_vector_l1_distance(mg_context ctx, const mg_vector x, const mg_vector y,
                                      double *result);
 mg_status mg__gpu_vector_degree(mg_context ctx, mg_vector v, mg_edges which);
+/* mg_vector_gather / _scatter on the device. y's values (caller ids) are checked there first;
+ * a bad one fails naming its position in caller ids, as the host does. */
+mg_status mg__gpu_vector_gather(mg_context ctx, mg_vector z, const mg_frontier mask, const mg_vector x,
+                                const mg_vector y);
+mg_status mg__gpu_vector_scatter(mg_context ctx, mg_vector z, const mg_frontier mask, mg_binary_op op,
+                                 const mg_vector x, const mg_vector y);
 
 /* ---- dense matrices and vectors (gpu_dense.cu) ---------------------------------------------------
  * mg__dense_need_host and mg__dense_release_device (mg_internal.h) are defined there too. */

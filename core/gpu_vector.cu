@@ -2,7 +2,8 @@
  * gpu_vector.cu — vectors resident on the device (core/gpu_resident.h): the moves between the
  * host (caller numbering) and the device (engine numbering), single-element access, and every
  * operation of core/vector.c for a GPU context, with core/vector.c's conversion rules (saturating
- * integer stores, integer division by zero giving 0).
+ * integer stores, integer division by zero giving 0). In the gather and scatter, y's values are
+ * caller ids (gpu_resident.h): each is turned into its device position through new_of_old.
  */
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
@@ -103,6 +104,46 @@ __global__ void ewise_kernel(T *z, const T *x, const T *y, const uint32_t *list,
 template <typename T>
 __global__ void degree_kernel(T *x, const uint64_t *off, uint32_t n) {
     GRID_STRIDE(i, n) x[i] = (T)(off[i + 1] - off[i]);
+}
+
+/* *bad = the least caller id among the positions of list (all when NULL) whose y is not a vertex
+ * id in [0, n); *bad stays UINT32_MAX when there is none. */
+template <typename I>
+__global__ void check_indices_kernel(const I *y, const uint32_t *list, uint64_t count, uint32_t n,
+                                     const uint32_t *old_of_new, uint32_t *bad) {
+    GRID_STRIDE(k, count) {
+        uint64_t i = at(list, k);
+        I t = y[i];
+        if (t < 0 || (uint64_t)t >= n) atomicMin(bad, old_of_new[i]);
+    }
+}
+
+/* z[i] = x[new_of_old[y[i]]]: moved as bits (z and x have one type). */
+template <typename E, typename I>
+__global__ void gather_kernel(E *z, const E *x, const I *y, const uint32_t *list, uint64_t count,
+                              const uint32_t *new_of_old) {
+    GRID_STRIDE(k, count) {
+        uint64_t i = at(list, k);
+        z[i] = x[new_of_old[y[i]]];
+    }
+}
+
+/* z[new_of_old[y[i]]] = min or max of itself and x[i]; T int or long long (atomicMin/Max's). A
+ * target read first and found no worse is not written, so the many positions naming one target
+ * (FastSV's roots) do not serialise on its atomic. */
+template <typename T, typename I>
+__global__ void scatter_kernel(T *z, const T *x, const I *y, const uint32_t *list, uint64_t count,
+                               const uint32_t *new_of_old, bool min) {
+    GRID_STRIDE(k, count) {
+        uint64_t i = at(list, k);
+        T v = x[i];
+        T *p = z + new_of_old[y[i]];
+        if (min) {
+            if (v < *p) atomicMin(p, v);
+        } else if (v > *p) {
+            atomicMax(p, v);
+        }
+    }
 }
 
 /* Element loaders for the reductions. */
@@ -342,5 +383,93 @@ extern "C" mg_status mg__gpu_vector_degree(mg_context ctx, mg_vector v, mg_edges
         degree_kernel<T><<<blocks_for(v->n), kThreads>>>((T *)v->d_data, off, v->n);
     });
     LAUNCHED("degree_kernel");
+    return MG_SUCCESS;
+}
+
+/* Fails naming the least caller id of mask's positions whose y is not a vertex id (call: the public
+ * function's name), before anything is written. One word comes back to the host. */
+static mg_status check_indices(mg_context ctx, const mg_vector y, const uint32_t *list,
+                               uint64_t count, const char *call) {
+    if (count == 0) return MG_SUCCESS;
+    dbuf bad;
+    TRY(dbuf_alloc(ctx, &bad, sizeof(uint32_t), "the index check"));
+    CU(cudaMemsetAsync(bad.p, 0xff, sizeof(uint32_t)));
+    const uint32_t *old_of_new = graph_of(y)->d_old_of_new;
+    if (y->type == MG_INT64)
+        check_indices_kernel<<<blocks_for(count), kThreads>>>((const int64_t *)y->d_data, list, count,
+                                                               y->n, old_of_new, (uint32_t *)bad.p);
+    else
+        check_indices_kernel<<<blocks_for(count), kThreads>>>((const int32_t *)y->d_data, list, count,
+                                                               y->n, old_of_new, (uint32_t *)bad.p);
+    LAUNCHED("check_indices_kernel");
+    uint32_t first = UINT32_MAX;
+    CU(cudaMemcpy(&first, bad.p, sizeof first, cudaMemcpyDeviceToHost));
+    if (first == UINT32_MAX) return MG_SUCCESS;
+    double value = 0;
+    TRY(mg__gpu_vector_get(ctx, y, first, &value));
+    return mg__error(ctx, MG_INVALID_ARGUMENT,
+                     "%s: y[%u] = %.0f is not a vertex id (the graph has %u vertices)", call, first,
+                     value, y->n);
+}
+
+template <typename E>
+static void launch_gather(E *z, const E *x, const mg_vector y, const uint32_t *list, uint64_t count,
+                          const uint32_t *new_of_old) {
+    if (y->type == MG_INT64)
+        gather_kernel<<<blocks_for(count), kThreads>>>(z, x, (const int64_t *)y->d_data, list, count,
+                                                       new_of_old);
+    else
+        gather_kernel<<<blocks_for(count), kThreads>>>(z, x, (const int32_t *)y->d_data, list, count,
+                                                       new_of_old);
+}
+
+extern "C" mg_status mg__gpu_vector_gather(mg_context ctx, mg_vector z, const mg_frontier mask,
+                                           const mg_vector x, const mg_vector y) {
+    const uint32_t *list;
+    uint64_t count;
+    TRY(mask_list(ctx, mask, z->n, &list, &count));
+    TRY(mg__gpu_vector_to_device(ctx, x));
+    TRY(mg__gpu_vector_to_device(ctx, y));
+    TRY(check_indices(ctx, y, list, count, "mg_vector_gather"));
+    TRY(output(ctx, z, mask));
+    if (count == 0) return MG_SUCCESS;
+    const uint32_t *new_of_old = graph_of(z)->d_new_of_old;
+    if (mg__type_size(z->type) == 8)
+        launch_gather((uint64_t *)z->d_data, (const uint64_t *)x->d_data, y, list, count, new_of_old);
+    else
+        launch_gather((uint32_t *)z->d_data, (const uint32_t *)x->d_data, y, list, count, new_of_old);
+    LAUNCHED("gather_kernel");
+    return MG_SUCCESS;
+}
+
+template <typename T>
+static void launch_scatter(T *z, const T *x, const mg_vector y, const uint32_t *list, uint64_t count,
+                           const uint32_t *new_of_old, bool min) {
+    if (y->type == MG_INT64)
+        scatter_kernel<<<blocks_for(count), kThreads>>>(z, x, (const int64_t *)y->d_data, list, count,
+                                                        new_of_old, min);
+    else
+        scatter_kernel<<<blocks_for(count), kThreads>>>(z, x, (const int32_t *)y->d_data, list, count,
+                                                        new_of_old, min);
+}
+
+extern "C" mg_status mg__gpu_vector_scatter(mg_context ctx, mg_vector z, const mg_frontier mask,
+                                            mg_binary_op op, const mg_vector x, const mg_vector y) {
+    const uint32_t *list;
+    uint64_t count;
+    TRY(mask_list(ctx, mask, x->n, &list, &count));
+    TRY(mg__gpu_vector_to_device(ctx, x));
+    TRY(mg__gpu_vector_to_device(ctx, y));
+    TRY(check_indices(ctx, y, list, count, "mg_vector_scatter"));
+    TRY(mg__gpu_vector_to_device(ctx, z));
+    if (count == 0) return MG_SUCCESS;
+    const uint32_t *new_of_old = graph_of(z)->d_new_of_old;
+    const bool min = op == MG_OP_MIN;
+    if (z->type == MG_INT64)
+        launch_scatter((long long *)z->d_data, (const long long *)x->d_data, y, list, count,
+                       new_of_old, min);
+    else
+        launch_scatter((int *)z->d_data, (const int *)x->d_data, y, list, count, new_of_old, min);
+    LAUNCHED("scatter_kernel");
     return MG_SUCCESS;
 }

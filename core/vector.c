@@ -1,6 +1,7 @@
 /*
  * vector.c — per-vertex value vectors and the element-wise operations algorithms compose with
- * mg_advance (assign, affine, element-wise binary ops, reductions, degrees).
+ * mg_advance (assign, affine, element-wise binary ops, reductions, degrees, and the indexed gather
+ * and scatter).
  */
 #include "mg_internal.h"
 
@@ -168,11 +169,15 @@ static mg_status mask_vertices(mg_context ctx, const mg_vector v, const mg_front
     return MG_SUCCESS;
 }
 
+/* One C type of values (MG_VERTEX is int32). */
+static bool same_values(mg_type a, mg_type b) {
+    return a == b || ((a == MG_INT32 || a == MG_VERTEX) && (b == MG_INT32 || b == MG_VERTEX));
+}
+
 static mg_status same_shape(mg_context ctx, const mg_vector a, const mg_vector b, const char *call) {
     if (a->graph != b->graph)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "%s: the vectors belong to different graphs", call);
-    bool ai = a->type == MG_INT32 || a->type == MG_VERTEX, bi = b->type == MG_INT32 || b->type == MG_VERTEX;
-    if (a->type != b->type && !(ai && bi))
+    if (!same_values(a->type, b->type))
         return mg__error(ctx, MG_INVALID_ARGUMENT, "%s: the vectors have different types", call);
     return MG_SUCCESS;
 }
@@ -255,6 +260,13 @@ mg_status mg_vector_affine(mg_context ctx, mg_vector z, const mg_frontier mask, 
     NEED_HOST(z);
     const mg_type zt = z->type;
     void *zz = z->data;
+    /* A copy of int32 values (FastSV copies its parents every iteration) gives what the trip
+     * through double gives, without store()'s switch per element, which cost six times the copy. */
+    if (a == 1 && b == 0 && same_values(zt, x->type) && same_values(zt, MG_INT32)) {
+        const int32_t *xx = x->data;
+        if (zz != xx) FOR_MASKED(list, count, i, ((int32_t *)zz)[i] = xx[i]);
+        return MG_SUCCESS;
+    }
     MG__WITH_TYPE(x->type, {
         const T *xx = x->data;
         FOR_MASKED(list, count, i, store(zt, zz, i, a * (double)xx[i] + b));
@@ -363,6 +375,135 @@ _Pragma("omp parallel for reduction(+ : s) schedule(static)")
         for (int64_t i = 0; i < (int64_t)x->n; i++) s += fabs((double)a[i] - (double)b[i]);
     });
     *result = s;
+    return MG_SUCCESS;
+}
+
+/* Checks the operands of mg_vector_gather / _scatter (call: its name): live vectors of one graph,
+ * z and x of one type, y of an integer type, z another object than x and y. */
+static mg_status check_indexed(mg_context ctx, const mg_vector z, const mg_frontier mask,
+                               const mg_vector x, const mg_vector y, const char *call) {
+    char what[64];
+    snprintf(what, sizeof what, "%s: z", call);
+    mg_status status = mg__check_vector(ctx, z, what);
+    if (status != MG_SUCCESS) return status;
+    snprintf(what, sizeof what, "%s: x", call);
+    if ((status = mg__check_vector(ctx, x, what)) != MG_SUCCESS) return status;
+    snprintf(what, sizeof what, "%s: y", call);
+    if ((status = mg__check_vector(ctx, y, what)) != MG_SUCCESS) return status;
+    if ((status = same_shape(ctx, z, x, call)) != MG_SUCCESS) return status;
+    if (y->graph != z->graph)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "%s: y belongs to another graph than z", call);
+    if (!integer_type(y->type))
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "%s: y must be MG_VERTEX, MG_INT32 or MG_INT64 (it holds vertex ids)", call);
+    if (z == x || z == y)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "%s: z must be another vector than %s", call,
+                         z == x ? "x" : "y");
+    snprintf(what, sizeof what, "%s: mask", call);
+    return check_mask(ctx, z, mask, what);
+}
+
+/* y[i] of an index vector, 32- or 64-bit. */
+static inline int64_t index_at(const void *y, bool wide, int64_t i) {
+    return wide ? ((const int64_t *)y)[i] : ((const int32_t *)y)[i];
+}
+
+/* Fails naming the least position of mask (all when list is NULL) whose y is not a vertex id; run
+ * before anything is written, so that a failed call changes nothing. */
+static mg_status check_indices(mg_context ctx, const mg_vector y, const uint32_t *list,
+                               int64_t count, const char *call) {
+    const bool wide = y->type == MG_INT64;
+    const int64_t n = y->n;
+    int64_t bad = INT64_MAX;
+_Pragma("omp parallel for reduction(min : bad) schedule(static)")
+    for (int64_t k = 0; k < count; k++) {
+        const int64_t i = list ? (int64_t)list[k] : k;
+        const int64_t t = index_at(y->data, wide, i);
+        if ((t < 0 || t >= n) && i < bad) bad = i;
+    }
+    if (bad == INT64_MAX) return MG_SUCCESS;
+    return mg__error(ctx, MG_INVALID_ARGUMENT,
+                     "%s: y[%lld] = %lld is not a vertex id (the graph has %u vertices)", call,
+                     (long long)bad, (long long)index_at(y->data, wide, bad), y->n);
+}
+
+mg_status mg_vector_gather(mg_context ctx, mg_vector z, const mg_frontier mask, const mg_vector x,
+                           const mg_vector y) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if ((status = check_indexed(ctx, z, mask, x, y, "mg_vector_gather")) != MG_SUCCESS)
+        return status;
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) return mg__gpu_vector_gather(ctx, z, mask, x, y);
+#endif
+    const uint32_t *list;
+    int64_t count;
+    if ((status = mask_vertices(ctx, z, mask, "mg_vector_gather: mask", &list, &count)) != MG_SUCCESS)
+        return status;
+    NEED_HOST(x);
+    NEED_HOST(y);
+    NEED_HOST(z);
+    if ((status = check_indices(ctx, y, list, count, "mg_vector_gather")) != MG_SUCCESS)
+        return status;
+    const bool wide = y->type == MG_INT64;
+    const void *yy = y->data;
+    MG__WITH_TYPE(z->type, {
+        T *zz = z->data;
+        const T *xx = x->data;
+        FOR_MASKED(list, count, i, zz[i] = xx[index_at(yy, wide, i)]);
+    });
+    return MG_SUCCESS;
+}
+
+/* *p = min or max(*p, v), atomically. The targets are data-dependent, so threads cannot own them;
+ * per-thread copies of z would cost n values a thread. Comparing before the exchange keeps a
+ * target that many positions name (a component's root in FastSV) read-shared rather than written
+ * by each of them. */
+#define COMBINE_INTO(T)                                                                            \
+    static inline void combine_into_##T(T *p, T v, bool min) {                                     \
+        T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                              \
+        while ((min ? v < old : v > old) &&                                                        \
+               !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) \
+            ;                                                                                      \
+    }
+COMBINE_INTO(int32_t)
+COMBINE_INTO(int64_t)
+
+mg_status mg_vector_scatter(mg_context ctx, mg_vector z, const mg_frontier mask, mg_binary_op op,
+                            const mg_vector x, const mg_vector y) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if ((status = check_indexed(ctx, z, mask, x, y, "mg_vector_scatter")) != MG_SUCCESS)
+        return status;
+    if (op != MG_OP_MIN && op != MG_OP_MAX)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_vector_scatter: op must be MG_OP_MIN or MG_OP_MAX (got %d)", (int)op);
+    if (!integer_type(z->type))
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         "mg_vector_scatter: z and x must be MG_VERTEX, MG_INT32 or MG_INT64");
+#ifdef MG_HAVE_CUDA
+    if (ON_GPU(ctx)) return mg__gpu_vector_scatter(ctx, z, mask, op, x, y);
+#endif
+    const uint32_t *list;
+    int64_t count;
+    if ((status = mask_vertices(ctx, x, mask, "mg_vector_scatter: mask", &list, &count)) != MG_SUCCESS)
+        return status;
+    NEED_HOST(x);
+    NEED_HOST(y);
+    NEED_HOST(z);
+    if ((status = check_indices(ctx, y, list, count, "mg_vector_scatter")) != MG_SUCCESS)
+        return status;
+    const bool wide = y->type == MG_INT64, min = op == MG_OP_MIN;
+    const void *yy = y->data;
+    if (z->type == MG_INT64) {
+        int64_t *zz = z->data;
+        const int64_t *xx = x->data;
+        FOR_MASKED(list, count, i, combine_into_int64_t(zz + index_at(yy, wide, i), xx[i], min));
+    } else {
+        int32_t *zz = z->data;
+        const int32_t *xx = x->data;
+        FOR_MASKED(list, count, i, combine_into_int32_t(zz + index_at(yy, wide, i), xx[i], min));
+    }
     return MG_SUCCESS;
 }
 

@@ -345,9 +345,25 @@ mg_status mg_vector_ewise(mg_context ctx, mg_vector z, const mg_frontier mask, m
 /* sum (MG_OP_ADD), min or max of v over mask, as double */
 mg_status mg_vector_reduce(mg_context ctx, const mg_vector v, const mg_frontier mask,
                            mg_binary_op op, double *result);
-/* sum over i of |x[i] - y[i]| */
+/* sum over i of |x[i] - y[i]| (in double: 0 exactly when the vectors are equal, for integers within
+ * +-2^53) */
 mg_status mg_vector_l1_distance(mg_context ctx, const mg_vector x, const mg_vector y,
                                 double *result);
+/* Indexed access (GraphBLAS's extract and assign with an index vector). y holds vertex ids in the
+ * caller's numbering (on any backend): an integer or MG_VERTEX vector whose every value read must
+ * lie in [0, n), else the call fails with MG_INVALID_ARGUMENT naming the least bad position and its
+ * value, and changes nothing (a GPU context brings one word back to learn it). z must be another
+ * object than x and y; x and z have one type (MG_VERTEX counts as int32). */
+/* z[i] = x[y[i]]   (a gather; any value type) */
+mg_status mg_vector_gather(mg_context ctx, mg_vector z, const mg_frontier mask, const mg_vector x,
+                           const mg_vector y);
+/* z[y[i]] = z[y[i]] op x[i] for each i of mask (a scatter with a combine: where several i name the
+ * same target, all of them are combined into it, in any order). op MG_OP_MIN or MG_OP_MAX, and
+ * z, x of an integer type (MG_INT32, MG_INT64, MG_VERTEX): the combines are atomic, and these are
+ * the ones whose result does not depend on the order. The mask selects the positions i, not the
+ * targets. */
+mg_status mg_vector_scatter(mg_context ctx, mg_vector z, const mg_frontier mask, mg_binary_op op,
+                            const mg_vector x, const mg_vector y);
 /* v[i] = the out-degree (MG_EDGES_OUT) or in-degree (MG_EDGES_IN) of i */
 typedef enum { MG_EDGES_OUT = 0, MG_EDGES_IN } mg_edges;
 mg_status mg_vector_degree(mg_context ctx, mg_vector v, mg_edges which);
