@@ -6,7 +6,8 @@
  *
  * 1. Bounds: a warp per row sums B's row lengths over A's row (the row's flops) and caps it by C's
  *    columns, by |M_i| for C<M> and by cols - |M_i| for C<!M> (a mask row's columns are distinct).
- *    The bound picks the row's bin; a CUB radix sort on the bin (3 bits) lists the rows by bin.
+ *    The bound picks the row's bin (for the widest, its column range too: see below); a CUB
+ *    radix sort on the bin (4 bits) lists the rows by bin.
  * 2. Symbolic pass: each row's distinct output columns are counted, then a CUB scan gives C's row
  *    offsets, and C is allocated at its exact size. 3. Numeric pass: the same accumulation with
  *    values, each row written sorted at its offset. Two passes rather than one with block-level
@@ -22,12 +23,15 @@
  * semiring's identity before the row, updated with shared atomics (CAS loops for min and max).
  * A numeric row is then sorted in place by a bitonic sort over the table (kEmpty sorts last) and
  * its first count slots copied out. Wider rows (bound over 4096, or over the largest table the
- * device's shared memory holds) take the tile path: a block walks the row's output columns in
- * tiles of W (16384 where the shared memory allows, else 4096), accumulating the products that
- * fall in the tile in a dense array and a hit flag per column (each B row's tile range found by
- * binary search, B's rows being sorted), then a block scan over the flags places the tile's
- * entries, already in column order. Nothing is O(rows x cols); device memory is C, the row lists
- * and offsets (a few words per row) and CUB's temporaries.
+ * device's shared memory holds) are accumulated densely over their column range [lo, hi] (B's rows
+ * are sorted: the least first and greatest last column of the B rows they read), a value and a hit
+ * flag per column, then block scans over the flags place the entries in column order, no sort.
+ * A range of at most W columns (16384 where the shared memory allows, else 4096) fits one tile in
+ * shared memory; a wider one (a hub row) gets a window of global memory, one per block, the whole
+ * range where at most a quarter of the free memory (and 512 MiB) allows, else in pieces, each B
+ * row's first column in a piece found by binary search. A range cut into many shared tiles would
+ * search every B row again for every tile. Nothing is O(rows x cols); device memory is C, the row
+ * lists and offsets (a few words per row), the windows and CUB's temporaries.
  *
  * The mask: a product (i, j) is kept when j is (C<M>) or is not (C<!M>) in M's row i, found by
  * binary search in that sorted row. Arithmetic as the CPU engine: double, or float when A and B
@@ -70,13 +74,17 @@ constexpr int kBins = 6;
 constexpr uint32_t kTable[kBins] = {32, 128, 512, 2048, 4096, 8192};
 constexpr uint32_t kGroup[kBins] = {32, 32, 128, 256, 512, 1024};
 constexpr uint32_t kUnit[kBins] = {8, 16, 32, 32, 32, 32};
-constexpr uint8_t kBinWide = kBins;      /* the tile path */
-constexpr uint8_t kBinEmpty = kBins + 1; /* bound 0: nothing to compute */
-constexpr int kBinKeys = kBins + 2;
-constexpr int kBinBits = 3;
+constexpr uint8_t kBinTile = kBins;       /* wider: the column range fits one shared-memory tile */
+constexpr uint8_t kBinWindow = kBins + 1; /* wider still: a window of global memory */
+constexpr uint8_t kBinEmpty = kBins + 2;  /* bound 0: nothing to compute */
+constexpr int kBinKeys = kBins + 3;
+constexpr int kBinBits = 4;
 static_assert(kBinKeys <= (1 << kBinBits), "bins fit the radix sort's bits");
 constexpr uint32_t kWideThreads = 1024;
-constexpr uint32_t kWideTile = 16384, kNarrowTile = 4096;
+constexpr uint32_t kItems = 16, kChunk = kWideThreads * kItems; /* columns a block scan places */
+constexpr uint32_t kWideTile = kChunk, kNarrowTile = 4096;
+/* The global windows: at most this share of the free memory, and of this many bytes. */
+constexpr size_t kWindowShare = 4, kWindowMax = size_t(512) << 20;
 
 struct operands {
     const uint64_t *a_off, *b_off, *m_off;
@@ -163,10 +171,12 @@ __device__ inline bool allowed(const operands &o, uint32_t i, uint32_t j) {
 
 /* ---- 1. bounds and bins -------------------------------------------------------------------------- */
 
-/* The largest bound of each hash bin in use (the ones the device's shared memory holds). */
+/* The largest bound of each hash bin in use (the ones the device's shared memory holds), and the
+ * shared-memory tile's columns. */
 struct bin_limits {
     int bins;
     uint32_t bound[kBins];
+    uint32_t tile;
 };
 
 /* A warp per row: the bound on its distinct columns, the bin it picks and its id for the sort. */
@@ -174,12 +184,22 @@ __global__ void row_bins(operands o, uint32_t rows, bin_limits lim, uint8_t *bin
     const uint32_t lane = threadIdx.x % 32;
     const uint64_t warps = (uint64_t)gridDim.x * (blockDim.x / 32);
     for (uint64_t i = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; i < rows; i += warps) {
+        /* the flops, and the column range B's sorted rows give */
         uint64_t flops = 0;
+        uint32_t lo = UINT32_MAX, hi = 0;
         for (uint64_t e = o.a_off[i] + lane; e < o.a_off[i + 1]; e += 32) {
             const uint32_t k = o.a_idx[e];
-            flops += o.b_off[k + 1] - o.b_off[k];
+            const uint64_t b0 = o.b_off[k], b1 = o.b_off[k + 1];
+            flops += b1 - b0;
+            if (b0 == b1) continue;
+            lo = min(lo, o.b_idx[b0]);
+            hi = max(hi, o.b_idx[b1 - 1]);
         }
-        for (int d = 16; d > 0; d /= 2) flops += __shfl_down_sync(0xffffffffu, flops, d);
+        for (int d = 16; d > 0; d /= 2) {
+            flops += __shfl_down_sync(0xffffffffu, flops, d);
+            lo = min(lo, __shfl_down_sync(0xffffffffu, lo, d));
+            hi = max(hi, __shfl_down_sync(0xffffffffu, hi, d));
+        }
         if (lane != 0) continue;
         uint64_t bound = flops < o.cols ? flops : o.cols;
         if (o.mask != MASK_NONE) {
@@ -187,7 +207,9 @@ __global__ void row_bins(operands o, uint32_t rows, bin_limits lim, uint8_t *bin
             const uint64_t cap = o.mask == MASK_KEEP ? m : o.cols - m;
             if (cap < bound) bound = cap;
         }
-        uint8_t b = bound == 0 ? kBinEmpty : kBinWide;
+        uint8_t b = bound == 0                           ? kBinEmpty
+                    : (uint64_t)hi - lo + 1 <= lim.tile ? kBinTile
+                                                        : kBinWindow;
         for (int t = lim.bins - 1; t >= 0; t--)
             if (bound > 0 && bound <= lim.bound[t]) b = (uint8_t)t;
         bin[i] = b;
@@ -318,19 +340,22 @@ size_t hash_shared(int b, bool numeric, size_t value_bytes) {
 
 /* ---- the tile path --------------------------------------------------------------------------------- */
 
-/* A block per row: the row's column range [lo, hi] (from B's sorted rows) in tiles of W columns;
- * per tile a hit flag and (numeric) a value per column in shared memory, then a block scan over
- * the flags places the tile's entries in column order. */
-template <uint32_t W, bool NUMERIC, typename V>
+/* A block per row: the row's column range [lo, hi] (from B's sorted rows) in windows of `width`
+ * columns, a hit flag and (numeric) a value per column: W columns in shared memory, or (GLOBAL)
+ * each block's own g_width columns at g_hit / g_vals. The products falling in a window are
+ * accumulated there (each B row's first column in it found by binary search), then block scans
+ * over the flags, kChunk columns at a time, place the window's entries in column order. */
+template <uint32_t W, bool NUMERIC, typename V, bool GLOBAL>
 __global__ void __launch_bounds__(kWideThreads)
-    spgemm_tiles(const operands o, const uint32_t *rows, uint32_t nrows) {
-    constexpr uint32_t kItems = W / kWideThreads;
+    spgemm_tiles(const operands o, const uint32_t *rows, uint32_t nrows, uint8_t *g_hit,
+                 V *g_vals, uint64_t g_width) {
     using scan_t = cub::BlockScan<uint32_t, kWideThreads>;
     __shared__ typename scan_t::TempStorage scan_tmp;
     __shared__ uint32_t range_lo, range_hi;
     extern __shared__ __align__(16) unsigned char smem[];
-    V *vals = reinterpret_cast<V *>(smem);
-    uint8_t *hit = smem + (NUMERIC ? W * sizeof(V) : 0);
+    const uint64_t width = GLOBAL ? g_width : W;
+    V *vals = GLOBAL ? g_vals + blockIdx.x * g_width : reinterpret_cast<V *>(smem);
+    uint8_t *hit = GLOBAL ? g_hit + blockIdx.x * g_width : smem + (NUMERIC ? W * sizeof(V) : 0);
     const uint32_t tid = threadIdx.x;
     const V identity = identity_of<V>(o.semiring);
     for (uint32_t r = blockIdx.x; r < nrows; r += gridDim.x) {
@@ -350,9 +375,9 @@ __global__ void __launch_bounds__(kWideThreads)
         const uint32_t lo = range_lo, hi = range_hi; /* a row here reads some entry: lo <= hi */
         const uint32_t u = unit_of(o, i, kWideThreads, 32), unit = tid / u, lane = tid % u;
         uint64_t written = 0;
-        for (uint64_t tlo = lo; tlo <= hi; tlo += W) {
-            const uint64_t thi = tlo + W;
-            for (uint32_t s = tid; s < W; s += kWideThreads) {
+        for (uint64_t tlo = lo; tlo <= hi; tlo += width) {
+            const uint64_t thi = tlo + width, span = thi <= hi ? width : hi + 1 - tlo;
+            for (uint64_t s = tid; s < span; s += kWideThreads) {
                 hit[s] = 0;
                 if (NUMERIC) vals[s] = identity;
             }
@@ -360,7 +385,7 @@ __global__ void __launch_bounds__(kWideThreads)
             for (uint64_t e = o.a_off[i] + unit; e < o.a_off[i + 1]; e += kWideThreads / u) {
                 const uint32_t k = o.a_idx[e];
                 uint64_t first = o.b_off[k], end = o.b_off[k + 1];
-                while (first < end) { /* B's row k from the tile's first column on */
+                while (first < end) { /* B's row k from the window's first column on */
                     const uint64_t mid = first + (end - first) / 2;
                     if (o.b_idx[mid] < tlo) first = mid + 1;
                     else end = mid;
@@ -376,23 +401,28 @@ __global__ void __launch_bounds__(kWideThreads)
                 }
             }
             __syncthreads();
-            uint32_t pos[kItems];
-#pragma unroll
-            for (uint32_t q = 0; q < kItems; q++) pos[q] = hit[tid * kItems + q];
-            uint32_t total;
-            scan_t(scan_tmp).ExclusiveSum(pos, pos, total);
-            if constexpr (NUMERIC) {
-                const uint64_t at = o.c_off[i] + written;
+            for (uint64_t c = 0; c < span; c += kChunk) {
+                uint32_t pos[kItems];
 #pragma unroll
                 for (uint32_t q = 0; q < kItems; q++) {
-                    const uint32_t s = tid * kItems + q;
-                    if (!hit[s]) continue;
-                    o.c_idx[at + pos[q]] = (uint32_t)(tlo + s);
-                    if (o.c_val != nullptr) static_cast<V *>(o.c_val)[at + pos[q]] = vals[s];
+                    const uint64_t s = c + tid * kItems + q;
+                    pos[q] = s < span ? hit[s] : 0;
                 }
+                uint32_t total;
+                scan_t(scan_tmp).ExclusiveSum(pos, pos, total);
+                if constexpr (NUMERIC) {
+                    const uint64_t at = o.c_off[i] + written;
+#pragma unroll
+                    for (uint32_t q = 0; q < kItems; q++) {
+                        const uint64_t s = c + tid * kItems + q;
+                        if (s >= span || !hit[s]) continue;
+                        o.c_idx[at + pos[q]] = (uint32_t)(tlo + s);
+                        if (o.c_val != nullptr) static_cast<V *>(o.c_val)[at + pos[q]] = vals[s];
+                    }
+                }
+                written += total;
+                __syncthreads(); /* the scan's storage is reused; the next window resets the flags */
             }
-            written += total;
-            __syncthreads(); /* the next tile resets the flags and reuses the scan's storage */
         }
         if (!NUMERIC && tid == 0) o.c_cnt[i] = (uint32_t)written;
     }
@@ -495,18 +525,25 @@ mg_status launch_bin(mg_context ctx, int b, const operands &o, const uint32_t *r
 template <uint32_t W, bool NUMERIC, typename V>
 mg_status launch_tiles_w(mg_context ctx, const operands &o, const uint32_t *rows, uint32_t n) {
     const size_t shared = tiles_shared(W, NUMERIC, sizeof(V));
-    auto kernel = spgemm_tiles<W, NUMERIC, V>;
+    auto kernel = spgemm_tiles<W, NUMERIC, V, false>;
     CU(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
-    kernel<<<n < (1u << 30) ? n : (1u << 30), kWideThreads, shared>>>(o, rows, n);
+    kernel<<<n < (1u << 30) ? n : (1u << 30), kWideThreads, shared>>>(o, rows, n, nullptr, nullptr, 0);
     LAUNCHED("spgemm_tiles");
     return MG_SUCCESS;
 }
 
+/* The widest rows: in `slots` global windows of `width` columns at hit / vals when there are
+ * some, else in shared-memory tiles. */
 template <bool NUMERIC, typename V>
-mg_status launch_tiles(mg_context ctx, bool wide_tile, const operands &o, const uint32_t *rows,
-                       uint32_t n) {
+mg_status launch_tiles(mg_context ctx, uint32_t tile, const operands &o, const uint32_t *rows,
+                       uint32_t n, uint32_t slots, uint8_t *hit, V *vals, uint64_t width) {
     if (n == 0) return MG_SUCCESS;
-    if (wide_tile) return launch_tiles_w<kWideTile, NUMERIC, V>(ctx, o, rows, n);
+    if (slots > 0) {
+        spgemm_tiles<kWideTile, NUMERIC, V, true><<<slots, kWideThreads>>>(o, rows, n, hit, vals, width);
+        LAUNCHED("spgemm_tiles");
+        return MG_SUCCESS;
+    }
+    if (tile == kWideTile) return launch_tiles_w<kWideTile, NUMERIC, V>(ctx, o, rows, n);
     return launch_tiles_w<kNarrowTile, NUMERIC, V>(ctx, o, rows, n);
 }
 
@@ -538,8 +575,8 @@ mg_status run_passes(mg_context ctx, operands o, uint32_t rows, size_t value_byt
         lim.bins++;
     }
     const int bins = lim.bins;
-    TRY(shared_room(ctx, spgemm_tiles<kWideTile, true, V>, &room));
-    const bool wide_tile = tiles_shared(kWideTile, true, sizeof(V)) <= room;
+    TRY(shared_room(ctx, spgemm_tiles<kWideTile, true, V, false>, &room));
+    lim.tile = tiles_shared(kWideTile, true, sizeof(V)) <= room ? kWideTile : kNarrowTile;
 
     /* 1. bounds, bins, the rows listed by bin */
     tracked bin_in, bin_out, ids_in, ids, hist, temp;
@@ -572,6 +609,31 @@ mg_status run_passes(mg_context ctx, operands o, uint32_t rows, size_t value_byt
     for (int b = 0; b < kBinKeys; b++) first[b + 1] = first[b] + count[b];
     const uint32_t *by_bin = (const uint32_t *)ids.p;
 
+    /* The widest ranges' global windows: a row's whole range in one where the budget allows,
+     * else as many columns as it does; too few for more than a shared tile: shared tiles. */
+    tracked win_hit, win_vals;
+    uint32_t slots = 0;
+    uint64_t width = 0;
+    if (count[kBinWindow] > 0) {
+        size_t free_b = 0;
+        int device = 0, sms = 0;
+        TRY(device_free(ctx, &free_b));
+        CU(cudaGetDevice(&device));
+        CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        const size_t budget = free_b / kWindowShare < kWindowMax ? free_b / kWindowShare : kWindowMax;
+        const uint64_t column = 1 + sizeof(V), most = count[kBinWindow] < (uint32_t)sms ? count[kBinWindow] : sms;
+        uint64_t fit = budget / ((uint64_t)o.cols * column);
+        fit = fit < 1 ? 1 : fit > most ? most : fit;
+        width = budget / fit / column < o.cols ? budget / fit / column : o.cols;
+        if (width > lim.tile) {
+            slots = (uint32_t)fit;
+            TRY(take(ctx, bud, &win_hit, (size_t)(slots * width), "the widest rows' windows"));
+            TRY(take(ctx, bud, &win_vals, (size_t)(slots * width * sizeof(V)), "the widest rows' windows"));
+        }
+    }
+    uint8_t *const w_hit = (uint8_t *)win_hit.p;
+    V *const w_vals = (V *)win_vals.p;
+
     /* 2. symbolic: each row's size (0 for the rows left out), then C's offsets */
     tracked cnt;
     TRY(take(ctx, bud, &cnt, ((size_t)rows + 1) * 4, "C's row sizes"));
@@ -579,7 +641,10 @@ mg_status run_passes(mg_context ctx, operands o, uint32_t rows, size_t value_byt
     o.c_cnt = (uint32_t *)cnt.p;
     for (int b = 0; b < bins; b++)
         TRY((launch_bin<false, V>(ctx, b, o, by_bin + first[b], count[b])));
-    TRY((launch_tiles<false, V>(ctx, wide_tile, o, by_bin + first[kBinWide], count[kBinWide])));
+    TRY((launch_tiles<false, V>(ctx, lim.tile, o, by_bin + first[kBinTile], count[kBinTile], 0,
+                                nullptr, nullptr, 0)));
+    TRY((launch_tiles<false, V>(ctx, lim.tile, o, by_bin + first[kBinWindow], count[kBinWindow],
+                                slots, w_hit, w_vals, width)));
     TRY(take(ctx, bud, c_off, ((size_t)rows + 1) * 8, "C's row offsets"));
     const auto sizes = thrust::make_transform_iterator((const uint32_t *)cnt.p, widen{});
     CU(cub::DeviceScan::ExclusiveSum(nullptr, bytes, sizes, (uint64_t *)c_off->p, (int64_t)rows + 1));
@@ -605,7 +670,10 @@ mg_status run_passes(mg_context ctx, operands o, uint32_t rows, size_t value_byt
     o.c_val = c_val->p;
     for (int b = 0; b < bins; b++)
         TRY((launch_bin<true, V>(ctx, b, o, by_bin + first[b], count[b])));
-    TRY((launch_tiles<true, V>(ctx, wide_tile, o, by_bin + first[kBinWide], count[kBinWide])));
+    TRY((launch_tiles<true, V>(ctx, lim.tile, o, by_bin + first[kBinTile], count[kBinTile], 0,
+                               nullptr, nullptr, 0)));
+    TRY((launch_tiles<true, V>(ctx, lim.tile, o, by_bin + first[kBinWindow], count[kBinWindow],
+                               slots, w_hit, w_vals, width)));
     return MG_SUCCESS;
 }
 

@@ -2,7 +2,7 @@
  * test_gpu_spgemm.c — the GPU SpGEMM (sparse/spgemm_gpu.cu) against the CPU engine and the serial
  * checker mg_check_spgemm: random rectangular matrices (empty rows and columns, 0 rows, 0 entries,
  * an empty inner dimension), row mixes whose bounds fall in every shared-memory bin, hub rows whose
- * output exceeds every bin and spans several column tiles (the tile path), masks and complemented
+ * output exceeds every bin (one shared tile, a global window, a window in pieces), masks and complemented
  * masks, the four semirings over double, float, pattern and mixed values, A*A and A*A^T (an
  * explicit transpose), triangle counts on a GPU context against a CPU one, and the error paths: a
  * dimension mismatch, a mask of the wrong shape, a product too large for the device (a clean
@@ -171,19 +171,26 @@ static void test_shapes(void) {
         }
 }
 
-/* Hub rows of A reading 2500 B rows of 20 entries over 50000 columns (and one of 30000): bounds
- * far over the largest shared-memory table, ranges of several 16384-column tiles. */
+/* Hub rows of A reading 2500 B rows of 20 entries (and one of 30000): bounds far over the largest
+ * shared-memory table. Over 12000 columns the range fits one shared tile; over 50000 it takes a
+ * global window; over 2^27 columns a window cannot hold it (a quarter of the free memory, at most
+ * 512 MiB, is 60M columns in double): the pieces path. */
 static void test_hub_rows(void) {
-    const uint32_t rows = small_mode ? 160 : 400, inner = 3000, cols = 50000;
-    for (int va = 1; va < 3; va++) {
-        mg_matrix A = make_matrix(rows, inner, len_hub, (mg_values)va);
-        mg_matrix B = make_matrix(inner, cols, len_wide, (mg_values)va);
-        mg_matrix M = make_matrix(rows, cols, len_mix, MG_VALUES_NONE);
-        if (A && B && M) compare_all(va == 1 ? "hub rows, float" : "hub rows, double", A, B, M);
-        mg_matrix_free(&A);
-        mg_matrix_free(&B);
-        mg_matrix_free(&M);
-    }
+    const uint32_t rows = small_mode ? 160 : 400, inner = 3000;
+    static const uint32_t widths[] = {12000, 50000, 1u << 27};
+    for (int w = 0; w < (small_mode ? 2 : 3); w++)
+        for (int va = 1; va < 3; va++) {
+            const uint32_t cols = widths[w], r = w == 2 ? 6 : rows;
+            mg_matrix A = make_matrix(r, inner, len_hub, (mg_values)va);
+            mg_matrix B = make_matrix(inner, cols, len_wide, (mg_values)va);
+            mg_matrix M = make_matrix(r, cols, len_mix, MG_VALUES_NONE);
+            char what[96];
+            snprintf(what, sizeof what, "hub rows over %u columns, %s", cols, values_names[va]);
+            if (A && B && M) compare_all(what, A, B, M);
+            mg_matrix_free(&A);
+            mg_matrix_free(&B);
+            mg_matrix_free(&M);
+        }
 }
 
 /* A*A and A*A^T of square random matrices and a generated R-MAT one (hub rows of its own). */
