@@ -179,7 +179,7 @@ static void test_hub_rows(void) {
     const uint32_t rows = small_mode ? 160 : 400, inner = 3000;
     static const uint32_t widths[] = {12000, 50000, 1u << 27};
     for (int w = 0; w < (small_mode ? 2 : 3); w++)
-        for (int va = 1; va < 3; va++) {
+        for (int va = w == 2 ? 2 : 1; va < 3; va++) { /* 2^27: double only (the checks' time) */
             const uint32_t cols = widths[w], r = w == 2 ? 6 : rows;
             mg_matrix A = make_matrix(r, inner, len_hub, (mg_values)va);
             mg_matrix B = make_matrix(inner, cols, len_wide, (mg_values)va);
