@@ -169,6 +169,14 @@ __device__ inline bool allowed(const operands &o, uint32_t i, uint32_t j) {
     return in == (o.mask == MASK_KEEP);
 }
 
+/* A row's column range [*lo, *hi] narrowed, for C<M>, to its mask row's (products outside it are
+ * dropped); *lo > *hi when nothing is left. */
+__device__ inline void mask_range(const operands &o, uint32_t i, uint32_t *lo, uint32_t *hi) {
+    if (o.mask != MASK_KEEP || o.m_off[i] == o.m_off[i + 1]) return;
+    *lo = max(*lo, o.m_idx[o.m_off[i]]);
+    *hi = min(*hi, o.m_idx[o.m_off[i + 1] - 1]);
+}
+
 /* ---- 1. bounds and bins -------------------------------------------------------------------------- */
 
 /* The largest bound of each hash bin in use (the ones the device's shared memory holds), and the
@@ -201,7 +209,8 @@ __global__ void row_bins(operands o, uint32_t rows, bin_limits lim, uint8_t *bin
             hi = max(hi, __shfl_down_sync(0xffffffffu, hi, d));
         }
         if (lane != 0) continue;
-        uint64_t bound = flops < o.cols ? flops : o.cols;
+        mask_range(o, (uint32_t)i, &lo, &hi);
+        uint64_t bound = lo <= hi ? (flops < o.cols ? flops : o.cols) : 0;
         if (o.mask != MASK_NONE) {
             const uint64_t m = o.m_off[i + 1] - o.m_off[i];
             const uint64_t cap = o.mask == MASK_KEEP ? m : o.cols - m;
@@ -372,7 +381,8 @@ __global__ void __launch_bounds__(kWideThreads)
             atomicMax(&range_hi, o.b_idx[o.b_off[k + 1] - 1]);
         }
         __syncthreads();
-        const uint32_t lo = range_lo, hi = range_hi; /* a row here reads some entry: lo <= hi */
+        uint32_t lo = range_lo, hi = range_hi;
+        mask_range(o, i, &lo, &hi); /* as row_bins did: lo <= hi for a row it put here */
         const uint32_t u = unit_of(o, i, kWideThreads, 32), unit = tid / u, lane = tid % u;
         uint64_t written = 0;
         for (uint64_t tlo = lo; tlo <= hi; tlo += width) {
