@@ -193,6 +193,32 @@ static void test_hub_rows(void) {
         }
 }
 
+/* Rows whose products all miss their mask row (C<M>: empty; C<!M>: everything): row 0 reads B's
+ * row of columns 0..19999 (a global window with the complement) under a mask row 30000..30010,
+ * beside it; row 1 B's row of columns 20, 40 and 60 under 25..35, inside its range. */
+static void test_mask_outside(void) {
+    enum { N = 20000 + 3 + 11 + 6 };
+    uint32_t ri[N], ci[N];
+    double v[N];
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < 20000; j++, k++) ri[k] = 0, ci[k] = j, v[k] = 1 + j % 7;
+    for (uint32_t j = 0; j < 3; j++, k++) ri[k] = 1, ci[k] = 20 + 20 * j, v[k] = 2;
+    const uint32_t nb = k;
+    mg_matrix A = NULL, B = NULL, M = NULL;
+    const uint32_t ar[2] = {0, 1}, ac[2] = {0, 1};
+    const double av[2] = {0.5, 3};
+    CHECK_OK(cpu, mg_matrix_create_from_coo(cpu, &A, 2, 2, 2, ar, ac, av, MG_VALUES_DOUBLE));
+    CHECK_OK(cpu, mg_matrix_create_from_coo(cpu, &B, 2, 40000, nb, ri, ci, v, MG_VALUES_DOUBLE));
+    k = 0;
+    for (uint32_t j = 30000; j <= 30010; j++, k++) ri[k] = 0, ci[k] = j;
+    for (uint32_t j = 25; j <= 35; j++, k++) ri[k] = 1, ci[k] = j;
+    CHECK_OK(cpu, mg_matrix_create_from_coo(cpu, &M, 2, 40000, k, ri, ci, NULL, MG_VALUES_NONE));
+    if (A && B && M) compare_all("products outside the mask rows", A, B, M);
+    mg_matrix_free(&A);
+    mg_matrix_free(&B);
+    mg_matrix_free(&M);
+}
+
 /* A*A and A*A^T of square random matrices and a generated R-MAT one (hub rows of its own). */
 static void test_square(void) {
     mg_matrix_gen_options go;
@@ -329,6 +355,7 @@ int main(void) {
     printf("device: %s\n", info.name);
     test_shapes();
     test_hub_rows();
+    test_mask_outside();
     test_square();
     test_triangles();
     test_errors();
