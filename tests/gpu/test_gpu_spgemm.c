@@ -78,6 +78,30 @@ static uint32_t len_wide(uint32_t i) { return i == 8 ? 30000 : 20; }
 static const char *semiring_names[] = {"plus-times", "min-plus", "max-times", "or-and"};
 static const char *values_names[] = {"pattern", "float", "double"};
 
+/* The first entry where the GPU's C (og, ig, vg) and the CPU's differ, printed with its row. */
+static void print_first_difference(const char *what, const uint64_t *og, const uint32_t *ig,
+                                   const void *vg, const uint64_t *oc, const uint32_t *ic,
+                                   const void *vc, uint32_t rows, mg_values t) {
+    for (uint32_t i = 0; i < rows; i++) {
+        if (og[i + 1] - og[i] != oc[i + 1] - oc[i]) {
+            fprintf(stderr, "  %s: row %u has %llu entries on the GPU, %llu on the CPU\n", what, i,
+                    (unsigned long long)(og[i + 1] - og[i]), (unsigned long long)(oc[i + 1] - oc[i]));
+            return;
+        }
+        for (uint64_t e = oc[i], d = og[i]; e < oc[i + 1]; e++, d++) {
+            const double x = t == MG_VALUES_DOUBLE ? ((const double *)vg)[d]
+                             : t == MG_VALUES_FLOAT ? ((const float *)vg)[d] : 1;
+            const double y = t == MG_VALUES_DOUBLE ? ((const double *)vc)[e]
+                             : t == MG_VALUES_FLOAT ? ((const float *)vc)[e] : 1;
+            if (ig[d] != ic[e] || memcmp(&x, &y, sizeof x) != 0) {
+                fprintf(stderr, "  %s: row %u: GPU (%u, %.17g), CPU (%u, %.17g)\n", what, i, ig[d],
+                        x, ic[e], y);
+                return;
+            }
+        }
+    }
+}
+
 /* The GPU's C against the CPU's: the same shape, type, offsets and columns; values bit for bit but
  * for plus-times, which mg_check_spgemm judges (the sums' order differs). */
 static void compare(const char *what, const mg_matrix A, const mg_matrix B, const mg_spgemm_options *o) {
@@ -85,11 +109,14 @@ static void compare(const char *what, const mg_matrix A, const mg_matrix B, cons
     size_t device_bytes = 12345;
     mg_spgemm_options og = *o;
     og.device_bytes = &device_bytes;
+    char label[256];
+    snprintf(label, sizeof label, "%s, %s, mask %s", what, semiring_names[o->semiring],
+             o->mask == NULL ? "none" : o->complement ? "complemented" : "M");
     mg_status st = mg_spgemm(ctx, A, B, &Cg, &og);
     CHECK_OK(ctx, st);
     CHECK_OK(cpu, mg_spgemm(cpu, A, B, &Cc, o));
     if (st != MG_SUCCESS || Cg == NULL || Cc == NULL) {
-        fprintf(stderr, "  case %s (%s)\n", what, semiring_names[o->semiring]);
+        fprintf(stderr, "  case %s\n", label);
         goto done;
     }
     const bool work = mg_matrix_rows(A) > 0 && mg_matrix_nnz(A) > 0 && mg_matrix_nnz(B) > 0;
@@ -102,18 +129,27 @@ static void compare(const char *what, const mg_matrix A, const mg_matrix B, cons
     const uint32_t rows = mg_matrix_rows(Cc);
     const uint64_t nnz = mg_matrix_nnz(Cc);
     const mg_values t = mg_matrix_values(Cc);
-    bool same = mg_matrix_rows(Cg) == rows && mg_matrix_cols(Cg) == mg_matrix_cols(Cc) &&
-                mg_matrix_nnz(Cg) == nnz && mg_matrix_values(Cg) == t &&
-                memcmp(og_off, oc_off, ((size_t)rows + 1) * 8) == 0 &&
-                (nnz == 0 || memcmp(ig, ic, nnz * 4) == 0);
+    const bool shape = mg_matrix_rows(Cg) == rows && mg_matrix_cols(Cg) == mg_matrix_cols(Cc) &&
+                       mg_matrix_values(Cg) == t;
+    CHECK(shape);
+    if (!shape) {
+        fprintf(stderr, "  %s: GPU %u x %u (values %d), CPU %u x %u (values %d)\n", label,
+                mg_matrix_rows(Cg), mg_matrix_cols(Cg), (int)mg_matrix_values(Cg), rows,
+                mg_matrix_cols(Cc), (int)t);
+        goto done;
+    }
+    const bool same = mg_matrix_nnz(Cg) == nnz && memcmp(og_off, oc_off, ((size_t)rows + 1) * 8) == 0 &&
+                      (nnz == 0 || memcmp(ig, ic, nnz * 4) == 0);
     CHECK(same);
-    if (same && o->semiring != MG_SEMIRING_PLUS_TIMES && t != MG_VALUES_NONE)
-        CHECK(nnz == 0 || memcmp(vg, vc, nnz * (t == MG_VALUES_DOUBLE ? 8 : 4)) == 0);
-    CHECK_OK(cpu, mg_check_spgemm(cpu, A, B, Cg, o));
-    if (!same)
-        fprintf(stderr, "  case %s (%s): GPU %u x %u, %llu entries; CPU %llu entries\n", what,
-                semiring_names[o->semiring], mg_matrix_rows(Cg), mg_matrix_cols(Cg),
-                (unsigned long long)mg_matrix_nnz(Cg), (unsigned long long)nnz);
+    const bool exact = o->semiring != MG_SEMIRING_PLUS_TIMES && t != MG_VALUES_NONE;
+    const bool values = !same || !exact || nnz == 0 ||
+                        memcmp(vg, vc, nnz * (t == MG_VALUES_DOUBLE ? 8 : 4)) == 0;
+    CHECK(values);
+    if (!same || !values)
+        print_first_difference(label, og_off, ig, vg, oc_off, ic, vc, rows, exact ? t : MG_VALUES_NONE);
+    const mg_status checked = mg_check_spgemm(cpu, A, B, Cg, o);
+    CHECK_OK(cpu, checked);
+    if (checked != MG_SUCCESS) fprintf(stderr, "  case %s\n", label);
 done:
     mg_matrix_free(&Cg);
     mg_matrix_free(&Cc);
