@@ -100,10 +100,13 @@ struct operands {
 };
 
 __host__ __device__ constexpr int log2_of(uint32_t x) { return x <= 1 ? 0 : 1 + log2_of(x / 2); }
-/* Threads of a block whose groups have G threads: 8 warp groups, or one larger group. */
-__host__ __device__ constexpr uint32_t block_of(uint32_t g) { return g < 256 ? 256 : g; }
+/* Threads of a block whose groups have g threads: 8 warp groups (each syncs alone), or one larger
+ * group (a block: two groups of one block would each need the other at every __syncthreads, and
+ * their row counts can differ). */
+__host__ __device__ constexpr uint32_t block_of(uint32_t g) { return g == 32 ? 256 : g; }
 
 template <uint32_t G> __device__ inline void group_sync() {
+    static_assert(G == 32 || block_of(G) == G, "a group is a warp or the whole block");
     if constexpr (G == 32) __syncwarp();
     else __syncthreads();
 }
