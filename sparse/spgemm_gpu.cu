@@ -21,8 +21,8 @@
  * block; up to 256, 1024, 2048 and 4096 a block of 128 to 1024 threads per row with 512 to 8192
  * slots. The tables live in shared memory: keys (a column, or kEmpty) and values set to the
  * semiring's identity before the row, updated with shared atomics (CAS loops for min and max).
- * A numeric row is then sorted in place by a bitonic sort over the table (kEmpty sorts last) and
- * its first count slots copied out. Wider rows (bound over 4096, or over the largest table the
+ * A numeric row's entries are then gathered to the table's front and sorted there by a bitonic
+ * sort over the next power of two of its count (kEmpty pads it and sorts last), then copied out. Wider rows (bound over 4096, or over the largest table the
  * device's shared memory holds) are accumulated densely over their column range [lo, hi] (B's rows
  * are sorted: the least first and greatest last column of the B rows they read), a value and a hit
  * flag per column, then block scans over the flags place the entries in column order, no sort.
@@ -283,9 +283,12 @@ template <uint32_t T> __device__ inline uint32_t insert(uint32_t *keys, uint32_t
     return h;
 }
 
-/* Symbolic (NUMERIC false): c_cnt[i] = row i's size. Numeric: row i written sorted at c_off[i].
- * A block holds block_of(G) / G groups, a row each at a time, each with a table of T keys (and
- * T values of V for the numeric pass) in dynamic shared memory. */
+/* Symbolic (NUMERIC false): c_cnt[i] = row i's size. Numeric: row i written sorted at c_off[i]:
+ * its n entries gathered to the front of the table (each thread holds its T / G slots in
+ * registers meanwhile), then a bitonic sort over the next power of two, not over all T slots
+ * (a row's count is often far below its bound). A block holds block_of(G) / G groups, a row each
+ * at a time, each with a table of T keys (and T values of V for the numeric pass) and a counter
+ * in dynamic shared memory. */
 template <uint32_t T, uint32_t G, uint32_t U, bool NUMERIC, typename V>
 __global__ void __launch_bounds__(block_of(G))
     spgemm_hash(const operands o, const uint32_t *rows, uint32_t nrows) {
@@ -294,7 +297,7 @@ __global__ void __launch_bounds__(block_of(G))
     const uint32_t g = threadIdx.x / G, t = threadIdx.x % G;
     V *vals = reinterpret_cast<V *>(smem) + (size_t)g * T;
     uint32_t *keys = reinterpret_cast<uint32_t *>(smem + (NUMERIC ? P * T * sizeof(V) : 0)) + (size_t)g * T;
-    uint32_t *count = reinterpret_cast<uint32_t *>(smem + P * T * 4) + g; /* symbolic: no values */
+    uint32_t *count = reinterpret_cast<uint32_t *>(smem + P * T * (4 + (NUMERIC ? sizeof(V) : 0))) + g;
     const V identity = identity_of<V>(o.semiring);
     for (uint64_t r = (uint64_t)blockIdx.x * P + g; r < nrows; r += (uint64_t)gridDim.x * P) {
         const uint32_t i = rows[r];
@@ -302,7 +305,7 @@ __global__ void __launch_bounds__(block_of(G))
             keys[s] = kEmpty;
             if (NUMERIC) vals[s] = identity;
         }
-        if (!NUMERIC && t == 0) *count = 0;
+        if (t == 0) *count = 0;
         group_sync<G>();
         for_products<G, U>(o, i, t, [&](uint32_t j, uint64_t e, uint64_t p) {
             if (!allowed(o, i, j)) return;
@@ -317,10 +320,35 @@ __global__ void __launch_bounds__(block_of(G))
         if constexpr (!NUMERIC) {
             if (t == 0) o.c_cnt[i] = *count;
         } else {
-            /* bitonic sort of the whole table by column, the free slots last */
-            for (uint32_t k = 2; k <= T; k <<= 1)
+            constexpr uint32_t kPer = T / G;
+            static_assert(kPer * G == T, "a group's threads share the table evenly");
+            uint32_t held_key[kPer];
+            V held_val[kPer];
+#pragma unroll
+            for (uint32_t q = 0; q < kPer; q++) {
+                held_key[q] = keys[t + q * G];
+                held_val[q] = vals[t + q * G];
+            }
+            group_sync<G>();
+#pragma unroll
+            for (uint32_t q = 0; q < kPer; q++)
+                if (held_key[q] != kEmpty) {
+                    const uint32_t at = atomicAdd(count, 1u);
+                    keys[at] = held_key[q];
+                    vals[at] = held_val[q];
+                }
+            group_sync<G>();
+            /* the symbolic pass's size, by construction; the least of the two bounds the writes */
+            const uint64_t sized = o.c_off[i + 1] - o.c_off[i];
+            const uint32_t n = *count < sized ? *count : (uint32_t)sized;
+            uint32_t span = 1;
+            while (span < n) span <<= 1;
+            for (uint32_t s = n + t; s < span; s += G) keys[s] = kEmpty;
+            group_sync<G>();
+            /* bitonic sort of the first span slots by column, the free ones last */
+            for (uint32_t k = 2; k <= span; k <<= 1)
                 for (uint32_t d = k >> 1; d > 0; d >>= 1) {
-                    for (uint32_t s = t; s < T; s += G) {
+                    for (uint32_t s = t; s < span; s += G) {
                         const uint32_t x = s ^ d;
                         if (x <= s) continue;
                         const uint32_t ks = keys[s], kx = keys[x];
@@ -334,7 +362,7 @@ __global__ void __launch_bounds__(block_of(G))
                     }
                     group_sync<G>();
                 }
-            const uint64_t at = o.c_off[i], n = o.c_off[i + 1] - at;
+            const uint64_t at = o.c_off[i];
             for (uint32_t s = t; s < n; s += G) {
                 o.c_idx[at + s] = keys[s];
                 if (o.c_val != nullptr) static_cast<V *>(o.c_val)[at + s] = vals[s];
@@ -344,7 +372,7 @@ __global__ void __launch_bounds__(block_of(G))
     }
 }
 
-/* Dynamic shared memory of bin b's kernel. */
+/* Dynamic shared memory of bin b's kernel: the tables and a counter per group. */
 size_t hash_shared(int b, bool numeric, size_t value_bytes) {
     const size_t groups = block_of(kGroup[b]) / kGroup[b];
     return groups * kTable[b] * (4 + (numeric ? value_bytes : 0)) + groups * 4;
