@@ -1,8 +1,7 @@
 /*
  * sparse_gpu_fallback.c — the sparse layer's GPU entry points for a build without CUDA: each
  * reports MG_UNAVAILABLE, so the public calls, the CLI and the tests link in CPU-only builds. With
- * CUDA the real ones are in spmv_gpu.cu, cg_gpu.cu and spmm_gpu.cu. mg__gpu_spgemm is here in every
- * build: there is no GPU SpGEMM yet.
+ * CUDA the real ones are in spmv_gpu.cu, cg_gpu.cu, spmm_gpu.cu and spgemm_gpu.cu.
  */
 #include "sparse/sparse_internal.h"
 
@@ -59,14 +58,13 @@ mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, mg_gpu_m
                      "mg_matrix_gpu_prepare_spmm: this build has no CUDA backend");
 }
 
-#endif
-
-/* No GPU SpGEMM yet, in any build: the CPU engine is the only one. */
 mg_status mg__gpu_spgemm(mg_context ctx, const mg_matrix A, const mg_matrix B, mg_matrix *C,
                          const mg_spgemm_options *opts) {
     (void)A;
     (void)B;
     (void)C;
     (void)opts;
-    return mg__error(ctx, MG_UNAVAILABLE, "mg_spgemm: no GPU SpGEMM yet (use a CPU context)");
+    return mg__error(ctx, MG_UNAVAILABLE, "mg_spgemm: this build has no CUDA backend");
 }
+
+#endif

@@ -3,8 +3,8 @@
  *
  * The public calls (sparse/spmv.c, sparse/spmm.c, sparse/cg.c) check every argument and pick the
  * backend from the context; the engines below take checked arguments. The CPU engines are
- * sparse/spmv_cpu.c, sparse/spmm_cpu.c and sparse/spgemm_cpu.c; the GPU engine is sparse/spmv_gpu.cu, sparse/cg_gpu.cu
- * and sparse/spmm_gpu.cu in CUDA builds, and sparse_gpu_fallback.c (MG_UNAVAILABLE) without CUDA.
+ * sparse/spmv_cpu.c, sparse/spmm_cpu.c and sparse/spgemm_cpu.c; the GPU engine is sparse/spmv_gpu.cu, sparse/cg_gpu.cu,
+ * sparse/spmm_gpu.cu and sparse/spgemm_gpu.cu in CUDA builds, and sparse_gpu_fallback.c (MG_UNAVAILABLE) without CUDA.
  */
 #ifndef MG_SPARSE_INTERNAL_H
 #define MG_SPARSE_INTERNAL_H
@@ -46,7 +46,8 @@ mg_status mg__gpu_sddmm(mg_context ctx, const mg_matrix S, const mg_dense A, con
                         mg_dense C, const mg_sddmm_options *opts);
 
 /* *C = A B (mg_spgemm's checked arguments) on OpenMP threads (sparse/spgemm_cpu.c) and on the
- * device (not yet: MG_UNAVAILABLE naming the call, sparse_gpu_fallback.c in every build). */
+ * device (sparse/spgemm_gpu.cu: C copied back to a host matrix; opts->device_bytes written). Each
+ * sets *C only when it succeeds. */
 mg_status mg__cpu_spgemm(mg_context ctx, const mg_matrix A, const mg_matrix B, mg_matrix *C,
                          const mg_spgemm_options *opts);
 mg_status mg__gpu_spgemm(mg_context ctx, const mg_matrix A, const mg_matrix B, mg_matrix *C,

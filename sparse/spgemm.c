@@ -1,7 +1,6 @@
 /*
  * spgemm.c — mg_spgemm, the sparse x sparse product: checks every argument, naming the one that is
- * wrong, then hands the checked call to the context's engine (spgemm_cpu.c; the GPU has none yet,
- * sparse_gpu_fallback.c). The checks are shared with the verifier (check_spgemm.c).
+ * wrong, then hands the checked call to the context's engine (spgemm_cpu.c, spgemm_gpu.cu). The checks are shared with the verifier (check_spgemm.c).
  */
 #include "sparse/sparse_internal.h"
 
@@ -11,6 +10,7 @@ void mg_spgemm_options_init(mg_spgemm_options *opts) {
     opts->semiring = MG_SEMIRING_PLUS_TIMES;
     opts->mask = NULL;
     opts->complement = false;
+    opts->device_bytes = NULL;
 }
 
 mg_status mg__spgemm_check_args(mg_context ctx, const char *who, const mg_matrix A,
@@ -52,6 +52,7 @@ mg_status mg_spgemm(mg_context ctx, const mg_matrix A, const mg_matrix B, mg_mat
     }
     status = mg__spgemm_check_args(ctx, "mg_spgemm", A, B, opts);
     if (status != MG_SUCCESS) return status;
+    if (opts->device_bytes != NULL) *opts->device_bytes = 0;
     if (mg_context_backend(ctx) == MG_BACKEND_GPU) return mg__gpu_spgemm(ctx, A, B, C, opts);
     return mg__cpu_spgemm(ctx, A, B, C, opts);
 }

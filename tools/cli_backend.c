@@ -104,8 +104,8 @@ void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, int cmd, uint64
     struct stat sb;
     /* a file that cannot be read fails the load at once: no start-up to wait for on the way out */
     if (requested == MG_BACKEND_CPU || !mg_built_with_cuda() || stat(file, &sb) != 0) return;
-    /* auto never picks the GPU for an SpGEMM, nor for tc and lcc over it (there is none yet):
-     * nothing to start */
+    /* auto does not pick the GPU for an SpGEMM, nor for tc and lcc over it, until the GPU SpGEMM
+     * is measured against the CPU's (--backend gpu runs it): nothing to start */
     if (requested == MG_BACKEND_AUTO && (cmd == CMD_SPGEMM || (cmd & CMD_COUNTS))) return;
     if (requested == MG_BACKEND_AUTO) {
         s->min_file_bytes = auto_min_file_bytes(cmd, passes, file);
@@ -141,10 +141,10 @@ int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, uint64_t store
         const char *unit = cmd & CMD_SPARSE ? "nonzeros" : "edges";
         bool gpu = false;
         if (cmd == CMD_SPGEMM)
-            snprintf(why, why_size, "auto: no GPU SpGEMM yet");
+            snprintf(why, why_size, "auto: the CPU, the GPU SpGEMM is not yet measured against it");
         else if (cmd & CMD_COUNTS)
-            snprintf(why, why_size, "auto: the CPU, the GPU SpGEMM that tc and lcc run on does not "
-                     "exist yet");
+            snprintf(why, why_size, "auto: the CPU, the GPU SpGEMM that tc and lcc run on is not "
+                     "yet measured against it");
         else if (!mg_built_with_cuda())
             snprintf(why, why_size, "auto: this build has no CUDA backend");
         else if (s->small_file)

@@ -380,8 +380,8 @@ static const char HELP_SPGEMM[] =
     "  --complement       with --mask: only the entries M does not store\n"
     "  --semiring S       plus-times (default), min-plus, max-times, or-and (values 1)\n"
     "  --precision P      single (both read as float: float arithmetic) or double (default)\n"
-    "  --backend B        cpu, gpu or auto (default: auto, which picks the CPU: there is no GPU\n"
-    "                     SpGEMM yet, and --backend gpu fails saying so)\n"
+    "  --backend B        cpu, gpu or auto (default: auto, which picks the CPU: the GPU SpGEMM\n"
+    "                     is not yet measured against it)\n"
     "  --runs N           timed runs after one warm-up; the median is reported (default 1)\n"
     "  --validate         check C against a serial product in double (mg_check_spgemm)\n"
     "  --json             one JSON object instead of the lines\n"
@@ -438,7 +438,7 @@ static const char HELP_PROBE[] =
     "options --undirected, --directed, --keep-self-loops, --keep-duplicates, --format F,\n"     \
     "--max-vertices N (self loops, parallel edges and directions never change the counts).\n"   \
     "  --backend B        cpu, gpu or auto (default). auto runs on the CPU: the GPU SpGEMM these\n"\
-    "                     run on does not exist yet, and gpu fails saying so\n"                 \
+    "                     run on is not yet measured against it\n"                              \
     "Output lines: those of 'mgraph help bfs' (MTEPS: stored edges / median run time / 1e6).\n"
 
 static const char HELP_TC[] =

@@ -727,6 +727,11 @@ typedef struct {
      * A B), or with complement only those it does not store; NULL: all. M's values are not read. */
     mg_matrix mask;
     bool complement;
+    /* Out (optional, NULL for none; a pointer so opts stays const): on a GPU context, the peak
+     * device memory the call held for its work and C's device arrays, in bytes (the operands'
+     * device forms, cached on the matrices, not counted); when the product did not fit, what it
+     * needed at once (its MG_OUT_OF_MEMORY message says the same); 0 on a CPU context. */
+    size_t *device_bytes;
 } mg_spgemm_options;
 
 void mg_spgemm_options_init(mg_spgemm_options *opts);

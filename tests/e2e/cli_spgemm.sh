@@ -4,7 +4,8 @@
 # semiring, a mask and its complement; --validate PASS on the matrices of tests/data in both
 # precisions; the lines and --json keys; every usage error (a missing -o, a dimension or mask
 # shape mismatch, --complement without --mask, a bad --semiring) exits 2 naming its flag or file
-# and leaves no output; --backend gpu fails saying there is no GPU SpGEMM yet.
+# and leaves no output; --backend gpu: the same products on the device where one is usable, else a
+# failure that writes nothing.
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 
 DATA="$(dirname "${BASH_SOURCE[0]}")/../data"
@@ -106,7 +107,7 @@ expect_out_line '^product: C 4 x 3, [0-9]+ nonzeros \(double\)$'
 expect_out_line '^run: [0-9.]+ s \(median of 3\)$'
 expect_out_line '^GFLOP/s: [0-9.]+ \(7 multiply-adds\)$'
 expect_out_line '^validation: skipped$'
-expect_out_line '^backend: cpu \(auto: no GPU SpGEMM yet\)$'
+expect_out_line '^backend: cpu \(auto: the CPU, the GPU SpGEMM is not yet measured against it\)$'
 expect_rc 0 spgemm "$TMP/a.mtx" "$TMP/b.mtx" -o "$TMP/c.mtx" --json --mask "$TMP/m.mtx"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["algorithm"]=="spgemm" and d["c_rows"]==4 and d["c_cols"]==3 and d["multiply_adds"]==7 and d["mask"].endswith("m.mtx") and d["backend"]=="cpu", d' "$TMP/out" || fail "--json keys"
 
@@ -148,7 +149,20 @@ expect_rc 2 spgemm "$TMP/a.mtx" -o "$TMP/bad.mtx" --k 3
 expect_err "'--k' does not apply"
 expect_rc 1 spgemm "$TMP/missing.mtx" -o "$TMP/bad.mtx"
 no_output "$TMP/bad.mtx"
-# no GPU SpGEMM: --backend gpu fails (without CUDA: no backend; with it: no SpGEMM yet)
-expect_rc 1 spgemm "$TMP/a.mtx" "$TMP/b.mtx" -o "$TMP/bad.mtx" --backend gpu
-no_output "$TMP/bad.mtx"
+# --backend gpu: on a usable GPU (the device run) every semiring, masked and not, against the
+# reference; without one it fails (exit 1) and writes nothing.
+if "$MGRAPH" probe >/dev/null 2>&1; then
+    for s in plus-times min-plus max-times or-and; do
+        expect_rc 0 spgemm "$TMP/a.mtx" "$TMP/b.mtx" -o "$TMP/g.mtx" --semiring "$s" --validate --backend gpu
+        expect_out_line '^backend: gpu$'
+        python3 "$TMP/ref.py" "$s" "$TMP/a.mtx" "$TMP/b.mtx" "$TMP/g.mtx" || fail "gpu $s differs"
+        expect_rc 0 spgemm "$TMP/a.mtx" "$TMP/b.mtx" -o "$TMP/gm.mtx" --semiring "$s" --mask "$TMP/m.mtx" --backend gpu
+        python3 "$TMP/ref.py" "$s" "$TMP/a.mtx" "$TMP/b.mtx" "$TMP/gm.mtx" "$TMP/m.mtx" || fail "gpu masked $s differs"
+        expect_rc 0 spgemm "$TMP/a.mtx" "$TMP/b.mtx" -o "$TMP/gc.mtx" --semiring "$s" --mask "$TMP/m.mtx" --complement --backend gpu
+        python3 "$TMP/ref.py" "$s" "$TMP/a.mtx" "$TMP/b.mtx" "$TMP/gc.mtx" "$TMP/m.mtx" complement || fail "gpu complemented $s differs"
+    done
+else
+    expect_rc 1 spgemm "$TMP/a.mtx" "$TMP/b.mtx" -o "$TMP/bad.mtx" --backend gpu
+    no_output "$TMP/bad.mtx"
+fi
 echo "cli_spgemm: ok"

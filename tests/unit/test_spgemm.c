@@ -393,13 +393,20 @@ static void test_bad_arguments(void) {
     CHECK(strstr(mg_context_error(ctx), "mg_check_spgemm: A has 5 columns but B has 7 rows"));
     CHECK(mg_check_spgemm(ctx, A, B5, A, &o) == MG_INVALID_ARGUMENT);
     CHECK(strstr(mg_context_error(ctx), "mg_check_spgemm: C is 4 x 5 but A B is 4 x 3"));
-    /* a GPU context has no SpGEMM yet: it says so (where the build can make a GPU context) */
+    /* a GPU context (where the build can make one) checks the same arguments, then computes the
+     * product (tests/gpu/test_gpu_spgemm.c tests it in full) */
     mg_context gctx = NULL;
     CHECK_OK(ctx, mg_context_create(&gctx));
     if (mg_context_set_backend(gctx, MG_BACKEND_GPU) == MG_SUCCESS) {
         C = sentinel;
-        CHECK(mg_spgemm(gctx, A, B5, &C, NULL) == MG_UNAVAILABLE && C == NULL);
-        CHECK(strstr(mg_context_error(gctx), "no GPU SpGEMM yet") != NULL);
+        CHECK(mg_spgemm(gctx, A, B, &C, NULL) == MG_INVALID_ARGUMENT && C == NULL);
+        CHECK(strstr(mg_context_error(gctx), "mg_spgemm: A has 5 columns but B has 7 rows") != NULL);
+        CHECK_OK(gctx, mg_spgemm(gctx, A, B5, &C, NULL));
+        CHECK(C != NULL && C != sentinel);
+        if (C != NULL && C != sentinel) {
+            CHECK_OK(ctx, mg_check_spgemm(ctx, A, B5, C, NULL));
+            mg_matrix_free(&C);
+        }
     }
     mg_context_free(&gctx);
     mg_matrix_free(&A);
