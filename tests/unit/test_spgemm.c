@@ -295,6 +295,21 @@ static void test_value_types(void) {
 }
 
 /* Generated A*A (and with a mask) on 1, 2 and 3 threads: the verifier passes and C is the same. */
+/* A float product past FLT_MAX is inf, as the float arithmetic makes it, and the verifier takes
+ * it (it compared inf with the double reference 2e40 and refused it). */
+static void test_float_overflow(void) {
+    const uint32_t r[] = {0, 0, 1}, c[] = {0, 1, 1};
+    const double v[] = {1e20, 1e20, 1};
+    mg_matrix A = from_coo(2, 2, 3, r, c, v, MG_VALUES_FLOAT), C = NULL;
+    CHECK_OK(ctx, mg_spgemm(ctx, A, A, &C, NULL));
+    if (C != NULL) {
+        CHECK(isinf(value_at(C, 0)) && isinf(value_at(C, 1)));
+        CHECK_OK(ctx, mg_check_spgemm(ctx, A, A, C, NULL));
+    }
+    mg_matrix_free(&C);
+    mg_matrix_free(&A);
+}
+
 static void test_generated_threads(void) {
     const mg_matrix_generator kinds[] = {MG_MATGEN_RMAT, MG_MATGEN_UNIFORM, MG_MATGEN_POISSON2D};
     const int saved = omp_get_max_threads();
@@ -555,6 +570,7 @@ int main(void) {
     test_dense_row_and_column();
     test_masks();
     test_value_types();
+    test_float_overflow();
     test_generated_threads();
     test_accumulator_paths();
     test_bad_arguments();
