@@ -269,7 +269,8 @@ static void cs_check(const char *what, const char *alg, const cs_run *r, const m
             const uint32_t j = (uint32_t)r->idx[e];
             const double got = single ? ((const float *)r->val)[e] : ((const double *)r->val)[e];
             if (j >= cols || stamp[j] != (uint64_t)i + 1 ||
-                !(fabs(got - want[j]) <= tol * fmax(fmax(fabs(got), fabs(want[j])), row_max))) {
+                !(got == want[j] || /* an inf both ways */
+                  fabs(got - want[j]) <= tol * fmax(fmax(fabs(got), fabs(want[j])), row_max))) {
                 fprintf(stderr, BENCH_NAME ": %s: cuSPARSE %s's C(%u, %u) = %.17g, mgraph's %s%.17g\n",
                         what, alg, i, j, got, j < cols && stamp[j] == (uint64_t)i + 1 ? "" : "(none) ",
                         j < cols ? want[j] : 0.0);
