@@ -431,7 +431,9 @@ static mg_status compile(mg_context ctx, const char *cc, const char *src, const 
                          const char *log) {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", so, (long)getpid());
-    char *argv[] = {(char *)cc, "-O3", "-march=native", "-fPIC", "-shared", "-w", "-o", tmp,
+    /* the library's own flags (CMake's Release: -O3), and no -march=native: a cache folder in a
+     * shared home may serve machines of other CPUs */
+    char *argv[] = {(char *)cc, "-O3", "-fPIC", "-shared", "-w", "-o", tmp,
                     (char *)src, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
