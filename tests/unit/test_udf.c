@@ -12,9 +12,13 @@
 #include "check.h"
 #include "temp_dir.h"
 
+#include "mg_internal.h" /* mg__inject_alloc_failure */
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+static mg_context ctx_for_failures;
 
 /* ---- the programs -------------------------------------------------------------------------------- */
 
@@ -262,6 +266,15 @@ static void test_errors(mg_context ctx, mg_graph g) {
     CHECK(strstr(mg_context_error(ctx), "CC=/nonexistent/cc") != NULL);
     unsetenv("CC");
 
+    /* no CC and nothing on PATH */
+    const char *path = getenv("PATH");
+    char *saved = path ? strdup(path) : NULL;
+    setenv("PATH", "/nonexistent", 1);
+    CHECK(mg_program_define(ctx, &def, &u) == MG_UNAVAILABLE && u == NULL);
+    CHECK(strstr(mg_context_error(ctx), "cc, gcc or clang not found on PATH") != NULL);
+    if (saved) setenv("PATH", saved, 1);
+    free(saved);
+
     def.contribution = NULL;
     CHECK(mg_program_define(ctx, &def, &u) == MG_INVALID_ARGUMENT);
     CHECK(strstr(mg_context_error(ctx), "contribution") != NULL);
@@ -326,6 +339,38 @@ static void test_cdlp_generated(mg_context ctx, mg_graph g) {
     mg_udf_free(&u);
     mg_vector_free(&a);
     mg_vector_free(&b);
+    mg_vector_free(&labels);
+}
+
+/* Every allocation of a definition, an advance and CDLP failed in turn: MG_OUT_OF_MEMORY, never
+ * a crash or a leak (the sanitizer build checks that). */
+static mg_status cdlp_and_define(mg_graph g, mg_vector labels) {
+    mg_udf u = NULL;
+    mg_status st = define_bfs(ctx_for_failures, MG_UDF_JIT, &u);
+    if (st == MG_SUCCESS) st = mg_cdlp(ctx_for_failures, g, 2, labels);
+    if (st == MG_SUCCESS) st = mg_check_cdlp(ctx_for_failures, g, 2, labels);
+    mg_udf_free(&u);
+    return st;
+}
+
+static void test_alloc_failures(mg_graph g) {
+    mg_vector labels = NULL;
+    CHECK_OK(ctx_for_failures, mg_vector_create(ctx_for_failures, &labels, g, MG_VERTEX));
+    int failures = 0;
+    for (uint64_t k = 1; k < 100000; k++) {
+        mg__inject_alloc_failure(k);
+        mg_status st = cdlp_and_define(g, labels);
+        mg__inject_alloc_failure(0);
+        if (st == MG_SUCCESS) break;
+        failures++;
+        if (st != MG_OUT_OF_MEMORY) {
+            fprintf(stderr, "allocation %llu failed: %s (%s)\n", (unsigned long long)k,
+                    mg_status_string(st), mg_context_error(ctx_for_failures));
+            CHECK(st == MG_OUT_OF_MEMORY);
+            break;
+        }
+    }
+    CHECK(failures > 3);
     mg_vector_free(&labels);
 }
 
@@ -411,8 +456,10 @@ int main(int argc, char **argv) {
     CHECK_OK(ctx, mg_context_set_backend(ctx, MG_BACKEND_CPU));
 
     test_cache(ctx, argv[0]);
-    mg_graph small = generate(ctx, MG_GEN_KRONECKER, 8, false);
+    mg_graph small = generate(ctx, MG_GEN_KRONECKER, 8, true);
     test_errors(ctx, small);
+    ctx_for_failures = ctx;
+    test_alloc_failures(small);
     mg_graph_free(&small);
 
     const bool directed[2] = {false, true};
