@@ -19,6 +19,7 @@ const char *mg_status_string(mg_status status) {
     case MG_INTERNAL_ERROR: return "MG_INTERNAL_ERROR";
     case MG_RANGE_ERROR: return "MG_RANGE_ERROR";
     case MG_BREAKDOWN: return "MG_BREAKDOWN";
+    case MG_COMPILE_ERROR: return "MG_COMPILE_ERROR";
     }
     return "MG_UNKNOWN_STATUS";
 }

@@ -36,17 +36,24 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
     if (status != MG_SUCCESS) return status;
     if ((status = mg__check_graph(ctx, g, ADV "g")) != MG_SUCCESS) return status;
     if (p == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "program is NULL");
+    if (p->udf != NULL) {
+        if (!mg__udf_check(p->udf))
+            return mg__error(ctx, MG_INVALID_OBJECT, ADV "program->udf is not a live mg_udf");
+        if (x == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "a user-defined program needs x");
+    }
     if ((unsigned)p->contribution > MG_CONTRIB_SRC_ID)
         return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "unknown contribution %d", (int)p->contribution);
     if ((unsigned)p->combine > MG_COMBINE_ANY)
         return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "unknown combine %d", (int)p->combine);
     if ((unsigned)p->apply > MG_APPLY_AFFINE)
         return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "unknown apply %d", (int)p->apply);
-    if (p->edges != MG_EDGES_OUT && p->edges != MG_EDGES_IN)
+    if (p->edges != MG_EDGES_OUT && p->edges != MG_EDGES_IN && !(p->edges == MG_EDGES_BOTH && p->udf))
         return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "unknown edge direction %d", (int)p->edges);
     if ((status = mg__check_vector(ctx, y, ADV "y")) != MG_SUCCESS) return status;
     if (y->graph != g) return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "y belongs to another graph");
-    if (p->contribution == MG_CONTRIB_SRC_ID) {
+    if (p->udf != NULL && !same_type(y->type, mg__udf_type(p->udf)))
+        return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "y's value type differs from program->udf's");
+    if (p->contribution == MG_CONTRIB_SRC_ID && p->udf == NULL) {
         if (!is_integer(y->type))
             return mg__error(ctx, MG_INVALID_ARGUMENT,
                              ADV "MG_CONTRIB_SRC_ID needs an integer y (MG_VERTEX, MG_INT32, MG_INT64)");
@@ -56,7 +63,7 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
         if (!same_type(x->type, y->type))
             return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "x and y have different value types");
     }
-    if (p->contribution == MG_CONTRIB_SRC_DIV_OUTDEG && is_integer(y->type))
+    if (p->contribution == MG_CONTRIB_SRC_DIV_OUTDEG && is_integer(y->type) && p->udf == NULL)
         return mg__error(ctx, MG_INVALID_ARGUMENT,
                          ADV "MG_CONTRIB_SRC_DIV_OUTDEG needs MG_FLOAT or MG_DOUBLE values");
     if (in != NULL) {
@@ -90,10 +97,16 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
         if (status == MG_SUCCESS && y->on_device) status = mg__gpu_vector_to_host(ctx, y);
         if (status != MG_SUCCESS) break;
 #endif
-        status = mg__cpu_advance(&call, &info);
+        status = p->udf != NULL ? mg__cpu_udf_advance(&call, &info) : mg__cpu_advance(&call, &info);
         break;
     case MG_BACKEND_GPU:
 #ifdef MG_HAVE_CUDA
+        if (p->udf != NULL) {
+            status = mg__error(ctx, MG_UNAVAILABLE,
+                               ADV "user-defined programs do not run on the GPU yet (their NVRTC "
+                                   "compilation is missing); use a CPU context");
+            break;
+        }
         status = mg__gpu_run_advance(&call, &info);
 #else
         status = mg__error(ctx, MG_UNAVAILABLE, ADV "this build has no CUDA backend");

@@ -35,6 +35,10 @@ static inline bool mg__program_is_direct(const mg_program *p) {
 }
 
 mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info);
+/* User-defined programs (udf.c): the handle's check and type, and the CPU engine that runs them. */
+bool mg__udf_check(const struct mg_udf_s *u);
+mg_type mg__udf_type(const struct mg_udf_s *u);
+mg_status mg__cpu_udf_advance(const mg__advance_call *call, mg_advance_info *info);
 /* The GPU backend (gpu_backend.cu; CUDA builds only). */
 mg_status mg__gpu_run_advance(const mg__advance_call *call, mg_advance_info *info);
 

@@ -38,10 +38,12 @@ enum {
     CMD_TC = 1 << 15,
     CMD_LCC = 1 << 16,
     CMD_CHAIN = 1 << 17,
+    CMD_CDLP = 1 << 18,
     CMD_ALGOS = CMD_BFS | CMD_SSSP | CMD_CC | CMD_PR | CMD_BC,
-    /* The algorithms over the sparse layer (SpGEMM): the harness of CMD_ALGOS without its
-     * traversal options (--mode, --engine, --trace, --sample). */
-    CMD_COUNTS = CMD_TC | CMD_LCC,
+    /* The algorithms over the sparse layer (SpGEMM), and CDLP (a user-defined program, CPU only
+     * for now): the harness of CMD_ALGOS without its traversal options (--mode, --engine, --trace,
+     * --sample). */
+    CMD_COUNTS = CMD_TC | CMD_LCC | CMD_CDLP,
     CMD_READERS = CMD_ALGOS | CMD_COUNTS | CMD_INFO | CMD_CONVERT | CMD_BENCH,
     CMD_SPARSE = CMD_SPMV | CMD_CG | CMD_SPMM | CMD_SDDMM | CMD_SPGEMM,
     CMD_ALL = CMD_READERS | CMD_GEN | CMD_SPARSE | CMD_PROBE | CMD_CHAIN
@@ -56,7 +58,7 @@ typedef enum {
     OPT_TOLERANCE, OPT_MAX_ITER, OPT_DAMPING, OPT_DATA_DRIVEN, OPT_SOURCES, OPT_ALL, OPT_DELTA,
     OPT_ALGOS, OPT_ENGINES, OPT_SCALE, OPT_EDGE_FACTOR, OPT_SEED, OPT_WEIGHTS, OPT_WIDTH, OPT_HEIGHT, OPT_A, OPT_B, OPT_C,
     OPT_X, OPT_Y, OPT_SEMIRING, OPT_TRANSPOSE, OPT_ALPHA, OPT_BETA, OPT_PRECISION, OPT_JACOBI, OPT_HISTORY,
-    OPT_K, OPT_MASK, OPT_COMPLEMENT, OPT_VALUES,
+    OPT_K, OPT_MASK, OPT_COMPLEMENT, OPT_VALUES, OPT_ITERATIONS,
     OPT_COUNT
 } cli_opt_id;
 

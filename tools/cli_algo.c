@@ -27,6 +27,7 @@ typedef struct {
     bool has_source;
     uint64_t source_arg;       /* --source as typed (file numbering)                           */
     double delta;              /* sssp                                                         */
+    int iterations;            /* cdlp                                                         */
     mg_pagerank_options pr;    /* pr                                                           */
     bool bc_all;               /* bc --all                                                     */
     uint64_t *bc_list;         /* bc --sources as typed (file numbering), bc_count entries     */
@@ -127,6 +128,12 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
         if ((rc = cli_u64(a, OPT_MAX_ITER, 1, 10000000, &it)) != CLI_OK) return rc;
         o->pr.max_iterations = (int)it;
     }
+    o->iterations = 10;
+    if (a->value[OPT_ITERATIONS]) {
+        uint64_t it;
+        if ((rc = cli_u64(a, OPT_ITERATIONS, 0, 1000000, &it)) != CLI_OK) return rc;
+        o->iterations = (int)it;
+    }
     o->pr.data_driven = a->value[OPT_DATA_DRIVEN] != NULL;
     o->bc_all = a->value[OPT_ALL] != NULL;
     int picked = (a->value[OPT_SOURCE] != NULL) + (a->value[OPT_SOURCES] != NULL) + o->bc_all;
@@ -210,7 +217,7 @@ static int write_output(mg_context ctx, mg_output *out, FILE *f, int cmd, const 
         long long id = (long long)v + base;
         if (type == MG_INT32 || type == MG_VERTEX) {
             int32_t x = ((const int32_t *)values)[v];
-            if (cmd == CMD_CC)
+            if (cmd == CMD_CC || cmd == CMD_CDLP)
                 fprintf(f, "%lld %lld\n", id, (long long)x + base); /* a label is a vertex id */
             else if (x < 0)
                 fprintf(f, "%lld inf\n", id);
@@ -321,7 +328,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
     mg_type type = MG_DOUBLE;
     if (cmd == CMD_BFS) type = MG_INT32;
     if (cmd == CMD_SSSP) type = mg_graph_weight_type(g) == MG_WEIGHT_FLOAT ? MG_DOUBLE : MG_INT64;
-    if (cmd == CMD_CC) type = MG_VERTEX;
+    if (cmd == CMD_CC || cmd == CMD_CDLP) type = MG_VERTEX;
     if (cmd == CMD_TC) type = MG_INT64;
     /* Per-vertex triangles cost a second product: counted only when --output asks for them. */
     mg_vector per_vertex = NULL;
@@ -361,6 +368,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
         case CMD_PR: st = mg_pagerank(ctx, g, &pr, result); break;
         case CMD_TC: st = mg_triangle_count(ctx, g, &triangles, per_vertex); break;
         case CMD_LCC: st = mg_lcc(ctx, g, result); break;
+        case CMD_CDLP: st = mg_cdlp(ctx, g, o->iterations, result); break;
         default: st = mg_bc(ctx, g, sources, nsources, result); break;
         }
         double elapsed = cli_now() - start;
@@ -399,6 +407,8 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
     } else if (cmd == CMD_SSSP) {
         st = reached_edges(ctx, g, result, MG_LT,
                            type == MG_DOUBLE ? INFINITY : (double)INT64_MAX, &traversed);
+    } else if (cmd == CMD_CDLP) {
+        traversed = m * (uint64_t)o->iterations;
     } else if (cmd == CMD_CC || (cmd & CMD_COUNTS)) {
         traversed = m;
     } else if (cmd == CMD_PR) {
@@ -428,6 +438,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
         case CMD_CC: st = mg_check_cc(ctx, g, result); break;
         case CMD_TC: st = mg_check_triangle_count(ctx, g, triangles, per_vertex); break;
         case CMD_LCC: st = mg_check_lcc(ctx, g, result); break;
+        case CMD_CDLP: st = mg_check_cdlp(ctx, g, o->iterations, result); break;
         case CMD_PR: {
             /* Reaching --max-iter is a warning, not an error (README): the ranks are then held to
              * what their last iteration's change guarantees, as a fixed-iteration run's are, not

@@ -38,6 +38,7 @@ static const char HELP_MAIN[] =
     "  bc FILE        betweenness centrality (Brandes) from one, several or all sources\n"
     "  tc FILE        triangle counting (masked SpGEMM), the total and per vertex\n"
     "  lcc FILE       local clustering coefficient (LDBC Graphalytics' definition)\n"
+    "  cdlp FILE      community detection by label propagation (LDBC Graphalytics' CDLP)\n"
     "Graph tools:\n"
     "  info FILE      size, directedness, weights, degree statistics, in-degree groups\n"
     "  gen KIND       generate a graph (rmat, kronecker, uniform, geometric, grid) into a file\n"
@@ -460,6 +461,19 @@ static const char HELP_LCC[] =
     "--output values: the coefficient.\n"
     "\n" HELP_COMMON_COUNTS;
 
+static const char HELP_CDLP[] =
+    "Usage: mgraph cdlp FILE [--iterations N] [OPTIONS]\n"
+    "\n"
+    "Community detection by label propagation as LDBC Graphalytics defines it: labels start as\n"
+    "the vertex ids; in each of N synchronous rounds (--iterations, default 10) every vertex takes\n"
+    "the most frequent label among its neighbours, ties to the smallest (in- and out-neighbours\n"
+    "on a directed graph, an arc both ways counting twice). Runs on the CPU (a user-defined\n"
+    "program with a mode combine; --backend gpu is refused).\n"
+    "--output values: the label, a vertex id in the file's numbering. --validate: against a\n"
+    "serial run of the same rounds (exact).\n"
+    "Options otherwise as for tc and lcc: --runs N, --validate, --output FILE, --json,\n"
+    "--threads N and the reading options (see 'mgraph help bfs').\n";
+
 static const struct {
     const char *name;
     const char *help;
@@ -468,7 +482,7 @@ static const struct {
     {"bc", HELP_BC},     {"info", HELP_INFO}, {"gen", HELP_GEN},         {"convert", HELP_CONVERT},
     {"bench", HELP_BENCH}, {"spmv", HELP_SPMV},   {"cg", HELP_CG},           {"probe", HELP_PROBE},
     {"spmm", HELP_SPMM},   {"sddmm", HELP_SDDMM}, {"spgemm", HELP_SPGEMM},
-    {"tc", HELP_TC},       {"lcc", HELP_LCC},     {"chain", HELP_CHAIN},
+    {"tc", HELP_TC},       {"lcc", HELP_LCC},     {"chain", HELP_CHAIN},     {"cdlp", HELP_CDLP},
 };
 
 bool cli_print_help(FILE *f, const char *name) {
@@ -517,6 +531,7 @@ static const struct {
     [OPT_SOURCES] = {"--sources", true, CMD_BC | CMD_BENCH},
     [OPT_ALL] = {"--all", false, CMD_BC | CMD_BENCH},
     [OPT_DELTA] = {"--delta", true, CMD_SSSP | CMD_BENCH},
+    [OPT_ITERATIONS] = {"--iterations", true, CMD_CDLP},
     [OPT_ALGOS] = {"--algos", true, CMD_BENCH},
     [OPT_ENGINES] = {"--engines", true, CMD_BENCH},
     [OPT_SCALE] = {"--scale", true, CMD_GEN},
@@ -852,7 +867,7 @@ static int run_command(int argc, char **argv, const char *name) {
         const char *name;
         int cmd;
     } ALGOS[] = {{"bfs", CMD_BFS}, {"sssp", CMD_SSSP}, {"cc", CMD_CC}, {"pr", CMD_PR}, {"bc", CMD_BC},
-                  {"tc", CMD_TC},   {"lcc", CMD_LCC}};
+                  {"tc", CMD_TC},   {"lcc", CMD_LCC}, {"cdlp", CMD_CDLP}};
     for (size_t i = 0; i < sizeof ALGOS / sizeof ALGOS[0]; i++)
         if (strcmp(name, ALGOS[i].name) == 0) return cli_algo_main(argc, argv, name, ALGOS[i].cmd);
     if (strcmp(name, "info") == 0) return cli_info_main(argc, argv);

@@ -45,7 +45,9 @@ typedef enum {
     MG_NOT_CONVERGED,      /* an iterative algorithm hit its iteration limit before tolerance   */
     MG_INTERNAL_ERROR,
     MG_RANGE_ERROR,        /* a result does not fit its value type (BC's path counts)           */
-    MG_BREAKDOWN           /* an iterative solver cannot go on (CG: A not positive definite)    */
+    MG_BREAKDOWN,          /* an iterative solver cannot go on (CG: A not positive definite)    */
+    MG_COMPILE_ERROR       /* a user-defined program's source did not compile (the message holds
+                              the compiler's output)                                            */
 } mg_status;
 
 /* A short, static name for a status ("MG_PARSE_ERROR"). */
@@ -365,7 +367,9 @@ mg_status mg_vector_gather(mg_context ctx, mg_vector z, const mg_frontier mask, 
 mg_status mg_vector_scatter(mg_context ctx, mg_vector z, const mg_frontier mask, mg_binary_op op,
                             const mg_vector x, const mg_vector y);
 /* v[i] = the out-degree (MG_EDGES_OUT) or in-degree (MG_EDGES_IN) of i */
-typedef enum { MG_EDGES_OUT = 0, MG_EDGES_IN } mg_edges;
+/* MG_EDGES_BOTH: user-defined programs only (pull): a destination hears from its in- and
+ * out-neighbours, an arc both ways counting twice; the same as MG_EDGES_OUT on an undirected graph. */
+typedef enum { MG_EDGES_OUT = 0, MG_EDGES_IN, MG_EDGES_BOTH } mg_edges;
 mg_status mg_vector_degree(mg_context ctx, mg_vector v, mg_edges which);
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -411,6 +415,9 @@ typedef struct {
     double epsilon;        /* MG_APPLY_ADD and MG_APPLY_AFFINE                                  */
     double unset;          /* MG_APPLY_IF_UNSET (default -1)                                    */
     bool mask_complement;  /* destinations eligible when NOT in the mask                        */
+    /* A user-defined program (mg_program_define, below): when not NULL it replaces contribution,
+     * combine, apply and their constants; edges and mask_complement still hold. */
+    const struct mg_udf_s *udf;
 } mg_program;
 
 /* Defaults: MG_CONTRIB_SRC, MG_COMBINE_MIN, MG_APPLY_MIN, MG_EDGES_OUT, alpha 1, beta 0,
@@ -430,6 +437,96 @@ void mg_program_init(mg_program *p);
 mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *program,
                      const mg_frontier in, const mg_vector x, mg_vector y, const mg_frontier mask,
                      mg_frontier out);
+
+/*
+ * User-defined programs: the contribution, combine and apply of an edge program written by the user,
+ * the GraphBLAS way (its user-defined operators and GxB JIT). Defined once with mg_program_define,
+ * then run by mg_advance like a built-in program (program.udf = the handle). T below is the value
+ * type: int32_t (MG_INT32 and MG_VERTEX), int64_t, float or double; x and y are of that type and x
+ * is required (it may be y; then the step may see its own updates, as for the built-in programs).
+ *
+ * Operands, for one edge s -> d (w the edge's weight, 1 when unweighted):
+ *   contribution  a C expression of type T over  src, dst (uint32_t), src_value (T, x[s]),
+ *                 weight (double) and src_degree (uint64_t: s's edges along the program's direction)
+ *   combine       MG_UDF_REDUCE: a C expression of type T over a, b (T); associative and commutative,
+ *                 with `identity` (an expression of type T) as its neutral element.
+ *                 MG_UDF_MODE: no snippet; the combined value is the most frequent contribution,
+ *                 ties to the smallest (what label propagation needs)
+ *   apply         C statements over dst (uint32_t), dst_value (T, y[d]: assign to change it),
+ *                 combined (T) and found (int: a contribution arrived); set joins = 1 for d to join
+ *                 the output frontier. Runs for each eligible destination that received a
+ *                 contribution, or for every eligible destination when apply_all is set (combined
+ *                 then is the identity, or 0 for a mode, where none arrived)
+ *
+ * Two ways to run it on the CPU, chosen by `runner`:
+ *   MG_UDF_JIT   the snippets are compiled with the system C compiler ($CC, else cc, gcc or clang
+ *                on PATH; CC names one program, no arguments) together with the engine's loops,
+ *                so they inline, into a shared object loaded with dlopen. Objects are cached in
+ *                memory (per process) and on disk in $MG_JIT_CACHE, else $XDG_CACHE_HOME/mgraph,
+ *                else ~/.cache/mgraph, named by a hash of the generated source (snippets and type)
+ *                and the compiler's path: a later process loads the object without compiling
+ *                (mg_udf_get_info's jit_seconds is then 0). A snippet that does not compile gives
+ *                MG_COMPILE_ERROR with the compiler's messages in mg_context_error (lines are
+ *                counted within each snippet, named "contribution", "combine", "identity" and
+ *                "apply"); no compiler gives MG_UNAVAILABLE. Constants belong in the source.
+ *   MG_UDF_HOST  the function pointers below are called for each edge and destination: no compiler
+ *                needed, at the cost of a call per edge; `user` is passed to each.
+ * A GPU context (MG_BACKEND_GPU) cannot run user-defined programs yet: MG_UNAVAILABLE.
+ * The engine pulls (each eligible destination scans its in-edges) or, for MG_UDF_REDUCE without
+ * apply_all, may push (atomic compare-and-swap of the combine into an accumulator); a mode combine
+ * only pulls, so MG_MODE_SPARSE with one is MG_UNAVAILABLE.
+ *
+ * Example: BFS parents (the built-in MG_CONTRIB_SRC_ID / MG_APPLY_IF_UNSET program) on int32:
+ *     mg_udf_def def;
+ *     mg_udf_def_init(&def);
+ *     def.type = MG_VERTEX;
+ *     def.contribution = "(int32_t)src";
+ *     def.combine = "a < b ? a : b";
+ *     def.identity = "INT32_MAX";
+ *     def.apply = "if (dst_value == -1) { dst_value = combined; joins = 1; }";
+ *     mg_udf bfs;
+ *     if (mg_program_define(ctx, &def, &bfs) != MG_SUCCESS) puts(mg_context_error(ctx));
+ *     mg_program p;
+ *     mg_program_init(&p);
+ *     p.udf = bfs;
+ *     p.mask_complement = true;
+ *     mg_advance(ctx, g, &p, frontier, parent, parent, visited, next);  ...  mg_udf_free(&bfs);
+ */
+typedef struct mg_udf_s *mg_udf;
+
+typedef enum { MG_UDF_REDUCE = 0, MG_UDF_MODE } mg_udf_combine_kind;
+typedef enum { MG_UDF_JIT = 0, MG_UDF_HOST } mg_udf_runner;
+
+typedef struct {
+    mg_type type;
+    mg_udf_combine_kind combine_kind;
+    mg_udf_runner runner;
+    bool apply_all;
+    /* MG_UDF_JIT: the snippets (copied by mg_program_define; combine and identity only for a
+     * reduce). Also kept for MG_UDF_HOST when given, for the GPU's later compilation. */
+    const char *contribution, *combine, *identity, *apply;
+    /* MG_UDF_HOST: the same operations as functions over pointers to T values. */
+    void (*contribution_fn)(void *value, uint32_t src, uint32_t dst, const void *src_value,
+                            double weight, uint64_t src_degree, void *user);
+    void (*combine_fn)(void *a, const void *b, void *user);   /* *a = *a (+) *b (reduce only) */
+    bool (*apply_fn)(void *dst_value, const void *combined, bool found, uint32_t dst, void *user);
+    const void *identity_value; /* one T (reduce only), copied */
+    void *user;
+} mg_udf_def;
+
+/* Defaults: MG_DOUBLE, MG_UDF_REDUCE, MG_UDF_JIT, apply_all false, everything else NULL. */
+void mg_udf_def_init(mg_udf_def *def);
+/* Checks def and, for MG_UDF_JIT, compiles or loads it (see above); *udf is NULL on failure. */
+mg_status mg_program_define(mg_context ctx, const mg_udf_def *def, mg_udf *udf);
+mg_status mg_udf_free(mg_udf *udf);
+
+typedef struct {
+    double jit_seconds;  /* compiling the object at definition (0: loaded from a cache)   */
+    bool memory_hit;     /* found already loaded in this process                           */
+    bool disk_hit;       /* loaded from the cache folder without compiling                 */
+    char object_path[1024]; /* the shared object (empty for MG_UDF_HOST)                    */
+} mg_udf_info;
+mg_status mg_udf_get_info(mg_context ctx, const mg_udf udf, mg_udf_info *info);
 
 /* What the last mg_advance on this context did (for --trace and the TEPS figures). */
 typedef struct {
@@ -508,6 +605,13 @@ mg_status mg_triangle_count(mg_context ctx, const mg_graph g, uint64_t *total, m
  * neighbours are the union of in- and out-neighbours and the arcs among them count by direction,
  * over d(d-1); 0 where d < 2. */
 mg_status mg_lcc(mg_context ctx, const mg_graph g, mg_vector lcc);
+/* Community detection by label propagation as LDBC Graphalytics defines it (CDLP): every vertex
+ * starts with its own id as label; in each of `iterations` synchronous rounds it takes the most
+ * frequent label among its neighbours, ties to the smallest (in- and out-neighbours on a directed
+ * graph, an arc both ways counting twice); a vertex without neighbours keeps its label. labels is
+ * MG_VERTEX. Runs as a user-defined program with a mode combine (host functions: no compiler
+ * needed), so CPU contexts only for now. */
+mg_status mg_cdlp(mg_context ctx, const mg_graph g, int iterations, mg_vector labels);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Generators (datasets/): deterministic for a seed, whatever the thread count                      */
@@ -898,6 +1002,8 @@ mg_status mg_check_bfs(mg_context ctx, const mg_graph g, uint32_t source, const 
                        const mg_vector parent);
 mg_status mg_check_sssp(mg_context ctx, const mg_graph g, uint32_t source, const mg_vector dist);
 mg_status mg_check_cc(mg_context ctx, const mg_graph g, const mg_vector label);
+/* labels equal a serial CDLP's of the same iterations exactly (the answer is unique). */
+mg_status mg_check_cdlp(mg_context ctx, const mg_graph g, int iterations, const mg_vector labels);
 mg_status mg_check_triangle_count(mg_context ctx, const mg_graph g, uint64_t total,
                                   const mg_vector per_vertex);
 mg_status mg_check_lcc(mg_context ctx, const mg_graph g, const mg_vector lcc);
