@@ -10,7 +10,10 @@
  *
  * Topology-driven (Page, Brin, Motwani, Winograd 1999; LAGraph's LAGr_PageRank): the program
  * {x[s] / outdeg(s), SUM, AFFINE alpha = d, beta = (1 - d) / n} from all vertices, old into new,
- * until the L1 change of one iteration is below the tolerance.
+ * until the L1 change of one iteration is below the tolerance. The leaking iterates are not those
+ * of the dangling-spreading iteration, only their limit is the same; LDBC Graphalytics fixes the
+ * iteration count, so opts->spread_each_iteration adds d * dangling(r) / n to every vertex after
+ * each step (a reduce over the dangling vertices and an affine, two more passes over n).
  *
  * Data-driven (residual push: Andersen, Chung and Lang, FOCS 2006; the "PageRank-push" of Galois
  * and Gunrock): rank p = 0, residual r = (1 - d) / n. Each round the active vertices move their
@@ -34,6 +37,7 @@ void mg_pagerank_options_init(mg_pagerank_options *opts) {
     opts->max_iterations = 100;
     opts->data_driven = false;
     opts->iterations = 0;
+    opts->spread_each_iteration = false;
     opts->change = 0;
 }
 
@@ -42,7 +46,8 @@ static mg_status topology_driven(mg_context ctx, const mg_graph g, mg_pagerank_o
                                  mg_vector rank, mg_vector other, bool *converged) {
     mg_status status = MG_SUCCESS;
     const uint32_t n = mg_graph_num_vertices(g);
-    mg_vector old = rank, new_ = other;
+    mg_vector old = rank, new_ = other, degree = NULL;
+    mg_frontier dangling = NULL;
     mg_program step;
     mg_program_init(&step);
     step.contribution = MG_CONTRIB_SRC_DIV_OUTDEG;
@@ -51,11 +56,22 @@ static mg_status topology_driven(mg_context ctx, const mg_graph g, mg_pagerank_o
     step.alpha = o->damping;
     step.beta = (1 - o->damping) / n;
 
+    if (o->spread_each_iteration) {
+        TRY(mg_vector_create(ctx, &degree, g, MG_INT32));
+        TRY(mg_vector_degree(ctx, degree, MG_EDGES_OUT));
+        TRY(mg_frontier_create(ctx, &dangling, g));
+        TRY(mg_frontier_select(ctx, dangling, NULL, degree, MG_EQ, 0));
+    }
     TRY(mg_vector_assign(ctx, old, NULL, 1.0 / n));
     double change = INFINITY;
     o->iterations = 0;
     while (change >= o->tolerance && o->iterations < o->max_iterations) {
         TRY(mg_advance(ctx, g, &step, NULL, old, new_, NULL, NULL));
+        if (dangling != NULL) {
+            double lost;
+            TRY(mg_vector_reduce(ctx, old, dangling, MG_OP_ADD, &lost));
+            TRY(mg_vector_affine(ctx, new_, NULL, 1, new_, o->damping * lost / n));
+        }
         TRY(mg_vector_l1_distance(ctx, old, new_, &change));
         mg_vector t = old;
         old = new_;
@@ -68,6 +84,8 @@ static mg_status topology_driven(mg_context ctx, const mg_graph g, mg_pagerank_o
     /* tolerance 0 asks for exactly max_iterations iterations: done is converged */
     *converged = o->tolerance == 0 || change < o->tolerance;
 cleanup:
+    mg_vector_free(&degree);
+    mg_frontier_free(&dangling);
     return status;
 }
 
@@ -137,6 +155,10 @@ mg_status mg_pagerank(mg_context ctx, const mg_graph g, mg_pagerank_options *opt
         FAIL(ctx, MG_INVALID_ARGUMENT,
              "mg_pagerank: data-driven PageRank needs opts->tolerance > 0 (0, a fixed number of "
              "iterations, is for the topology-driven mode)");
+    if (o.data_driven && o.spread_each_iteration)
+        FAIL(ctx, MG_INVALID_ARGUMENT,
+             "mg_pagerank: opts->spread_each_iteration is for the topology-driven mode (the "
+             "data-driven one has no iterates)");
     if (o.max_iterations < 1)
         FAIL(ctx, MG_INVALID_ARGUMENT, "mg_pagerank: opts->max_iterations %d must be >= 1",
              o.max_iterations);

@@ -39,6 +39,7 @@ enum {
     CMD_LCC = 1 << 16,
     CMD_CHAIN = 1 << 17,
     CMD_CDLP = 1 << 18,
+    CMD_GRAPHALYTICS = 1 << 19,
     CMD_ALGOS = CMD_BFS | CMD_SSSP | CMD_CC | CMD_PR | CMD_BC,
     /* The algorithms over the sparse layer (SpGEMM), and CDLP (a user-defined program, CPU only
      * for now): the harness of CMD_ALGOS without its traversal options (--mode, --engine, --trace,
@@ -46,7 +47,7 @@ enum {
     CMD_COUNTS = CMD_TC | CMD_LCC | CMD_CDLP,
     CMD_READERS = CMD_ALGOS | CMD_COUNTS | CMD_INFO | CMD_CONVERT | CMD_BENCH,
     CMD_SPARSE = CMD_SPMV | CMD_CG | CMD_SPMM | CMD_SDDMM | CMD_SPGEMM,
-    CMD_ALL = CMD_READERS | CMD_GEN | CMD_SPARSE | CMD_PROBE | CMD_CHAIN
+    CMD_ALL = CMD_READERS | CMD_GEN | CMD_SPARSE | CMD_PROBE | CMD_CHAIN | CMD_GRAPHALYTICS
 };
 
 /* Option ids (the table in mgraph.c maps names to them). */
@@ -59,6 +60,7 @@ typedef enum {
     OPT_ALGOS, OPT_ENGINES, OPT_SCALE, OPT_EDGE_FACTOR, OPT_SEED, OPT_WEIGHTS, OPT_WIDTH, OPT_HEIGHT, OPT_A, OPT_B, OPT_C,
     OPT_X, OPT_Y, OPT_SEMIRING, OPT_TRANSPOSE, OPT_ALPHA, OPT_BETA, OPT_PRECISION, OPT_JACOBI, OPT_HISTORY,
     OPT_K, OPT_MASK, OPT_COMPLEMENT, OPT_VALUES, OPT_ITERATIONS,
+    OPT_OUTPUT_DIR,
     OPT_COUNT
 } cli_opt_id;
 
@@ -166,6 +168,7 @@ int cli_spmm_main(int argc, char **argv);
 int cli_sddmm_main(int argc, char **argv);
 int cli_spgemm_main(int argc, char **argv);
 int cli_chain_main(int argc, char **argv);
+int cli_graphalytics_main(int argc, char **argv);
 /* Prints the help text of a subcommand to f; false if there is no such subcommand. */
 bool cli_print_help(FILE *f, const char *name);
 

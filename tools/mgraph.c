@@ -45,6 +45,7 @@ static const char HELP_MAIN[] =
     "  convert IN OUT convert between formats (by extension: .mtx, .mgb)\n"
     "  bench FILE     every algorithm on every engine (CPU, GPU modes, baseline) from one load,\n"
     "                 each run validated\n"
+    "  graphalytics NAME.properties  an LDBC Graphalytics dataset's algorithms, validated\n"
     "Sparse matrices (the same harness and output lines):\n"
     "  spmv FILE      y = A x (or A^T x) over a semiring; GFLOP/s and GB/s\n"
     "  cg FILE        solve A x = b by conjugate gradients (A symmetric positive definite)\n"
@@ -473,6 +474,24 @@ static const char HELP_CDLP[] =
     "serial run of the same rounds (exact).\n"
     "Options otherwise as for tc and lcc: --runs N, --validate, --output FILE, --json,\n"
     "--threads N and the reading options (see 'mgraph help bfs').\n";
+static const char HELP_GRAPHALYTICS[] =
+    "Usage: mgraph graphalytics NAME.properties --output-dir D [OPTIONS]\n"
+    "\n"
+    "LDBC Graphalytics: loads the dataset NAME.properties names (NAME.v, NAME.e: any 64-bit ids),\n"
+    "runs each algorithm it lists with its parameters as the benchmark defines them (BFS depth,\n"
+    "unreached 9223372036854775807; PR a fixed number of iterations; WCC; SSSP, unreached\n"
+    "Infinity; LCC; CDLP where the build has it), writes D/NAME-ALGO ('<id> <value>' per vertex,\n"
+    "each file whole or not at all) and validates it against NAME-ALGO beside the properties\n"
+    "file when there is one: exact for BFS and CDLP, the same partition for WCC, relative 1e-4\n"
+    "for PR, LCC and SSSP. Prints load time, processing time and EVPS ((|V|+|E|) per second of\n"
+    "processing) per algorithm; exit 1 when a validation fails.\n"
+    "\n"
+    "Options:\n"
+    "  --output-dir D     where the outputs go (made if missing; required)\n"
+    "  --algos L          a comma-separated subset of the file's algorithms (bfs,pr,...)\n"
+    "  --backend B        cpu, gpu or auto (default: the GPU where one is usable)\n"
+    "  --threads N        CPU threads (0: OpenMP's default)\n"
+    "  --json             one JSON object on stdout instead of the table\n";
 
 static const struct {
     const char *name;
@@ -483,6 +502,7 @@ static const struct {
     {"bench", HELP_BENCH}, {"spmv", HELP_SPMV},   {"cg", HELP_CG},           {"probe", HELP_PROBE},
     {"spmm", HELP_SPMM},   {"sddmm", HELP_SDDMM}, {"spgemm", HELP_SPGEMM},
     {"tc", HELP_TC},       {"lcc", HELP_LCC},     {"chain", HELP_CHAIN},     {"cdlp", HELP_CDLP},
+    {"graphalytics", HELP_GRAPHALYTICS},
 };
 
 bool cli_print_help(FILE *f, const char *name) {
@@ -507,11 +527,11 @@ static const struct {
 } OPTIONS[OPT_COUNT] = {
     [OPT_HELP] = {"--help", false, CMD_ALL},
     [OPT_SOURCE] = {"--source", true, CMD_BFS | CMD_SSSP | CMD_BC | CMD_BENCH},
-    [OPT_BACKEND] = {"--backend", true, CMD_ALGOS | CMD_COUNTS | CMD_SPARSE | CMD_CHAIN},
+    [OPT_BACKEND] = {"--backend", true, CMD_ALGOS | CMD_COUNTS | CMD_SPARSE | CMD_CHAIN | CMD_GRAPHALYTICS},
     [OPT_RUNS] = {"--runs", true, CMD_ALGOS | CMD_COUNTS | CMD_BENCH | CMD_SPARSE | CMD_CHAIN},
     [OPT_VALIDATE] = {"--validate", false, CMD_ALGOS | CMD_COUNTS | CMD_SPARSE | CMD_CHAIN},
     [OPT_OUTPUT] = {"--output", true, CMD_ALGOS | CMD_COUNTS | CMD_GEN | CMD_SPARSE | CMD_CHAIN},
-    [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_COUNTS | CMD_INFO | CMD_BENCH | CMD_SPARSE | CMD_PROBE | CMD_CHAIN},
+    [OPT_JSON] = {"--json", false, CMD_ALGOS | CMD_COUNTS | CMD_INFO | CMD_BENCH | CMD_SPARSE | CMD_PROBE | CMD_CHAIN | CMD_GRAPHALYTICS},
     [OPT_THREADS] = {"--threads", true, CMD_ALL & ~CMD_PROBE},
     [OPT_MODE] = {"--mode", true, CMD_ALGOS},
     [OPT_ENGINE] = {"--engine", true, CMD_ALGOS},
@@ -532,7 +552,7 @@ static const struct {
     [OPT_ALL] = {"--all", false, CMD_BC | CMD_BENCH},
     [OPT_DELTA] = {"--delta", true, CMD_SSSP | CMD_BENCH},
     [OPT_ITERATIONS] = {"--iterations", true, CMD_CDLP},
-    [OPT_ALGOS] = {"--algos", true, CMD_BENCH},
+    [OPT_ALGOS] = {"--algos", true, CMD_BENCH | CMD_GRAPHALYTICS},
     [OPT_ENGINES] = {"--engines", true, CMD_BENCH},
     [OPT_SCALE] = {"--scale", true, CMD_GEN},
     [OPT_EDGE_FACTOR] = {"--edge-factor", true, CMD_GEN},
@@ -558,6 +578,7 @@ static const struct {
     [OPT_MASK] = {"--mask", true, CMD_SPGEMM},
     [OPT_COMPLEMENT] = {"--complement", false, CMD_SPGEMM},
     [OPT_VALUES] = {"--values", true, CMD_CHAIN},
+    [OPT_OUTPUT_DIR] = {"--output-dir", true, CMD_GRAPHALYTICS},
 };
 
 const char *cli_opt_name(cli_opt_id id) { return OPTIONS[id].name; }
@@ -880,6 +901,7 @@ static int run_command(int argc, char **argv, const char *name) {
     if (strcmp(name, "sddmm") == 0) return cli_sddmm_main(argc, argv);
     if (strcmp(name, "spgemm") == 0) return cli_spgemm_main(argc, argv);
     if (strcmp(name, "chain") == 0) return cli_chain_main(argc, argv);
+    if (strcmp(name, "graphalytics") == 0) return cli_graphalytics_main(argc, argv);
     if (strcmp(name, "probe") == 0) return cli_probe_main(argc, argv);
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }

@@ -194,6 +194,51 @@ mg_status mg_output_commit(mg_context ctx, mg_output *out);
 /* Discards an uncommitted output (its temporary is removed); *out becomes NULL. NULL is fine. */
 mg_status mg_output_free(mg_output *out);
 
+/* LDBC Graphalytics datasets (the benchmark's specification, "Data format"): NAME.properties, Java
+ * properties naming a vertex file (one id per line) and an edge file ("source destination" and,
+ * when the graph has an edge property, its value) beside it, with arbitrary, non-contiguous
+ * 64-bit ids; directedness, the algorithms to run and their parameters. */
+typedef enum {
+    MG_GA_BFS = 1 << 0,
+    MG_GA_CDLP = 1 << 1,
+    MG_GA_LCC = 1 << 2,
+    MG_GA_PR = 1 << 3,
+    MG_GA_SSSP = 1 << 4,
+    MG_GA_WCC = 1 << 5
+} mg_graphalytics_algorithm;
+
+typedef struct {
+    char name[256];          /* NAME: the properties file's name less ".properties"              */
+    char vertex_file[4096];  /* graph.NAME.vertex-file, relative to the properties file's folder */
+    char edge_file[4096];    /* graph.NAME.edge-file, the same                                   */
+    bool directed;           /* graph.NAME.directed                                              */
+    bool weighted;           /* graph.NAME.edge-properties.names lists a property (the weight)   */
+    unsigned algorithms;     /* graph.NAME.algorithms: mg_graphalytics_algorithm bits            */
+    uint64_t bfs_source;     /* graph.NAME.bfs.source-vertex (a file id)                          */
+    uint64_t sssp_source;    /* graph.NAME.sssp.source-vertex                                     */
+    uint32_t cdlp_iterations;/* graph.NAME.cdlp.max-iterations                                   */
+    uint32_t pr_iterations;  /* graph.NAME.pr.num-iterations                                     */
+    double pr_damping;       /* graph.NAME.pr.damping-factor                                     */
+} mg_graphalytics_properties;
+
+/* Parses path; every parameter an algorithm it lists needs must be there. Errors name the file
+ * and the line (a line that is not "key = value", a repeated key, a bad value, an unknown
+ * algorithm) or the key that is missing. */
+mg_status mg_graphalytics_read_properties(mg_context ctx, const char *path,
+                                          mg_graphalytics_properties *props);
+/* Loads the graph props describes: vertex v (0..n-1) is the v-th smallest id of the vertex file, so
+ * *ids (n entries, ascending, malloc'ed: free with free()) gives each vertex's file id and
+ * orders like it (the smallest id of a component is its smallest vertex). Weights are read as
+ * float, finite and non-negative; self loops are kept. *edges (may be NULL) gets the edge
+ * lines, the |E| of the benchmark's EVPS. Errors name file and line: a bad line, a repeated vertex
+ * id, an edge naming an id the vertex file lacks. */
+mg_status mg_graphalytics_read(mg_context ctx, const mg_graphalytics_properties *props, mg_graph *g,
+                               uint64_t **ids, uint64_t *edges);
+/* *vertex = the vertex whose file id is id (a binary search of the ascending ids), or
+ * MG_INVALID_ARGUMENT naming id when there is none. */
+mg_status mg_graphalytics_vertex(mg_context ctx, const uint64_t *ids, uint32_t n, uint64_t id,
+                                 uint32_t *vertex);
+
 /* *out = g with vertex v renamed new_of_old[v] (a permutation of 0..n-1, checked: MG_INVALID_ARGUMENT
  * naming the first id out of range or repeated): the same edges, weights and directedness. For the
  * renumbering experiments (thesis Table 3.6) with mg_random_permutation. */
@@ -578,6 +623,11 @@ typedef struct {
                               0: run exactly max_iterations iterations (topology-driven only) */
     int max_iterations;    /* default 100                                                     */
     bool data_driven;      /* default false: topology-driven power iteration                  */
+    bool spread_each_iteration; /* default false: iterate the leaking system and normalise at
+                              the end (the same limit); true: every iteration hands the dangling
+                              vertices' rank to all vertices, so each iterate is LDBC
+                              Graphalytics' (what a fixed iteration count returns differs).
+                              Topology-driven only                                            */
     int iterations;        /* out: iterations (topology) or vertex pushes / n (data-driven)   */
     double change;         /* out: the L1 change of the last iteration (topology-driven), or
                               the residual left (data-driven); mg_check_pagerank's bound for a
