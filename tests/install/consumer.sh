@@ -2,7 +2,8 @@
 # consumer.sh BUILD_DIR — installs that build into a temporary prefix and builds tests/install's
 # consumer.c against the installed package three ways: CMake (find_package, both libraries),
 # pkg-config for the shared library, pkg-config for the static archive; runs each program, checks
-# which libmgraph each one loads, and that the installed `mgraph` runs.
+# which libmgraph each one loads, and that the installed `mgraph` runs; and builds examples/ with
+# CMake against the same install and runs each example, which checks itself.
 set -euo pipefail
 build=$(cd "${1:?usage: consumer.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -42,6 +43,25 @@ cmake -S "$here" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYP
 cmake --build "$tmp/cmake" >>"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; fail "building the consumer with CMake"; }
 expect_run "$tmp/cmake/consumer_shared" SHARED
 expect_run "$tmp/cmake/consumer_static" STATIC
+
+# 1b. examples/, a project of its own like a user's: built with find_package against this prefix;
+# each example checks its answer against a serial computation, on a generated graph (its ctest)
+# and on a bundled sample.
+examples=$here/../../examples
+samples=$here/../../datasets/samples
+cmake -S "$examples" -B "$tmp/examples" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_FLAGS=-Werror >"$tmp/examples.log" 2>&1 || { cat "$tmp/examples.log"; fail "configuring examples/"; }
+cmake --build "$tmp/examples" >>"$tmp/examples.log" 2>&1 || { cat "$tmp/examples.log"; fail "building examples/"; }
+ld_path="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+LD_LIBRARY_PATH=$ld_path ctest --test-dir "$tmp/examples" --output-on-failure >"$tmp/examples.log" 2>&1 ||
+    { cat "$tmp/examples.log"; fail "an example failed on its generated graph"; }
+for run in "kcore roadNet-CA-sample.txt" "mis roadNet-CA-sample.txt" "ppr web-Google-sample.txt 0 11342" \
+           "hits web-Google-sample.txt"; do
+    read -r -a args <<<"$run"
+    out=$(LD_LIBRARY_PATH=$ld_path "$tmp/examples/${args[0]}" "$samples/${args[1]}" "${args[@]:2}" 2>&1) ||
+        fail "examples/${args[0]}.c on ${args[1]}: $out"
+done
+echo "ok: examples/ (kcore, mis, ppr, hits) built and checked"
 
 # 2 and 3. pkg-config: the shared library, then the archive with its dependencies.
 if ! command -v pkg-config >/dev/null; then
