@@ -72,6 +72,8 @@ typedef struct {
      * (indexed by mg_edges), built on first use by the engine and freed with the graph. Not counted
      * in device_bytes (mg__gpu_dense_get_stats reports its own). */
     struct mg__gpu_dense *dense[2];
+    bool dense_unfit[2];        /* its build failed for size (out of memory or the form's limits):
+                                   the auto and hybrid modes go on without it, not trying again */
     /* What the hybrid (frontier/gpu_hybrid.cu) learnt of this graph, per program shape and kind
      * (key): the dense engine's cost of a step (the thesis' EDP, measured once), the fixed parts of
      * push and pull steps, and per frontier size class (vertices and edges, classes kReuse apart)
