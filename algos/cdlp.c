@@ -7,8 +7,9 @@
  *
  * One round is one mg_advance of a user-defined program: contribution the source's label, a mode
  * combine, apply "take it" (every vertex, so the isolated ones write their own id back), along
- * MG_EDGES_BOTH, from the old labels into the new. The program runs through host functions rather
- * than the JIT, so the library's algorithm never needs a C compiler at run time.
+ * MG_EDGES_BOTH, from the old labels into the new. On the CPU the program runs through host
+ * functions rather than the JIT, so the library's algorithm never needs a C compiler at run time;
+ * on a GPU context NVRTC compiles the same operations, given as snippets too (frontier/udf_gpu.cu).
  */
 #include "algo_util.h"
 
@@ -49,6 +50,8 @@ mg_status mg_cdlp(mg_context ctx, const mg_graph g, int iterations, mg_vector la
     def.apply_all = true;
     def.contribution_fn = contribution;
     def.apply_fn = apply;
+    def.contribution = "src_value";
+    def.apply = "dst_value = found ? combined : (int32_t)dst;";
     TRY(mg_program_define(ctx, &def, &udf));
     mg_program round;
     mg_program_init(&round);

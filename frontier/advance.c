@@ -101,12 +101,6 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
         break;
     case MG_BACKEND_GPU:
 #ifdef MG_HAVE_CUDA
-        if (p->udf != NULL) {
-            status = mg__error(ctx, MG_UNAVAILABLE,
-                               ADV "user-defined programs do not run on the GPU yet (their NVRTC "
-                                   "compilation is missing); use a CPU context");
-            break;
-        }
         status = mg__gpu_run_advance(&call, &info);
 #else
         status = mg__error(ctx, MG_UNAVAILABLE, ADV "this build has no CUDA backend");

@@ -39,6 +39,16 @@ mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info);
 bool mg__udf_check(const struct mg_udf_s *u);
 mg_type mg__udf_type(const struct mg_udf_s *u);
 mg_status mg__cpu_udf_advance(const mg__advance_call *call, mg_advance_info *info);
+/* What the GPU half (udf_gpu.cu) reads and keeps of a definition: its def (snippets and identity
+ * are the definition's own copies), its info (the gpu_ fields), its loaded GPU library per device
+ * below MG__UDF_GPU_DEVICES (others are looked up by key each step), the JIT's cache folder (fn
+ * names the caller in messages) and the hash that names cached files. */
+#define MG__UDF_GPU_DEVICES 16
+const mg_udf_def *mg__udf_def(const struct mg_udf_s *u);
+mg_udf_info *mg__udf_info_of(struct mg_udf_s *u);
+const void **mg__udf_gpu_slot(struct mg_udf_s *u, int device);
+mg_status mg__udf_cache_dir(mg_context ctx, const char *fn, char *dir, size_t size);
+uint64_t mg__udf_hash(uint64_t h, const char *s);
 /* The GPU backend (gpu_backend.cu; CUDA builds only). */
 mg_status mg__gpu_run_advance(const mg__advance_call *call, mg_advance_info *info);
 

@@ -48,9 +48,11 @@ extern "C" mg_status mg__gpu_run_advance(const mg__advance_call *call, mg_advanc
     a.d_mask = call->mask != NULL ? call->mask->d_bitmap : NULL;
     a.d_out_list = call->out != NULL ? call->out->d_list : NULL;
     a.d_out_bitmap = call->out != NULL ? call->out->d_bitmap : NULL;
-    /* MultiGraph's engines through the hybrid (gpu_hybrid.cu: ctx->mode forces one, else the
-     * cheapest by sampling), or the Gunrock-style baseline with its own push/pull rule */
-    if (ctx->engine == MG_ENGINE_BASELINE) TRY(mg__gpu_lb_advance(ctx, &a, info));
+    /* a user-defined program through its NVRTC-compiled kernels (udf_gpu.cu); else MultiGraph's
+     * engines through the hybrid (gpu_hybrid.cu: ctx->mode forces one, else the cheapest by
+     * sampling), or the Gunrock-style baseline with its own push/pull rule */
+    if (call->program->udf != NULL) TRY(mg__gpu_udf_advance(ctx, &a, info));
+    else if (ctx->engine == MG_ENGINE_BASELINE) TRY(mg__gpu_lb_advance(ctx, &a, info));
     else TRY(mg__gpu_hybrid_advance(ctx, (mg__gpu_graph *)gg, &a, info));
 
     if (call->out != NULL) {

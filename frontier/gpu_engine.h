@@ -76,6 +76,18 @@ mg_status mg__gpu_dense_advance(mg_context ctx, const struct mg__gpu_dense *d, m
  * thread per active source scanning all its edges with global atomics. ctx->mode is ignored. */
 mg_status mg__gpu_advance_baseline(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info);
 
+/* One step of a user-defined program (a->program->udf; frontier/udf_gpu.cu): compiles or loads its
+ * kernels for the current device at first use, then runs the step with udf.c's semantics. The same
+ * arguments and results as mg__gpu_advance (ctx->mode: MG_MODE_SPARSE forces the push, which a mode
+ * combine, apply_all or MG_EDGES_BOTH cannot run: MG_UNAVAILABLE). MG_UNAVAILABLE for a host-only
+ * definition (no snippets), MG_COMPILE_ERROR with NVRTC's log. */
+mg_status mg__gpu_udf_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info);
+
+/* Generates u's GPU source and compiles it with NVRTC for sm_<arch> without loading it: NVRTC needs
+ * no device, so a machine without one checks the kernels' source (tests/unit/test_udf_nvrtc.c).
+ * *cubin_bytes: the CUBIN's size. */
+mg_status mg__gpu_udf_compile(mg_context ctx, const struct mg_udf_s *u, int arch, size_t *cubin_bytes);
+
 /* A CUDA event pair for timing device work on the default stream (benchmarks): start records the
  * first event, stop records the second, waits for it and gives the milliseconds between. */
 typedef struct mg__gpu_timer mg__gpu_timer;

@@ -1,7 +1,7 @@
 /*
  * gpu_engine_fallback.c — the GPU advance entry points for a build without CUDA: each reports
  * MG_UNAVAILABLE, so C code and tests link in CPU-only builds. With CUDA the real ones are in
- * sparse_engine.cu and dense_engine.cu and this file is empty.
+ * sparse_engine.cu, dense_engine.cu and udf_gpu.cu and this file is empty.
  */
 #ifndef MG_HAVE_CUDA
 
@@ -25,6 +25,19 @@ mg_status mg__gpu_advance_baseline(mg_context ctx, mg__gpu_advance_args *a, mg_a
     if (a != NULL) a->out_count = 0;
     if (info != NULL) memset(info, 0, sizeof *info);
     return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_advance_baseline: this build has no CUDA backend");
+}
+
+mg_status mg__gpu_udf_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
+    if (a != NULL) a->out_count = 0;
+    if (info != NULL) memset(info, 0, sizeof *info);
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_udf_advance: this build has no CUDA backend");
+}
+
+mg_status mg__gpu_udf_compile(mg_context ctx, const struct mg_udf_s *u, int arch, size_t *cubin_bytes) {
+    (void)u;
+    (void)arch;
+    if (cubin_bytes != NULL) *cubin_bytes = 0;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_udf_compile: this build has no CUDA backend (no NVRTC)");
 }
 
 mg_status mg__gpu_timer_create(mg_context ctx, mg__gpu_timer **out) {

@@ -261,6 +261,7 @@ struct mg_udf_s {
     int type_index;   /* 0 int32, 1 int64, 2 float, 3 double */
     kernels k;
     mg_udf_info info;
+    const void *gpu[MG__UDF_GPU_DEVICES]; /* its GPU library per device (udf_gpu.cu) */
 };
 
 static const char *const snippet_names[4] = {"contribution", "combine", "identity", "apply"};
@@ -342,8 +343,9 @@ static mg_status find_compiler(mg_context ctx, char *path, size_t size) {
                      count == 1 ? "CC=" : "cc, gcc or clang", count == 1 ? names[0] : "");
 }
 
-/* $MG_JIT_CACHE, $XDG_CACHE_HOME/mgraph or ~/.cache/mgraph, created if missing. */
-static mg_status cache_dir(mg_context ctx, char *dir, size_t size) {
+/* $MG_JIT_CACHE, $XDG_CACHE_HOME/mgraph or ~/.cache/mgraph, created if missing; fn names the caller
+ * in messages. The GPU's CUBINs (udf_gpu.cu) share it. */
+mg_status mg__udf_cache_dir(mg_context ctx, const char *fn, char *dir, size_t size) {
     const char *env = getenv("MG_JIT_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     int len;
     char parent[1024] = "";
@@ -353,17 +355,18 @@ static mg_status cache_dir(mg_context ctx, char *dir, size_t size) {
         snprintf(parent, sizeof parent, "%s/.cache", home);
         len = snprintf(dir, size, "%s/.cache/mgraph", home);
     } else
-        return mg__error(ctx, MG_IO_ERROR,
-                         DEF "no JIT cache folder: set MG_JIT_CACHE, XDG_CACHE_HOME or HOME");
-    if (len < 0 || (size_t)len >= size) return mg__error(ctx, MG_IO_ERROR, DEF "the JIT cache path is too long");
+        return mg__error(ctx, MG_IO_ERROR, "%s: no JIT cache folder: set MG_JIT_CACHE, XDG_CACHE_HOME or HOME",
+                         fn);
+    if (len < 0 || (size_t)len >= size)
+        return mg__error(ctx, MG_IO_ERROR, "%s: the JIT cache path is too long", fn);
     if (parent[0] != '\0') mkdir(parent, 0700);
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-        return mg__error(ctx, MG_IO_ERROR, DEF "cannot create the JIT cache folder %s: %s", dir,
+        return mg__error(ctx, MG_IO_ERROR, "%s: cannot create the JIT cache folder %s: %s", fn, dir,
                          strerror(errno));
     return MG_SUCCESS;
 }
 
-static uint64_t fnv1a(uint64_t h, const char *s) {
+uint64_t mg__udf_hash(uint64_t h, const char *s) {
     for (; *s != '\0'; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return (h ^ 0xff) * 1099511628211ull; /* separates consecutive strings */
 }
@@ -467,7 +470,7 @@ static mg_status jit(mg_context ctx, struct mg_udf_s *u) {
     MG__TRY(find_compiler(ctx, cc, sizeof cc));
     src = generate(u);
     if (src == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, DEF "out of memory for the generated source");
-    const uint64_t key = fnv1a(fnv1a(14695981039346656037ull, src), cc);
+    const uint64_t key = mg__udf_hash(mg__udf_hash(14695981039346656037ull, src), cc);
 
     pthread_mutex_lock(&loaded_lock);
     locked = true;
@@ -478,7 +481,7 @@ static mg_status jit(mg_context ctx, struct mg_udf_s *u) {
             snprintf(u->info.object_path, sizeof u->info.object_path, "%s", l->path);
             goto cleanup;
         }
-    MG__TRY(cache_dir(ctx, dir, sizeof dir));
+    MG__TRY(mg__udf_cache_dir(ctx, "mg_program_define", dir, sizeof dir));
     snprintf(base, sizeof base, "%s/mg_udf_%016llx", dir, (unsigned long long)key);
     snprintf(path, sizeof path, "%s.so", base);
     if (access(path, R_OK) == 0) {
@@ -705,3 +708,6 @@ cleanup:
 
 bool mg__udf_check(const struct mg_udf_s *u) { return u != NULL && u->magic == MG__MAGIC_UDF; }
 mg_type mg__udf_type(const struct mg_udf_s *u) { return u->def.type; }
+const mg_udf_def *mg__udf_def(const struct mg_udf_s *u) { return &u->def; }
+mg_udf_info *mg__udf_info_of(struct mg_udf_s *u) { return &u->info; }
+const void **mg__udf_gpu_slot(struct mg_udf_s *u, int device) { return &u->gpu[device]; }

@@ -143,8 +143,8 @@ int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, uint64_t store
         if (cmd == CMD_SPGEMM)
             snprintf(why, why_size, "auto: the CPU, the GPU SpGEMM is not yet measured against it");
         else if (cmd == CMD_CDLP)
-            snprintf(why, why_size, "auto: the CPU, user-defined programs (cdlp's) do not run on "
-                     "the GPU yet");
+            snprintf(why, why_size, "auto: the CPU, cdlp's user-defined program on the GPU is not "
+                     "yet measured against it");
         else if (cmd & CMD_COUNTS)
             snprintf(why, why_size, "auto: the CPU, the GPU SpGEMM that tc and lcc run on is not "
                      "yet measured against it");

@@ -516,10 +516,23 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *program
  *                "apply"); no compiler gives MG_UNAVAILABLE. Constants belong in the source.
  *   MG_UDF_HOST  the function pointers below are called for each edge and destination: no compiler
  *                needed, at the cost of a call per edge; `user` is passed to each.
- * A GPU context (MG_BACKEND_GPU) cannot run user-defined programs yet: MG_UNAVAILABLE.
- * The engine pulls (each eligible destination scans its in-edges) or, for MG_UDF_REDUCE without
- * apply_all, may push (atomic compare-and-swap of the combine into an accumulator); a mode combine
- * only pulls, so MG_MODE_SPARSE with one is MG_UNAVAILABLE.
+ * On a GPU context (MG_BACKEND_GPU) the snippets are compiled with NVRTC, at the program's first
+ * mg_advance on a device, together with the GPU engine's loops for that device's architecture, and
+ * cached like the CPU's objects: in memory for the process and in the same folder as a CUBIN named
+ * by a hash of the generated source (snippets and type), the architecture and NVRTC's version, so a
+ * later process loads it without compiling (mg_udf_get_info's gpu_ fields). The snippets are
+ * compiled as CUDA C++ device code with no system headers: the <stdint.h> types and limits,
+ * INFINITY, NAN, HUGE_VAL, FLT_MAX and DBL_MAX are defined, and the CUDA math functions (fabs,
+ * sqrt, fmin, ...) are there; src and dst are the caller's vertex ids, as on the CPU. A snippet
+ * that does not compile there gives MG_COMPILE_ERROR at that mg_advance with NVRTC's log (lines
+ * named as above). An MG_UDF_HOST definition runs on the GPU only if its snippets were given too
+ * (they are compiled there; the functions run on the CPU): without them mg_advance on a GPU context
+ * is MG_UNAVAILABLE. A build without CUDA, or no GPU, is MG_UNAVAILABLE as for every GPU call.
+ * Sums of floating-point values may differ in the last bits between the backends (the order of
+ * the contributions differs).
+ * The engine (either backend) pulls (each eligible destination scans its in-edges) or, for
+ * MG_UDF_REDUCE without apply_all, may push (atomic compare-and-swap of the combine into an
+ * accumulator); a mode combine only pulls, so MG_MODE_SPARSE with one is MG_UNAVAILABLE.
  *
  * Example: BFS parents (the built-in MG_CONTRIB_SRC_ID / MG_APPLY_IF_UNSET program) on int32:
  *     mg_udf_def def;
@@ -548,7 +561,7 @@ typedef struct {
     mg_udf_runner runner;
     bool apply_all;
     /* MG_UDF_JIT: the snippets (copied by mg_program_define; combine and identity only for a
-     * reduce). Also kept for MG_UDF_HOST when given, for the GPU's later compilation. */
+     * reduce). Also kept for MG_UDF_HOST when given: the GPU compiles them (see above). */
     const char *contribution, *combine, *identity, *apply;
     /* MG_UDF_HOST: the same operations as functions over pointers to T values. */
     void (*contribution_fn)(void *value, uint32_t src, uint32_t dst, const void *src_value,
@@ -570,6 +583,12 @@ typedef struct {
     bool memory_hit;     /* found already loaded in this process                           */
     bool disk_hit;       /* loaded from the cache folder without compiling                 */
     char object_path[1024]; /* the shared object (empty for MG_UDF_HOST)                    */
+    /* The GPU's kernels, from the definition's first mg_advance on a GPU context (on a device
+     * it had not run on yet); all 0 and empty before that. */
+    double gpu_jit_seconds;  /* NVRTC's compilation (0: loaded from a cache)                  */
+    bool gpu_memory_hit;     /* already loaded in this process                                */
+    bool gpu_disk_hit;       /* the CUBIN read from the cache folder without compiling        */
+    char gpu_object_path[1024]; /* the cached CUBIN                                           */
 } mg_udf_info;
 mg_status mg_udf_get_info(mg_context ctx, const mg_udf udf, mg_udf_info *info);
 
