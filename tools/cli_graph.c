@@ -1,7 +1,8 @@
 /*
  * cli_graph.c — the graph tools of the `mgraph` command: `info` (size, degrees, the six in-degree
  * groups of MultiGraph's Table 3.1), `gen` (the library's deterministic generators into a file) and
- * `convert` (any readable format into Matrix Market or the binary format).
+ * `convert` (any readable format into Matrix Market, the binary format or an LDBC Graphalytics
+ * dataset).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -28,17 +29,70 @@ static int load(const cli_args *a, const char *path, mg_context ctx, mg_graph *g
     return st == MG_SUCCESS ? CLI_OK : cli_lib_error(ctx, st);
 }
 
-/* The format gen and convert write, from the output's extension: checked before a long generation
- * or load, which a name the writer cannot use would otherwise waste. */
-static int output_format(const char *name, const char *path, mg_format *format) {
-    const char *dot = strrchr(path, '.');
-    if (dot != NULL && strchr(dot, '/') == NULL && strcasecmp(dot, ".mtx") == 0)
-        *format = MG_FORMAT_MATRIX_MARKET;
-    else if (dot != NULL && strchr(dot, '/') == NULL && strcasecmp(dot, ".mgb") == 0)
-        *format = MG_FORMAT_BINARY;
-    else
+/* What gen and convert write: a graph file (format) or a Graphalytics dataset (NAME.properties,
+ * with NAME.v and NAME.e beside it, and --source for its traversals). */
+typedef struct {
+    mg_format format;
+    bool graphalytics;
+    char vertex_file[4096], edge_file[4096];
+    uint64_t source; /* --source, in the graph's numbering */
+} output_kind;
+
+/* The output's kind from its extension, and --source: checked before a long generation or load,
+ * which a name the writer cannot use would otherwise waste. */
+static int output_format(const cli_args *a, const char *path, output_kind *out) {
+    const char *name = a->name, *dot = strrchr(path, '.');
+    memset(out, 0, sizeof *out);
+    if (dot != NULL && strchr(dot, '/') == NULL && strcasecmp(dot, ".mtx") == 0) {
+        out->format = MG_FORMAT_MATRIX_MARKET;
+    } else if (dot != NULL && strchr(dot, '/') == NULL && strcasecmp(dot, ".mgb") == 0) {
+        out->format = MG_FORMAT_BINARY;
+    } else if (dot != NULL && strchr(dot, '/') == NULL && strcmp(dot, ".properties") == 0) {
+        out->graphalytics = true;
+        const int stem = (int)(dot - path) + 1;
+        if (stem + 1 >= (int)sizeof out->vertex_file)
+            return cli_usage_error(name, "%s: '%s': the path is too long", name, path);
+        snprintf(out->vertex_file, sizeof out->vertex_file, "%.*sv", stem, path);
+        snprintf(out->edge_file, sizeof out->edge_file, "%.*se", stem, path);
+    } else {
         return cli_usage_error(name, "%s: cannot write '%s': the output's extension must be .mtx "
-                               "(Matrix Market) or .mgb (binary)", name, path);
+                               "(Matrix Market), .mgb (binary) or .properties (an LDBC Graphalytics "
+                               "dataset)", name, path);
+    }
+    if (a->value[OPT_SOURCE] != NULL && !out->graphalytics)
+        return cli_usage_error(name, "%s: --source is for a Graphalytics output (NAME.properties)",
+                               name);
+    if (a->value[OPT_SOURCE] != NULL)
+        return cli_u64(a, OPT_SOURCE, 0, UINT64_MAX, &out->source);
+    return CLI_OK;
+}
+
+/* Writes g as out says; a Graphalytics dataset gets --source (checked against g's ids) as its bfs
+ * and sssp source, else the library's default, which is printed. */
+static int write_graph(const cli_args *a, mg_context ctx, const mg_graph g, const char *path,
+                       const output_kind *out, double *seconds) {
+    mg_graphalytics_properties props;
+    mg_status st = MG_SUCCESS;
+    double t0 = cli_now();
+    if (!out->graphalytics) {
+        st = mg_graph_write(ctx, g, path, out->format);
+    } else if ((st = mg_graphalytics_default_properties(ctx, g, &props)) == MG_SUCCESS) {
+        const uint64_t base = (uint64_t)mg_graph_index_base(g), n = mg_graph_num_vertices(g);
+        if (a->value[OPT_SOURCE] != NULL) {
+            if (out->source - base >= n)
+                return cli_usage_error(a->name, "%s: --source %llu is not a vertex (ids %llu to "
+                                       "%llu)", a->name, (unsigned long long)out->source,
+                                       (unsigned long long)base,
+                                       (unsigned long long)(base + n - 1));
+            props.bfs_source = props.sssp_source = out->source;
+        }
+        st = mg_graphalytics_write(ctx, g, path, &props);
+    }
+    *seconds = cli_now() - t0;
+    if (st != MG_SUCCESS) return cli_lib_error(ctx, st);
+    if (out->graphalytics)
+        printf("graphalytics: %s and %s beside it; bfs and sssp source %llu\n", out->vertex_file,
+               out->edge_file, (unsigned long long)props.bfs_source);
     return CLI_OK;
 }
 
@@ -168,8 +222,8 @@ int cli_gen_main(int argc, char **argv) {
     if (a.npositional != 1)
         return cli_usage_error("gen", "gen: missing KIND (rmat, kronecker, uniform, geometric, grid)");
     if (a.value[OPT_OUTPUT] == NULL) return cli_usage_error("gen", "gen: missing --output FILE");
-    mg_format format = MG_FORMAT_AUTO;
-    if ((rc = output_format("gen", a.value[OPT_OUTPUT], &format)) != CLI_OK) return rc;
+    output_kind out;
+    if ((rc = output_format(&a, a.value[OPT_OUTPUT], &out)) != CLI_OK) return rc;
     mg_gen_options go;
     mg_gen_options_init(&go);
     static const struct {
@@ -240,13 +294,8 @@ int cli_gen_main(int argc, char **argv) {
         rc = cli_lib_error(ctx, st);
         goto cleanup;
     }
-    t0 = cli_now();
-    st = mg_graph_write(ctx, g, a.value[OPT_OUTPUT], format);
-    double write_s = cli_now() - t0;
-    if (st != MG_SUCCESS) {
-        rc = cli_lib_error(ctx, st);
-        goto cleanup;
-    }
+    double write_s = 0;
+    if ((rc = write_graph(&a, ctx, g, a.value[OPT_OUTPUT], &out, &write_s)) != CLI_OK) goto cleanup;
     cli_print_graph("generated", kind, g);
     printf("generate: %.6f s\n", gen_s);
     printf("write: %.6f s (%s)\n", write_s, a.value[OPT_OUTPUT]);
@@ -264,9 +313,12 @@ int cli_convert_main(int argc, char **argv) {
     if (rc != CLI_OK) return rc;
     if (a.npositional != 2) return cli_usage_error("convert", "convert: needs IN and OUT files");
     const char *in = a.positional[0], *out = a.positional[1];
-    mg_format format = MG_FORMAT_AUTO;
-    if ((rc = output_format("convert", out, &format)) != CLI_OK ||
-        (rc = cli_check_not_input("convert", "OUT", out, in)) != CLI_OK)
+    output_kind kind;
+    if ((rc = output_format(&a, out, &kind)) != CLI_OK ||
+        (rc = cli_check_not_input("convert", "OUT", out, in)) != CLI_OK ||
+        (kind.graphalytics &&
+         ((rc = cli_check_not_input("convert", "OUT's vertex file", kind.vertex_file, in)) != CLI_OK ||
+          (rc = cli_check_not_input("convert", "OUT's edge file", kind.edge_file, in)) != CLI_OK)))
         return rc;
     double load_s = 0;
     if ((rc = new_context(&a, &ctx)) != CLI_OK) goto cleanup;
@@ -302,13 +354,8 @@ int cli_convert_main(int argc, char **argv) {
         mg_graph_free(&g);
         g = renamed;
     }
-    double t0 = cli_now();
-    st = mg_graph_write(ctx, g, out, format);
-    double write_s = cli_now() - t0;
-    if (st != MG_SUCCESS) {
-        rc = cli_lib_error(ctx, st);
-        goto cleanup;
-    }
+    double write_s = 0;
+    if ((rc = write_graph(&a, ctx, g, out, &kind, &write_s)) != CLI_OK) goto cleanup;
     cli_print_graph("read", in, g);
     printf("load: %.6f s\n", load_s);
     printf("write: %.6f s (%s)\n", write_s, out);

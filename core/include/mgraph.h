@@ -238,6 +238,26 @@ mg_status mg_graphalytics_read(mg_context ctx, const mg_graphalytics_properties 
  * MG_INVALID_ARGUMENT naming id when there is none. */
 mg_status mg_graphalytics_vertex(mg_context ctx, const uint64_t *ids, uint32_t n, uint64_t id,
                                  uint32_t *vertex);
+/* The parameters mg_graphalytics_write writes for g when given none: directed and weighted as g is;
+ * every algorithm (sssp only when g is weighted: the benchmark's SSSP needs the weight property);
+ * the bfs and sssp source the first vertex with the most out-edges, as a file id (vertex +
+ * mg_graph_index_base(g)); pr damping 0.85 and 10 iterations; cdlp 10 iterations. name and the
+ * file names are left empty (the writer takes them from its path). */
+mg_status mg_graphalytics_default_properties(mg_context ctx, const mg_graph g,
+                                             mg_graphalytics_properties *props);
+/* Writes g as the Graphalytics dataset NAME: path is DIR/NAME.properties, and NAME.v (every vertex)
+ * and NAME.e ("source destination", then the weight when g is weighted; an undirected edge once,
+ * source <= destination) go beside it. Ids are g's vertices in its file's numbering (vertex +
+ * mg_graph_index_base(g)), so mg_graphalytics_read gives back g's numbering. props (NULL:
+ * mg_graphalytics_default_properties) gives the algorithms and their parameters, sources as file
+ * ids; its name, file names, directed and weighted are path's and g's, not read. Each file is
+ * written as mg_output writes (whole or not at all); all three are created before any is written
+ * and the properties file, which names the other two, is renamed into place last, so a failed
+ * write leaves no new dataset behind. Refused: a name that is not NAME.properties or holds
+ * spaces, '=' or ':' (a properties key could not hold it); a graph with no vertices or a negative
+ * weight (the reader takes neither); sssp on an unweighted graph; a source that is no vertex. */
+mg_status mg_graphalytics_write(mg_context ctx, const mg_graph g, const char *path,
+                                const mg_graphalytics_properties *props);
 
 /* *out = g with vertex v renamed new_of_old[v] (a permutation of 0..n-1, checked: MG_INVALID_ARGUMENT
  * naming the first id out of range or repeated): the same edges, weights and directedness. For the

@@ -7,6 +7,10 @@
  * and the order of ids is the order of vertices (a component's smallest vertex is its smallest
  * id, and label propagation's "smallest label" tie-break means the same in both numberings).
  * The files are read serially: the benchmark's graphs load once per run of six algorithms.
+ *
+ * Writing turns any graph into such a dataset (ids = vertex + the graph's index base, so a
+ * round trip gives the same numbering), each file through the whole-or-nothing temporary of
+ * graph_file.c, the properties file renamed last.
  */
 #include "io_internal.h"
 
@@ -410,5 +414,245 @@ cleanup:
     mg__free(dst);
     mg__free(w);
     mg__io_unmap(&file);
+    return status;
+}
+
+/* ---- writing ----------------------------------------------------------------------------------- */
+
+#define CALL_WRITE "mg_graphalytics_write"
+#define OUT_BUFFER (1u << 20)
+
+mg_status mg_graphalytics_default_properties(mg_context ctx, const mg_graph g,
+                                             mg_graphalytics_properties *props) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    status = mg__check_graph(ctx, g, "mg_graphalytics_default_properties: g");
+    if (status != MG_SUCCESS) return status;
+    if (props == NULL)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_graphalytics_default_properties: props is NULL");
+    memset(props, 0, sizeof *props);
+    props->directed = g->directed;
+    props->weighted = g->weight_type != MG_WEIGHT_NONE;
+    props->algorithms = MG_GA_BFS | MG_GA_CDLP | MG_GA_LCC | MG_GA_PR | MG_GA_WCC |
+                        (props->weighted ? MG_GA_SSSP : 0u);
+    /* The busiest vertex reaches the most at the first step; on a generated graph vertex 0 may
+     * well be isolated, and a traversal from it measures nothing. */
+    uint32_t best = 0;
+    for (uint32_t v = 1; v < g->n; v++)
+        if (g->out.offsets[v + 1] - g->out.offsets[v] > g->out.offsets[best + 1] - g->out.offsets[best])
+            best = v;
+    props->bfs_source = props->sssp_source = (uint64_t)best + (uint64_t)g->index_base;
+    props->pr_damping = 0.85;
+    props->pr_iterations = 10;
+    props->cdlp_iterations = 10;
+    return MG_SUCCESS;
+}
+
+/* A real as the shortest of %.15g and %.17g that reads back as the same double (0.85, not
+ * 0.84999999999999998). */
+static void put_real(char *dst, size_t size, double x) {
+    snprintf(dst, size, "%.15g", x);
+    if (strtod(dst, NULL) != x) snprintf(dst, size, "%.17g", x);
+}
+
+/* The properties file's text for NAME; the keys the reader reads, in the specification's names. */
+static void properties_text(char *buf, size_t size, const char *name, const mg_graph g,
+                            uint64_t edge_lines, const mg_graphalytics_properties *p) {
+    const bool weighted = g->weight_type != MG_WEIGHT_NONE;
+    char damping[32];
+    put_real(damping, sizeof damping, p->pr_damping);
+    size_t len = (size_t)snprintf(
+        buf, size,
+        "# An LDBC Graphalytics dataset written by mgraph %d.%d.%d; vertex ids are the source "
+        "graph's (index base %d).\n"
+        "graph.%s.vertex-file = %s.v\n"
+        "graph.%s.edge-file = %s.e\n"
+        "graph.%s.meta.vertices = %u\n"
+        "graph.%s.meta.edges = %llu\n"
+        "graph.%s.directed = %s\n",
+        MG_VERSION_MAJOR, MG_VERSION_MINOR, MG_VERSION_PATCH, g->index_base, name, name, name,
+        name, name, g->n, name, (unsigned long long)edge_lines, name,
+        g->directed ? "true" : "false");
+    /* The benchmark's weights are reals; an integer weight is written as one. */
+    if (weighted)
+        len += (size_t)snprintf(buf + len, size - len,
+                                "graph.%s.edge-properties.names = weight\n"
+                                "graph.%s.edge-properties.types = real\n",
+                                name, name);
+    len += (size_t)snprintf(buf + len, size - len, "graph.%s.algorithms = ", name);
+    const char *sep = "";
+    for (size_t a = 0; a < sizeof ALGORITHMS / sizeof ALGORITHMS[0]; a++) {
+        if (!(p->algorithms & ALGORITHMS[a].bit)) continue;
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", sep, ALGORITHMS[a].name);
+        sep = ", ";
+    }
+    len += (size_t)snprintf(buf + len, size - len, "\n");
+    if (p->algorithms & MG_GA_BFS)
+        len += (size_t)snprintf(buf + len, size - len, "graph.%s.bfs.source-vertex = %llu\n", name,
+                                (unsigned long long)p->bfs_source);
+    if (p->algorithms & MG_GA_CDLP)
+        len += (size_t)snprintf(buf + len, size - len, "graph.%s.cdlp.max-iterations = %u\n", name,
+                                p->cdlp_iterations);
+    if (p->algorithms & MG_GA_PR)
+        len += (size_t)snprintf(buf + len, size - len,
+                                "graph.%s.pr.damping-factor = %s\n"
+                                "graph.%s.pr.num-iterations = %u\n",
+                                name, damping, name, p->pr_iterations);
+    if (p->algorithms & MG_GA_SSSP)
+        snprintf(buf + len, size - len,
+                 "graph.%s.sssp.weight-property = weight\n"
+                 "graph.%s.sssp.source-vertex = %llu\n",
+                 name, name, (unsigned long long)p->sssp_source);
+}
+
+/* What the reader would refuse, refused before anything is written; *name_len gets NAME's length. */
+static mg_status check_write(mg_context ctx, const mg_graph g, const char *path,
+                             const mg_graphalytics_properties *p, size_t *name_len) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strstr(base, ".properties");
+    if (dot == NULL || dot[11] != '\0' || dot == base)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, CALL_WRITE ": %s: the name must be NAME.properties",
+                         path);
+    *name_len = (size_t)(dot - base);
+    if (*name_len >= sizeof p->name)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, CALL_WRITE ": %s: the graph's name is too long",
+                         path);
+    for (const char *c = base; c < dot; c++)
+        if (mg__io_space(*c) || *c == '=' || *c == ':' || *c == '\n')
+            return mg__error(ctx, MG_INVALID_ARGUMENT,
+                             CALL_WRITE ": %s: the graph's name may not hold spaces, '=' or ':' "
+                             "(it is part of every key of the properties file)",
+                             path);
+    if (g->n == 0)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         CALL_WRITE ": %s: the graph has no vertices (a dataset needs one)", path);
+    if (g->weight_type != MG_WEIGHT_NONE && g->weight_min < 0)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         CALL_WRITE ": %s: the graph has a negative weight (%g); the benchmark's "
+                         "weights are non-negative",
+                         path, g->weight_min);
+    const unsigned all = MG_GA_BFS | MG_GA_CDLP | MG_GA_LCC | MG_GA_PR | MG_GA_SSSP | MG_GA_WCC;
+    if (p->algorithms & ~all)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         CALL_WRITE ": props->algorithms 0x%x has bits that name no algorithm",
+                         p->algorithms);
+    if ((p->algorithms & MG_GA_SSSP) && g->weight_type == MG_WEIGHT_NONE)
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         CALL_WRITE ": props->algorithms lists sssp but the graph has no weights");
+    const uint64_t lo = (uint64_t)g->index_base, hi = lo + g->n;
+    for (int s = 0; s < 2; s++) {
+        const unsigned bit = s ? MG_GA_SSSP : MG_GA_BFS;
+        const uint64_t src = s ? p->sssp_source : p->bfs_source;
+        if ((p->algorithms & bit) && (src < lo || src >= hi))
+            return mg__error(ctx, MG_INVALID_ARGUMENT,
+                             CALL_WRITE ": props->%s_source %llu is not a vertex (ids %llu to %llu)",
+                             s ? "sssp" : "bfs", (unsigned long long)src, (unsigned long long)lo,
+                             (unsigned long long)hi - 1);
+    }
+    if ((p->algorithms & MG_GA_PR) && !(p->pr_damping >= 0 && p->pr_damping <= 1))
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         CALL_WRITE ": props->pr_damping %g is not in [0, 1]", p->pr_damping);
+    if (((p->algorithms & MG_GA_PR) && p->pr_iterations > INT32_MAX) ||
+        ((p->algorithms & MG_GA_CDLP) && p->cdlp_iterations > INT32_MAX))
+        return mg__error(ctx, MG_INVALID_ARGUMENT,
+                         CALL_WRITE ": props->%s_iterations is above 2^31-1",
+                         p->pr_iterations > INT32_MAX ? "pr" : "cdlp");
+    return MG_SUCCESS;
+}
+
+/* Writes the vertex file (one id per line) and the edge file into their open temporaries;
+ * *edge_lines gets the edge file's lines. */
+static mg_status write_lists(mg_context ctx, const mg_graph g, char *buf, mg__atomic_file *vf,
+                             mg__atomic_file *ef, uint64_t *edge_lines) {
+    mg_status status = MG_SUCCESS;
+    const uint64_t base = (uint64_t)g->index_base;
+    const uint64_t *off = g->out.offsets;
+    const uint32_t *idx = g->out.indices;
+    const int32_t *wi = g->weight_type == MG_WEIGHT_INT32 ? g->out.weights : NULL;
+    const float *wf = g->weight_type == MG_WEIGHT_FLOAT ? g->out.weights : NULL;
+    char *p = buf;
+    for (uint32_t v = 0; v < g->n; v++) {
+        if ((size_t)(p - buf) > OUT_BUFFER - 32) {
+            MG__TRY(mg__atomic_write(ctx, vf, buf, (size_t)(p - buf)));
+            p = buf;
+        }
+        p = mg__io_put_u64(p, v + base);
+        *p++ = '\n';
+    }
+    MG__TRY(mg__atomic_write(ctx, vf, buf, (size_t)(p - buf)));
+    p = buf;
+    uint64_t lines = 0;
+    for (uint32_t u = 0; u < g->n; u++) {
+        for (uint64_t e = off[u]; e < off[u + 1]; e++) {
+            /* An undirected graph stores both directions (a self loop once); the file lists each
+             * edge once, as the benchmark's undirected datasets do. */
+            if (!g->directed && idx[e] < u) continue;
+            if ((size_t)(p - buf) > OUT_BUFFER - 128) {
+                MG__TRY(mg__atomic_write(ctx, ef, buf, (size_t)(p - buf)));
+                p = buf;
+            }
+            p = mg__io_put_u64(p, u + base);
+            *p++ = ' ';
+            p = mg__io_put_u64(p, idx[e] + base);
+            if (wi) { /* non-negative: check_write */
+                *p++ = ' ';
+                p = mg__io_put_u64(p, (uint64_t)wi[e]);
+            } else if (wf) {
+                p += snprintf(p, 40, " %.9g", (double)wf[e]); /* 9 digits give back the float */
+            }
+            *p++ = '\n';
+            lines++;
+        }
+    }
+    MG__TRY(mg__atomic_write(ctx, ef, buf, (size_t)(p - buf)));
+    *edge_lines = lines;
+
+cleanup:
+    return status;
+}
+
+mg_status mg_graphalytics_write(mg_context ctx, const mg_graph g, const char *path,
+                                const mg_graphalytics_properties *props) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    mg__atomic_file files[3] = {{0}}; /* .v, .e, .properties */
+    char *buf = NULL, *names = NULL;
+    mg_graphalytics_properties defaults;
+    size_t name_len = 0;
+    MG__TRY(mg__check_graph(ctx, g, CALL_WRITE ": g"));
+    if (path == NULL) MG__FAIL(ctx, MG_INVALID_ARGUMENT, CALL_WRITE ": path is NULL");
+    if (props == NULL) {
+        MG__TRY(mg_graphalytics_default_properties(ctx, g, &defaults));
+        props = &defaults;
+    }
+    MG__TRY(check_write(ctx, g, path, props, &name_len));
+
+    /* DIR/NAME.v and DIR/NAME.e: path less "properties", plus "v" or "e". */
+    const size_t stem = strlen(path) - strlen("properties");
+    names = mg__malloc(2 * (stem + 2));
+    buf = mg__malloc(OUT_BUFFER);
+    if (names == NULL || buf == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, CALL_WRITE ": out of memory");
+    char *vpath = names, *epath = names + stem + 2;
+    memcpy(vpath, path, stem);
+    memcpy(epath, path, stem);
+    memcpy(vpath + stem, "v", 2);
+    memcpy(epath + stem, "e", 2);
+    const char *paths[3] = {vpath, epath, path};
+    /* Every file is created before any is written: a folder that cannot take one fails first. */
+    for (int f = 0; f < 3; f++) MG__TRY(mg__atomic_open(ctx, paths[f], CALL_WRITE, &files[f]));
+    uint64_t edge_lines = 0;
+    MG__TRY(write_lists(ctx, g, buf, &files[0], &files[1], &edge_lines));
+    char name[sizeof props->name];
+    memcpy(name, strrchr(path, '/') ? strrchr(path, '/') + 1 : path, name_len);
+    name[name_len] = '\0';
+    properties_text(buf, OUT_BUFFER, name, g, edge_lines, props);
+    MG__TRY(mg__atomic_write(ctx, &files[2], buf, strlen(buf)));
+    for (int f = 0; f < 3; f++) MG__TRY(mg__atomic_commit(ctx, &files[f]));
+
+cleanup:
+    for (int f = 0; f < 3; f++) mg__atomic_abort(&files[f]);
+    mg__free(buf);
+    mg__free(names);
     return status;
 }

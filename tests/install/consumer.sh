@@ -55,13 +55,14 @@ cmake --build "$tmp/examples" >>"$tmp/examples.log" 2>&1 || { cat "$tmp/examples
 ld_path="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 LD_LIBRARY_PATH=$ld_path ctest --test-dir "$tmp/examples" --output-on-failure >"$tmp/examples.log" 2>&1 ||
     { cat "$tmp/examples.log"; fail "an example failed on its generated graph"; }
-for run in "kcore roadNet-CA-sample.txt" "mis roadNet-CA-sample.txt" "ppr web-Google-sample.txt 0 11342" \
+for run in "kcore roadNet-CA-sample.txt" "mis roadNet-CA-sample.txt" "colour roadNet-CA-sample.txt" \
+           "colour web-Google-sample.txt" "ppr web-Google-sample.txt 0 11342" \
            "hits web-Google-sample.txt"; do
     read -r -a args <<<"$run"
     out=$(LD_LIBRARY_PATH=$ld_path "$tmp/examples/${args[0]}" "$samples/${args[1]}" "${args[@]:2}" 2>&1) ||
         fail "examples/${args[0]}.c on ${args[1]}: $out"
 done
-echo "ok: examples/ (kcore, mis, ppr, hits) built and checked"
+echo "ok: examples/ (kcore, mis, colour, ppr, hits) built and checked"
 
 # 2 and 3. pkg-config: the shared library, then the archive with its dependencies.
 if ! command -v pkg-config >/dev/null; then

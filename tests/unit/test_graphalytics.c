@@ -1,8 +1,10 @@
 /*
  * test_graphalytics.c — the LDBC Graphalytics reader (core/io/graphalytics.c): properties, the id
  * mapping, weights, directedness, every kind of bad input with its file and line, a failed
- * allocation at each step; and PageRank's spread_each_iteration against the specification's
- * iterates worked by hand.
+ * allocation at each step; PageRank's spread_each_iteration against the specification's
+ * iterates worked by hand; and the writer: generated graphs of each weight type and directedness
+ * read back identical, the properties it writes, its refusals, and a failed allocation or file
+ * that leaves no file behind.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -12,6 +14,7 @@
 #include "mg_internal.h" /* mg__inject_alloc_failure */
 #include "mgraph.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,6 +222,162 @@ static void test_pagerank_spread(mg_context ctx) {
     mg_graph_free(&g);
 }
 
+/* The entries of the scratch folder, for "nothing was left behind". */
+static int entries(void) {
+    DIR *d = opendir(tmpdir);
+    int count = 0;
+    if (d == NULL) return -1;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return count;
+}
+
+/* Whether a and b have the same vertices, edges (in CSR order) and weights, as floats. */
+static bool same_graph(const mg_graph a, const mg_graph b) {
+    const uint64_t *oa, *ob;
+    const uint32_t *ia, *ib;
+    const void *wa, *wb;
+    if (mg_graph_num_vertices(a) != mg_graph_num_vertices(b) ||
+        mg_graph_num_edges(a) != mg_graph_num_edges(b) ||
+        mg_graph_is_directed(a) != mg_graph_is_directed(b) ||
+        (mg_graph_weight_type(a) == MG_WEIGHT_NONE) != (mg_graph_weight_type(b) == MG_WEIGHT_NONE) ||
+        mg_graph_csr(a, &oa, &ia, &wa) != MG_SUCCESS || mg_graph_csr(b, &ob, &ib, &wb) != MG_SUCCESS)
+        return false;
+    const uint32_t n = mg_graph_num_vertices(a);
+    if (memcmp(oa, ob, ((size_t)n + 1) * sizeof *oa) != 0 ||
+        memcmp(ia, ib, (size_t)oa[n] * sizeof *ia) != 0)
+        return false;
+    for (uint64_t e = 0; wa != NULL && e < oa[n]; e++) {
+        const float x = mg_graph_weight_type(a) == MG_WEIGHT_INT32 ? (float)((const int32_t *)wa)[e]
+                                                                   : ((const float *)wa)[e];
+        if (x != ((const float *)wb)[e]) return false;
+    }
+    return true;
+}
+
+static void test_write_round_trip(mg_context ctx) {
+    const mg_weight_type types[] = {MG_WEIGHT_NONE, MG_WEIGHT_INT32, MG_WEIGHT_FLOAT};
+    for (int directed = 0; directed < 2; directed++) {
+        for (int t = 0; t < 3; t++) {
+            mg_gen_options go;
+            mg_gen_options_init(&go);
+            go.kind = MG_GEN_RMAT;
+            go.scale = 7;
+            go.edge_factor = 6;
+            go.weights = types[t];
+            go.weight_min = 0.001;
+            go.graph.directed = directed;
+            go.graph.keep_self_loops = true; /* an undirected self loop is stored once */
+            mg_graph g = NULL, back = NULL;
+            uint64_t *ids = NULL, edges = 0;
+            mg_graphalytics_properties p, want;
+            CHECK_OK(ctx, mg_generate(ctx, &g, &go));
+            CHECK_OK(ctx, mg_graphalytics_write(ctx, g, tmp("w.properties"), NULL));
+            CHECK_OK(ctx, mg_graphalytics_read_properties(ctx, tmp("w.properties"), &p));
+            CHECK_OK(ctx, mg_graphalytics_default_properties(ctx, g, &want));
+            CHECK(p.directed == (bool)directed && p.weighted == (types[t] != MG_WEIGHT_NONE));
+            CHECK(p.algorithms == want.algorithms && p.bfs_source == want.bfs_source);
+            CHECK(p.algorithms == (MG_GA_BFS | MG_GA_CDLP | MG_GA_LCC | MG_GA_PR | MG_GA_WCC |
+                                   (p.weighted ? MG_GA_SSSP : 0u)));
+            CHECK(p.pr_damping == 0.85 && p.pr_iterations == 10 && p.cdlp_iterations == 10);
+            CHECK_OK(ctx, mg_graphalytics_read(ctx, &p, &back, &ids, &edges));
+            if (back != NULL && ids != NULL) {
+                CHECK(same_graph(g, back));
+                bool identity = true;
+                for (uint32_t v = 0; v < mg_graph_num_vertices(g); v++) identity &= ids[v] == v;
+                CHECK(identity);
+                /* An undirected edge is one line: a self loop is stored once, others twice. */
+                mg_graph_stats st;
+                CHECK_OK(ctx, mg_graph_get_stats(ctx, g, &st));
+                const uint64_t m = mg_graph_num_edges(g);
+                CHECK(edges == (directed ? m : (m + st.self_loops) / 2));
+                /* The default source has the most out-edges. */
+                const uint64_t *off;
+                const uint32_t *idx;
+                const void *w;
+                CHECK_OK(ctx, mg_graph_csr(g, &off, &idx, &w));
+                const uint64_t s = p.bfs_source;
+                for (uint32_t v = 0; v < mg_graph_num_vertices(g); v++)
+                    CHECK(off[v + 1] - off[v] <= off[s + 1] - off[s]);
+            }
+            free(ids);
+            mg_graph_free(&back);
+            mg_graph_free(&g);
+        }
+    }
+}
+
+static void test_write_refusals(mg_context ctx) {
+    const uint32_t src[] = {0, 1}, dst[] = {1, 2};
+    const int32_t neg[] = {3, -1};
+    mg_graph g = NULL, gneg = NULL;
+    mg_graph_options go;
+    mg_graph_options_init(&go);
+    go.directed = true;
+    CHECK_OK(ctx, mg_graph_create_from_coo(ctx, &g, 4, 2, src, dst, NULL, MG_WEIGHT_NONE, &go));
+    CHECK_OK(ctx, mg_graph_create_from_coo(ctx, &gneg, 3, 2, src, dst, neg, MG_WEIGHT_INT32, &go));
+    mg_graphalytics_properties p;
+    CHECK_OK(ctx, mg_graphalytics_default_properties(ctx, g, &p));
+    CHECK(p.bfs_source == 0 && !(p.algorithms & MG_GA_SSSP));
+    const int before = entries();
+    check_fails(ctx, mg_graphalytics_write(ctx, g, tmp("x.props"), NULL), MG_INVALID_ARGUMENT,
+                "the name must be NAME.properties");
+    check_fails(ctx, mg_graphalytics_write(ctx, g, tmp("a=b.properties"), NULL),
+                MG_INVALID_ARGUMENT, "may not hold spaces, '=' or ':'");
+    check_fails(ctx, mg_graphalytics_write(ctx, gneg, tmp("x.properties"), NULL),
+                MG_INVALID_ARGUMENT, "negative weight (-1)");
+    p.algorithms |= MG_GA_SSSP;
+    check_fails(ctx, mg_graphalytics_write(ctx, g, tmp("x.properties"), &p), MG_INVALID_ARGUMENT,
+                "lists sssp but the graph has no weights");
+    p.algorithms &= ~(unsigned)MG_GA_SSSP;
+    p.bfs_source = 4;
+    check_fails(ctx, mg_graphalytics_write(ctx, g, tmp("x.properties"), &p), MG_INVALID_ARGUMENT,
+                "props->bfs_source 4 is not a vertex (ids 0 to 3)");
+    p.bfs_source = 3;
+    p.pr_damping = 2;
+    check_fails(ctx, mg_graphalytics_write(ctx, g, tmp("x.properties"), &p), MG_INVALID_ARGUMENT,
+                "props->pr_damping 2 is not in [0, 1]");
+    check_fails(ctx, mg_graphalytics_write(ctx, g, tmp("no/such/x.properties"), NULL), MG_IO_ERROR,
+                "no/such/x.v");
+    CHECK(entries() == before);
+
+    /* A file that cannot be created (x.e a folder) leaves neither of the others, nor a temporary. */
+    CHECK(mkdir(tmp("x.e"), 0777) == 0);
+    check_fails(ctx, mg_graphalytics_write(ctx, g, tmp("x.properties"), NULL), MG_IO_ERROR,
+                "x.e is a directory");
+    CHECK(entries() == before + 1);
+    rmdir(tmp("x.e"));
+
+    /* Chosen parameters are written as given: sources, iterations, damping, a subset. */
+    p.algorithms = MG_GA_BFS | MG_GA_PR;
+    p.pr_damping = 0.5;
+    p.pr_iterations = 3;
+    CHECK_OK(ctx, mg_graphalytics_write(ctx, g, tmp("x.properties"), &p));
+    mg_graphalytics_properties q;
+    CHECK_OK(ctx, mg_graphalytics_read_properties(ctx, tmp("x.properties"), &q));
+    CHECK(q.algorithms == (MG_GA_BFS | MG_GA_PR) && q.bfs_source == 3 && q.pr_damping == 0.5 &&
+          q.pr_iterations == 3 && q.directed && !q.weighted);
+
+    /* A failed allocation at any step fails cleanly and leaves the earlier dataset as it was. */
+    bool succeeded = false;
+    for (uint64_t k = 1; k < 100 && !succeeded; k++) {
+        mg__inject_alloc_failure(k);
+        mg_status st = mg_graphalytics_write(ctx, g, tmp("x.properties"), NULL);
+        mg__inject_alloc_failure(0);
+        succeeded = st == MG_SUCCESS;
+        CHECK(succeeded || st == MG_OUT_OF_MEMORY);
+        CHECK(entries() == before + 3);
+        if (!succeeded) {
+            CHECK_OK(ctx, mg_graphalytics_read_properties(ctx, tmp("x.properties"), &q));
+            CHECK(q.algorithms == (MG_GA_BFS | MG_GA_PR));
+        }
+    }
+    CHECK(succeeded);
+    mg_graph_free(&gneg);
+    mg_graph_free(&g);
+}
+
 int main(void) {
     if (temp_dir_make("graphalytics") != 0) return 2;
     mg_context ctx = NULL;
@@ -227,6 +386,8 @@ int main(void) {
     test_read(ctx);
     test_bad_input(ctx);
     test_pagerank_spread(ctx);
+    test_write_round_trip(ctx);
+    test_write_refusals(ctx);
     mg_context_free(&ctx);
     temp_dir_remove();
     return check_report();
