@@ -1,29 +1,28 @@
 /*
- * bench_udf.c — BFS and PageRank, built-in against the same programs user-defined (issue 18): host
- * function pointers and the JIT, on a generated Kronecker graph (Graph500's). Prints one line per
- * (algorithm, runner) with the median time and the ratio to the built-in, and the JIT's compile
- * seconds at first use (a fresh cache folder unless MG_JIT_CACHE is set) and at second use (the
- * in-memory cache: 0). A second process reuses the disk cache (tests/unit/test_udf.c checks it).
+ * bench_udf.c — BFS and PageRank, built-in against the same programs user-defined (issue 18), on one
+ * backend: on the CPU host function pointers and the JIT, on the GPU the NVRTC-compiled kernels (a
+ * host-only program cannot run there); on a generated Kronecker graph (Graph500's) or R-MAT (edge
+ * factor 16, seed 1, as the other GPU benchmarks). Each (algorithm, runner) runs once to warm up,
+ * then RUNS times, each run waited for (mg_context_finish); it prints the median, the ratio to the
+ * built-in, the compile seconds of the user-defined program at its first use (CPU: jit_seconds at
+ * definition; GPU: gpu_jit_seconds at its first step) and of a second definition of the same
+ * program (the in-memory cache: 0), and checks the result against the built-in's: BFS depths equal
+ * (parents may differ), PageRank's normalised ranks within a relative 1e-6. The JIT's cache folder
+ * is a fresh one unless MG_JIT_CACHE is set; a second process reuses the disk cache
+ * (tests/unit/test_udf.c checks it). Exit 1 when a result differs, 77 for --backend gpu without a
+ * usable GPU, 2 for bad usage.
  *
- * Usage: bench_udf [SCALE (default 20)] [RUNS (default 3)]
+ * Usage: bench_udf [--backend cpu|gpu] [--graph kronecker|rmat] [--scale N] [--runs N]
+ *                  [--source V] [SCALE [RUNS]]
+ * Defaults: cpu, kronecker, scale 20, 3 runs, BFS from vertex 0; with --backend gpu: rmat, scale 22,
+ * BFS from a vertex of largest degree. PageRank: 20 iterations, damping 0.85.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "mgraph.h"
+#define BENCH_NAME "bench_udf"
+#include "bench_common.h" /* ctx, DIE_IF, median */
 
+#include <math.h>
 #include <omp.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static mg_context ctx;
-
-#define DIE_IF(st)                                                                                 \
-    do {                                                                                           \
-        if ((st) != MG_SUCCESS) {                                                                  \
-            fprintf(stderr, "bench_udf: %s (bench_udf.c:%d)\n", mg_context_error(ctx), __LINE__);  \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static void bfs_contribution(void *value, uint32_t src, uint32_t dst, const void *src_value,
                              double weight, uint64_t src_degree, void *user) {
@@ -58,7 +57,7 @@ static bool affine(void *dst_value, const void *combined, bool found, uint32_t d
 static const int32_t i32_max = INT32_MAX;
 static const double zero = 0.0;
 
-static mg_udf define(bool pagerank, mg_udf_runner runner, double *ab, double *jit_s) {
+static mg_udf define(bool pagerank, mg_udf_runner runner, double *ab) {
     char apply[200];
     mg_udf_def def;
     mg_udf_def_init(&def);
@@ -88,22 +87,27 @@ static mg_udf define(bool pagerank, mg_udf_runner runner, double *ab, double *ji
         def.apply_fn = if_unset;
     }
     mg_udf u = NULL;
-    mg_udf_info info;
     DIE_IF(mg_program_define(ctx, &def, &u));
-    DIE_IF(mg_udf_get_info(ctx, u, &info));
-    *jit_s = info.jit_seconds;
     return u;
 }
 
+/* The compile seconds of u so far: the CPU's at definition, or the GPU's at its first step. */
+static double jit_seconds(mg_udf u, bool gpu) {
+    mg_udf_info info;
+    DIE_IF(mg_udf_get_info(ctx, u, &info));
+    return gpu ? info.gpu_jit_seconds : info.jit_seconds;
+}
+
 /* BFS levels as mg_bfs runs them: parents by the user's program, depths per level. */
-static void udf_bfs(mg_graph g, mg_udf u, mg_vector parent, mg_vector depth, mg_frontier f[3]) {
+static void udf_bfs(mg_graph g, uint32_t source, mg_udf u, mg_vector parent, mg_vector depth,
+                    mg_frontier f[3]) {
     DIE_IF(mg_vector_assign(ctx, parent, NULL, -1));
     DIE_IF(mg_vector_assign(ctx, depth, NULL, -1));
-    DIE_IF(mg_vector_set(ctx, parent, 0, 0));
-    DIE_IF(mg_vector_set(ctx, depth, 0, 0));
+    DIE_IF(mg_vector_set(ctx, parent, source, source));
+    DIE_IF(mg_vector_set(ctx, depth, source, 0));
     for (int i = 0; i < 3; i++) DIE_IF(mg_frontier_clear(ctx, f[i]));
-    DIE_IF(mg_frontier_add(ctx, f[0], 0));
-    DIE_IF(mg_frontier_add(ctx, f[2], 0));
+    DIE_IF(mg_frontier_add(ctx, f[0], source));
+    DIE_IF(mg_frontier_add(ctx, f[2], source));
     mg_program p;
     mg_program_init(&p);
     p.udf = u;
@@ -121,94 +125,214 @@ static void udf_bfs(mg_graph g, mg_udf u, mg_vector parent, mg_vector depth, mg_
     }
 }
 
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+
+/* The operands of the runs, kept between them. */
+typedef struct {
+    mg_graph g;
+    uint32_t n, source;
+    mg_vector parent, depth, a, b;
+    mg_frontier f[3];
+    double ab[2];
+} bench;
+
+enum { PR_ITERATIONS = 20 };
+
+/* One run of algo (0 BFS, 1 PageRank) by the built-in (u NULL) or by u, waited for; its seconds. */
+static double run_once(bench *B, int algo, mg_udf u) {
+    const double t0 = omp_get_wtime();
+    if (algo == 0 && u == NULL) {
+        DIE_IF(mg_bfs(ctx, B->g, B->source, B->depth, B->parent));
+    } else if (algo == 0) {
+        udf_bfs(B->g, B->source, u, B->parent, B->depth, B->f);
+    } else if (u == NULL) {
+        mg_pagerank_options po;
+        mg_pagerank_options_init(&po);
+        po.tolerance = 0;
+        po.max_iterations = PR_ITERATIONS;
+        DIE_IF(mg_pagerank(ctx, B->g, &po, B->a));
+    } else {
+        mg_program p;
+        mg_program_init(&p);
+        p.udf = u;
+        DIE_IF(mg_vector_assign(ctx, B->a, NULL, 1.0 / B->n));
+        /* an even count: the last step writes a */
+        for (int i = 0; i < PR_ITERATIONS; i++)
+            DIE_IF(mg_advance(ctx, B->g, &p, NULL, i % 2 ? B->b : B->a, i % 2 ? B->a : B->b, NULL, NULL));
+    }
+    DIE_IF(mg_context_finish(ctx));
+    return omp_get_wtime() - t0;
+}
+
+/* The last run's result into want (the built-in's) or checked against it: BFS depths equal, the
+ * PageRank normalised (mg_pagerank returns y / sum(y), the user's steps the leaking y) and equal
+ * within a relative 1e-6 (sums in another order). Returns the number of vertices that differ. */
+static uint32_t result_check(bench *B, int algo, bool keep, void *want, void *got) {
+    const uint32_t n = B->n;
+    DIE_IF(mg_vector_extract(ctx, algo ? B->a : B->depth, keep ? want : got));
+    if (keep) return 0;
+    uint32_t wrong = 0;
+    if (algo == 0) {
+        const int32_t *w = want, *x = got;
+        for (uint32_t v = 0; v < n; v++) wrong += w[v] != x[v];
+        return wrong;
+    }
+    const double *w = want;
+    double *x = got, sum = 0;
+    for (uint32_t v = 0; v < n; v++) sum += x[v];
+    for (uint32_t v = 0; v < n; v++) wrong += !(fabs(x[v] / sum - w[v]) <= 1e-6 * fabs(w[v]) + 1e-15);
+    return wrong;
+}
+
+static int usage(const char *why) {
+    fprintf(stderr, "bench_udf: %s\nusage: bench_udf [--backend cpu|gpu] [--graph kronecker|rmat] "
+                    "[--scale 1..30] [--runs 1..%d] [--source V] [SCALE [RUNS]]\n", why, BENCH_MAX_RUNS);
+    return 2;
+}
+
+/* An integer option's value in [lo, hi], else -1. */
+static long parse_int(const char *s, long lo, long hi) {
+    char *end = NULL;
+    const long v = s != NULL ? strtol(s, &end, 10) : -1;
+    return s != NULL && *s != '\0' && *end == '\0' && v >= lo && v <= hi ? v : -1;
 }
 
 int main(int argc, char **argv) {
-    const int scale = argc > 1 ? atoi(argv[1]) : 20, runs = argc > 2 ? atoi(argv[2]) : 3;
-    if (scale < 1 || scale > 30 || runs < 1 || runs > 63) {
-        fprintf(stderr, "usage: bench_udf [SCALE 1..30] [RUNS 1..63]\n");
-        return 2;
+    bool gpu = false, graph_set = false, rmat = false;
+    long scale = -1, runs = 3, source = -1;
+    int positional = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(arg, "--backend") == 0) {
+            if (val == NULL || (strcmp(val, "cpu") != 0 && strcmp(val, "gpu") != 0))
+                return usage("--backend takes cpu or gpu");
+            gpu = strcmp(val, "gpu") == 0;
+            i++;
+        } else if (strcmp(arg, "--graph") == 0) {
+            if (val == NULL || (strcmp(val, "kronecker") != 0 && strcmp(val, "rmat") != 0))
+                return usage("--graph takes kronecker or rmat");
+            rmat = strcmp(val, "rmat") == 0;
+            graph_set = true;
+            i++;
+        } else if (strcmp(arg, "--scale") == 0 || (arg[0] != '-' && positional == 0)) {
+            if ((scale = parse_int(arg[0] == '-' ? val : arg, 1, 30)) < 0) return usage("the scale must be 1..30");
+            i += arg[0] == '-';
+            positional += arg[0] != '-';
+        } else if (strcmp(arg, "--runs") == 0 || (arg[0] != '-' && positional == 1)) {
+            if ((runs = parse_int(arg[0] == '-' ? val : arg, 1, BENCH_MAX_RUNS)) < 0)
+                return usage("the runs must be 1..63");
+            i += arg[0] == '-';
+            positional += arg[0] != '-';
+        } else if (strcmp(arg, "--source") == 0) {
+            if ((source = parse_int(val, 0, UINT32_MAX)) < 0) return usage("--source takes a vertex id");
+            i++;
+        } else {
+            char why[300];
+            snprintf(why, sizeof why, "unknown argument '%.200s'", arg);
+            return usage(why);
+        }
     }
+    if (!graph_set) rmat = gpu; /* the issue's graphs: Kronecker 20 on the CPU, R-MAT 22 on the GPU */
+    if (scale < 0) scale = gpu ? 22 : 20;
+
     char dir[] = "/tmp/mg_bench_udf_XXXXXX";
     if (getenv("MG_JIT_CACHE") == NULL) {
         if (mkdtemp(dir) == NULL) return 2;
         setenv("MG_JIT_CACHE", dir, 1);
     }
-    DIE_IF(mg_context_create(&ctx));
-    DIE_IF(mg_context_set_backend(ctx, MG_BACKEND_CPU));
+    if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
+    const mg_status st = mg_context_set_backend(ctx, gpu ? MG_BACKEND_GPU : MG_BACKEND_CPU);
+    if (st == MG_UNAVAILABLE) {
+        fprintf(stderr, "bench_udf: skipped: %s\n", mg_context_error(ctx));
+        mg_context_free(&ctx);
+        return 77;
+    }
+    DIE_IF(st);
     mg_gen_options o;
     mg_gen_options_init(&o);
-    o.kind = MG_GEN_KRONECKER;
-    o.scale = scale;
-    mg_graph g = NULL;
-    DIE_IF(mg_generate(ctx, &g, &o));
-    const uint32_t n = mg_graph_num_vertices(g);
-    printf("bench_udf: Kronecker scale %d (%u vertices, %llu stored edges), %d threads, %d runs\n",
-           scale, n, (unsigned long long)mg_graph_num_edges(g), omp_get_max_threads(), runs);
+    o.kind = rmat ? MG_GEN_RMAT : MG_GEN_KRONECKER;
+    o.scale = (int)scale;
+    if (rmat) o.edge_factor = 16; /* bench_generator's R-MAT (bench_common.h) */
+    o.seed = 1;
+    bench B;
+    memset(&B, 0, sizeof B);
+    DIE_IF(mg_generate(ctx, &B.g, &o));
+    B.n = mg_graph_num_vertices(B.g);
+    if (source >= (long)B.n) {
+        fprintf(stderr, "bench_udf: --source %ld is out of range (the graph has %u vertices)\n", source, B.n);
+        mg_graph_free(&B.g);
+        mg_context_free(&ctx);
+        return 2;
+    }
+    if (source < 0 && rmat) {
+        /* as the GPU BFS benchmarks do (bench_common.h): a vertex of largest degree, in the giant
+         * component, where R-MAT's vertex 0 may be isolated */
+        const uint64_t *off;
+        DIE_IF(mg_graph_csr(B.g, &off, NULL, NULL));
+        source = 0;
+        for (uint32_t v = 1; v < B.n; v++)
+            if (off[v + 1] - off[v] > off[source + 1] - off[source]) source = v;
+    }
+    B.source = source < 0 ? 0 : (uint32_t)source;
+    char where[32] = "GPU";
+    if (!gpu) snprintf(where, sizeof where, "CPU, %d threads", omp_get_max_threads());
+    printf("bench_udf: %s, %s scale %ld (%u vertices, %llu stored edges), BFS from %u, %ld runs\n", where,
+           rmat ? "R-MAT" : "Kronecker", scale, B.n, (unsigned long long)mg_graph_num_edges(B.g), B.source, runs);
 
-    mg_vector parent = NULL, depth = NULL, a = NULL, b = NULL;
-    mg_frontier f[3] = {NULL, NULL, NULL};
-    DIE_IF(mg_vector_create(ctx, &parent, g, MG_VERTEX));
-    DIE_IF(mg_vector_create(ctx, &depth, g, MG_INT32));
-    DIE_IF(mg_vector_create(ctx, &a, g, MG_DOUBLE));
-    DIE_IF(mg_vector_create(ctx, &b, g, MG_DOUBLE));
-    for (int i = 0; i < 3; i++) DIE_IF(mg_frontier_create(ctx, &f[i], g));
-    double ab[2] = {0.85, 0.15 / n};
-    const int pr_iters = 20;
+    DIE_IF(mg_vector_create(ctx, &B.parent, B.g, MG_VERTEX));
+    DIE_IF(mg_vector_create(ctx, &B.depth, B.g, MG_INT32));
+    DIE_IF(mg_vector_create(ctx, &B.a, B.g, MG_DOUBLE));
+    DIE_IF(mg_vector_create(ctx, &B.b, B.g, MG_DOUBLE));
+    for (int i = 0; i < 3; i++) DIE_IF(mg_frontier_create(ctx, &B.f[i], B.g));
+    B.ab[0] = 0.85;
+    B.ab[1] = 0.15 / B.n;
+    void *want = xmalloc((size_t)B.n * 8), *got = xmalloc((size_t)B.n * 8);
+    /* the GPU runs the snippets only (NVRTC): a host-only program cannot run there */
     static const char *const runner_names[3] = {"built-in", "host", "jit"};
+    int failed = 0;
 
     for (int algo = 0; algo < 2; algo++) {
         double builtin = 0;
         for (int r = 0; r < 3; r++) {
-            double jit_first = 0, jit_second = 0;
+            if (gpu && r == 1) continue;
             mg_udf u = NULL, again = NULL;
+            double jit_first = 0, jit_second = 0;
+            if (r > 0) u = define(algo == 1, r == 1 ? MG_UDF_HOST : MG_UDF_JIT, B.ab);
+            run_once(&B, algo, u); /* the warm-up: the GPU compiles u's kernels at its first step */
             if (r > 0) {
-                u = define(algo == 1, r == 1 ? MG_UDF_HOST : MG_UDF_JIT, ab, &jit_first);
-                again = define(algo == 1, r == 1 ? MG_UDF_HOST : MG_UDF_JIT, ab, &jit_second);
+                jit_first = jit_seconds(u, gpu);
+                /* the same program again: the in-memory cache's (CPU at definition, GPU at the
+                 * first step) */
+                again = define(algo == 1, r == 1 ? MG_UDF_HOST : MG_UDF_JIT, B.ab);
+                if (gpu) run_once(&B, algo, again);
+                jit_second = jit_seconds(again, gpu);
             }
-            double t[64];
-            for (int k = 0; k < runs; k++) {
-                double t0 = omp_get_wtime();
-                if (algo == 0 && r == 0) {
-                    DIE_IF(mg_bfs(ctx, g, 0, depth, parent));
-                } else if (algo == 0) {
-                    udf_bfs(g, u, parent, depth, f);
-                } else if (r == 0) {
-                    mg_pagerank_options po;
-                    mg_pagerank_options_init(&po);
-                    po.tolerance = 0;
-                    po.max_iterations = pr_iters;
-                    DIE_IF(mg_pagerank(ctx, g, &po, a));
-                } else {
-                    mg_program p;
-                    mg_program_init(&p);
-                    p.udf = u;
-                    DIE_IF(mg_vector_assign(ctx, a, NULL, 1.0 / n));
-                    for (int i = 0; i < pr_iters; i++)
-                        DIE_IF(mg_advance(ctx, g, &p, NULL, i % 2 ? b : a, i % 2 ? a : b, NULL, NULL));
-                }
-                t[k] = omp_get_wtime() - t0;
-            }
-            qsort(t, (size_t)runs, sizeof *t, cmp);
-            const double med = t[runs / 2];
+            double t[BENCH_MAX_RUNS];
+            for (long k = 0; k < runs; k++) t[k] = run_once(&B, algo, u);
+            const double med = median(t, (int)runs);
             if (r == 0) builtin = med;
+            const uint32_t wrong = result_check(&B, algo, r == 0, want, got);
             printf("%-8s %-8s median %.4f s  x%.2f of built-in", algo ? "pagerank" : "bfs",
                    runner_names[r], med, med / builtin);
-            if (r == 2) printf("  jit first use %.3f s, second use %.3f s", jit_first, jit_second);
+            if (r == 2) printf("  %s first use %.3f s, second use %.3f s", gpu ? "nvrtc" : "jit", jit_first, jit_second);
+            if (r > 0) printf("  %s", wrong ? "DIFFERS" : "equal");
             printf("\n");
+            if (wrong) {
+                fprintf(stderr, "bench_udf: %s by %s: %u vertices differ from the built-in's\n",
+                        algo ? "pagerank" : "bfs", runner_names[r], wrong);
+                failed = 1;
+            }
             mg_udf_free(&u);
             mg_udf_free(&again);
         }
     }
-    for (int i = 0; i < 3; i++) mg_frontier_free(&f[i]);
-    mg_vector_free(&parent);
-    mg_vector_free(&depth);
-    mg_vector_free(&a);
-    mg_vector_free(&b);
-    mg_graph_free(&g);
+    free(want);
+    free(got);
+    for (int i = 0; i < 3; i++) mg_frontier_free(&B.f[i]);
+    mg_vector_free(&B.parent);
+    mg_vector_free(&B.depth);
+    mg_vector_free(&B.a);
+    mg_vector_free(&B.b);
+    mg_graph_free(&B.g);
     mg_context_free(&ctx);
-    return 0;
+    return failed;
 }
