@@ -11,12 +11,15 @@
  * compiling; loaded libraries are kept for the process by the same key, and each definition
  * remembers its library per device.
  *
- * A step pulls (a thread per destination, a warp for the high in-degree groups), or, for a reduce
- * without apply_all, pushes (a warp per active source, compare-and-swap into an accumulator, then
- * an apply over the touched bitmap) with the CPU engine's choice; a mode combine counts the active
+ * A step pulls (a block per destination of in-degree 2048 and more, a warp from 128, below a team
+ * of lanes sized to the mean in-degree), or, for a reduce without apply_all, pushes (a warp per
+ * active source, compare-and-swap into an accumulator, then an apply over the touched bitmap) with
+ * the CPU engine's choice; a mode combine counts the active
  * contributions per destination, scans, collects them into segments, sorts each segment
- * (cub::DeviceSegmentedSort) and takes the most frequent. Scratch comes from the stream-ordered
- * pool (core/gpu_util.cuh's dbuf) and goes back when the call returns.
+ * (cub::DeviceSegmentedSort) and takes the most frequent. The counters, the active-source bitmap
+ * and the push's accumulator stay on the context between steps (Workspace, below); a mode's
+ * scratch comes from the stream-ordered pool (core/gpu_util.cuh's dbuf) and goes back when the
+ * call returns.
  */
 #include <cuda_runtime.h>
 #include <nvrtc.h>
@@ -49,8 +52,8 @@ namespace {
 constexpr const char *kAdv = "mg_advance";
 
 /* The kernels of udf_gpu.cuh, by name. */
-enum { K_PULL_THREAD = 0, K_PULL_WARP, K_COUNT, K_COLLECT, K_MODE_APPLY, K_FILL, K_PUSH, K_APPLY_TOUCHED, K_KERNELS };
-const char *const kernel_names[K_KERNELS] = {"mg_udf_pull_thread", "mg_udf_pull_warp", "mg_udf_count",
+enum { K_PULL_TEAM = 0, K_PULL_BLOCK, K_COUNT, K_COLLECT, K_MODE_APPLY, K_FILL, K_PUSH, K_APPLY_TOUCHED, K_KERNELS };
+const char *const kernel_names[K_KERNELS] = {"mg_udf_pull_team", "mg_udf_pull_block", "mg_udf_count",
                                              "mg_udf_collect", "mg_udf_mode_apply", "mg_udf_fill",
                                              "mg_udf_push", "mg_udf_apply_touched"};
 
@@ -364,6 +367,63 @@ mg_status sort_segments(mg_context ctx, int ti, void **keys, uint64_t total, uin
 
 enum { C_JOINED = 0, C_SCANNED, C_FRONTIER_EDGES, C_COUNT };
 
+/* Device scratch kept on the context between steps (ctx->gpu_udf), for `capacity` vertices of the
+ * current device: a BFS level of a few microseconds otherwise paid allocations, a clear of the
+ * counters, a pageable copy back and, when pushing, a fill of all n accumulator entries. The
+ * accumulator and the touched bitmap are made once per program: acc_holds names the module whose
+ * identity fills acc (every touched bit clear), and each push leaves them so (mg_udf_apply_touched). */
+struct Workspace {
+    int device;
+    uint32_t capacity;
+    unsigned long long *counters;      /* C_COUNT, device */
+    unsigned long long *host_counters; /* C_COUNT, pinned */
+    uint64_t *active, *touched;        /* bitmaps of capacity */
+    void *acc;                         /* capacity values of up to 8 bytes */
+    const Module *acc_holds;           /* NULL: acc and touched to be made */
+};
+
+void workspace_free(void *p) {
+    Workspace *w = static_cast<Workspace *>(p);
+    if (w == nullptr) return;
+    cudaFree(w->counters);
+    cudaFree(w->active);
+    cudaFree(w->touched);
+    cudaFree(w->acc);
+    cudaFreeHost(w->host_counters);
+    mg__free(w);
+}
+
+/* The context's workspace, (re)made for n vertices on the current device. */
+mg_status workspace_get(mg_context ctx, uint32_t n, Workspace **out) {
+    Workspace *w = static_cast<Workspace *>(ctx->gpu_udf);
+    int device = 0;
+    CU(cudaGetDevice(&device));
+    if (w != nullptr && (w->device != device || w->capacity < n)) {
+        workspace_free(w);
+        ctx->gpu_udf = w = nullptr;
+    }
+    if (w == nullptr) {
+        w = static_cast<Workspace *>(mg__calloc(1, sizeof *w));
+        if (w == nullptr) return mg__error(ctx, MG_OUT_OF_MEMORY, "%s: out of host memory", kAdv);
+        w->device = device;
+        w->capacity = n > 0 ? n : 1;
+        const size_t words = mg__bitmap_words(w->capacity) * sizeof(uint64_t);
+        cudaError_t e = cudaMalloc(&w->counters, C_COUNT * sizeof(unsigned long long));
+        if (e == cudaSuccess) e = cudaMallocHost(&w->host_counters, C_COUNT * sizeof(unsigned long long));
+        if (e == cudaSuccess) e = cudaMalloc(&w->active, words);
+        if (e == cudaSuccess) e = cudaMalloc(&w->touched, words);
+        if (e == cudaSuccess) e = cudaMalloc(&w->acc, (size_t)w->capacity * 8);
+        if (e != cudaSuccess) {
+            workspace_free(w);
+            return cuda_fail(ctx, e, "cudaMalloc of the steps' scratch", __FILE__, __LINE__);
+        }
+        ctx->gpu_udf = w;
+        ctx->free_gpu_udf = workspace_free;
+    }
+    *out = w;
+    return MG_SUCCESS;
+}
+
 mg_status advance(mg_context ctx, mg__gpu_advance_args *ga, mg_advance_info *info) {
     const mg__gpu_graph *g = ga->g;
     const mg_program *p = ga->program;
@@ -405,11 +465,12 @@ mg_status advance(mg_context ctx, mg__gpu_advance_args *ga, mg_advance_info *inf
     a.out_bm = ga->d_out_bitmap;
     a.out_list = ga->d_out_list;
 
-    dbuf counters, active, acc, touched, counts, seg, buf, sorted, scan_temp, sort_temp;
-    TRY(dbuf_alloc(ctx, &counters, C_COUNT * sizeof(unsigned long long), "the step's counters"));
-    a.counters = static_cast<unsigned long long *>(counters.p);
+    Workspace *w = nullptr;
+    TRY(workspace_get(ctx, n, &w));
+    dbuf counts, seg, buf, sorted, scan_temp, sort_temp;
+    a.counters = w->counters;
     CU(cudaMemsetAsync(a.counters, 0, C_COUNT * sizeof(unsigned long long), 0));
-    unsigned long long host[C_COUNT] = {0, 0, 0};
+    unsigned long long *host = w->host_counters;
 
     /* the frontier's edges along the program's direction (mg_advance_info; the push/pull rule) */
     const bool listed = ga->d_in_list != NULL;
@@ -419,6 +480,8 @@ mg_status advance(mg_context ctx, mg__gpu_advance_args *ga, mg_advance_info *inf
     bool pull;
     if (ctx->mode == MG_MODE_SPARSE) pull = false;
     else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE || !can_push || !listed) pull = true;
+    else if ((uint64_t)nf * (along_out ? g->max_out_degree : g->max_in_degree) <= g->m / 2)
+        pull = false; /* the rule below whatever the degrees: no wait for the sum */
     else {
         CU(cudaMemcpy(&host[C_FRONTIER_EDGES], a.counters + C_FRONTIER_EDGES, sizeof host[0],
                       cudaMemcpyDeviceToHost));
@@ -428,11 +491,9 @@ mg_status advance(mg_context ctx, mg__gpu_advance_args *ga, mg_advance_info *inf
     if (pull) {
         if (a.out_bm != NULL) CU(cudaMemsetAsync(a.out_bm, 0, words * sizeof(uint64_t), 0));
         if (listed) {
-            TRY(dbuf_alloc(ctx, &active, words * sizeof(uint64_t), "the active-source bitmap"));
-            CU(cudaMemsetAsync(active.p, 0, words * sizeof(uint64_t), 0));
-            if (nf > 0 && !mg__gpu_list_to_bitmap_async(ga->d_in_list, nf, static_cast<uint64_t *>(active.p)))
-                CU(cudaGetLastError());
-            a.active_bm = static_cast<const uint64_t *>(active.p);
+            CU(cudaMemsetAsync(w->active, 0, words * sizeof(uint64_t), 0));
+            if (nf > 0 && !mg__gpu_list_to_bitmap_async(ga->d_in_list, nf, w->active)) CU(cudaGetLastError());
+            a.active_bm = w->active;
         }
         a.off = along_out ? g->d_in_offsets : g->d_out_offsets;
         a.idx = along_out ? g->d_in_indices : g->d_out_indices;
@@ -464,19 +525,33 @@ mg_status advance(mg_context ctx, mg__gpu_advance_args *ga, mg_advance_info *inf
             }
             if (n > 0) TRY(launch(ctx, m, K_MODE_APPLY, n, a));
         } else {
-            /* a warp for the in-degree groups 1-5 (>= 128 in-edges: the device numbering puts them
-             * first) where those groups describe the edges pulled */
+            /* sparse_engine.cu's binning, where the in-degree groups describe the edges pulled (the
+             * device numbering puts them first): a block per destination of group 1 (2048 in-edges
+             * and more), a warp for groups 2-5 (128 and more); below, a team sized to the group's
+             * mean in-degree, so that a team's lanes read one row's consecutive edges rather than
+             * each lane its own row (the CSR-vector form of SpMV) */
             const bool grouped = along_out || g->in_shares_out;
+            const uint32_t block_end = grouped ? g->group_start[1] : 0;
             const uint32_t warp_end = grouped ? g->group_start[MG__GPU_GROUPS - 1] : 0;
-            if (warp_end > 0) {
+            const uint64_t low_edges = grouped ? g->group_edges[MG__GPU_GROUPS - 1] : g->m;
+            uint32_t team = 1;
+            while (team < 16 && (uint64_t)team * 2 * (n - warp_end) <= low_edges) team *= 2;
+            if (block_end > 0) {
                 a.from = 0;
+                a.to = block_end;
+                TRY(launch(ctx, m, K_PULL_BLOCK, (uint64_t)block_end * kBlock, a));
+            }
+            if (warp_end > block_end) {
+                a.from = block_end;
                 a.to = warp_end;
-                TRY(launch(ctx, m, K_PULL_WARP, (uint64_t)warp_end * 32, a));
+                a.team = 32;
+                TRY(launch(ctx, m, K_PULL_TEAM, (uint64_t)(warp_end - block_end) * 32, a));
             }
             if (warp_end < n) {
                 a.from = warp_end;
                 a.to = n;
-                TRY(launch(ctx, m, K_PULL_THREAD, n - warp_end, a));
+                a.team = team;
+                TRY(launch(ctx, m, K_PULL_TEAM, (uint64_t)(n - warp_end) * team, a));
             }
         }
     } else {
@@ -485,19 +560,25 @@ mg_status advance(mg_context ctx, mg__gpu_advance_args *ga, mg_advance_info *inf
         a.w = along_out ? g->d_out_weights : g->d_in_weights;
         a.list = ga->d_in_list;
         a.count = nf;
-        TRY(dbuf_alloc(ctx, &acc, (size_t)n * type_sizes[ti], "the accumulator"));
-        TRY(dbuf_alloc(ctx, &touched, words * sizeof(uint64_t), "the touched bitmap"));
-        a.acc = acc.p;
-        a.touched = static_cast<uint64_t *>(touched.p);
-        CU(cudaMemsetAsync(a.touched, 0, words * sizeof(uint64_t), 0));
+        a.acc = w->acc;
+        a.touched = w->touched;
         if (n > 0) {
-            TRY(launch(ctx, m, K_FILL, n, a));
+            /* the whole capacity, so a larger graph later finds it made too */
+            const bool made = w->acc_holds == m;
+            w->acc_holds = nullptr; /* until this step's apply has reset what it touched */
+            if (!made) {
+                CU(cudaMemsetAsync(a.touched, 0, mg__bitmap_words(w->capacity) * sizeof(uint64_t), 0));
+                mg__udf_gpu_args fill = a;
+                fill.n = w->capacity;
+                TRY(launch(ctx, m, K_FILL, w->capacity, fill));
+            }
             if (nf > 0) TRY(launch(ctx, m, K_PUSH, (uint64_t)nf * 32, a));
             TRY(launch(ctx, m, K_APPLY_TOUCHED, words, a));
+            w->acc_holds = m;
         }
     }
     /* the call's one wait at its end (a mode's or the rule's wait aside) */
-    CU(cudaMemcpy(host, a.counters, sizeof host, cudaMemcpyDeviceToHost));
+    CU(cudaMemcpy(host, a.counters, C_COUNT * sizeof *host, cudaMemcpyDeviceToHost));
     const uint64_t mf = listed ? host[C_FRONTIER_EDGES] : g->m;
     ga->out_count = (uint32_t)host[C_JOINED];
     info->frontier_vertices = nf;

@@ -12,18 +12,19 @@
  * snippets' src and dst are the caller's ids (old_of_new), as on the CPU.
  *
  * Kernels (extern "C", loaded by name):
- *   mg_udf_pull_thread  one thread per eligible destination of [from, to): combines the
- *                       contributions of its active in-sources and applies;
- *   mg_udf_pull_warp    the same, one warp per destination (the high in-degree groups);
+ *   mg_udf_pull_team    a team of `team` lanes per eligible destination of [from, to): combines
+ *                       the contributions of its active in-sources and applies;
+ *   mg_udf_pull_block   the same, a block per destination (the hubs);
  *   mg_udf_count        a mode: the active contributions of each eligible destination;
  *   mg_udf_collect      a mode: writes them to buf[seg[d], seg[d + 1]) (the host sorts each
  *                       segment with CUB in between);
  *   mg_udf_mode_apply   a mode: the most frequent of the sorted segment, ties to the smallest, and
  *                       the apply;
- *   mg_udf_fill         push: acc = identity;
+ *   mg_udf_fill         push: acc = identity (once: each push leaves it so);
  *   mg_udf_push         push: one warp per active source, compare-and-swap of the combine into
  *                       acc[d], d marked in touched;
- *   mg_udf_apply_touched push: one thread per touched word applies acc[d] to its destinations.
+ *   mg_udf_apply_touched push: one thread per touched word applies acc[d] to its destinations and
+ *                       resets acc[d] and the word.
  */
 #ifndef MG_UDF_GPU_CUH
 #define MG_UDF_GPU_CUH
@@ -34,6 +35,7 @@ typedef struct {
     int apply_all;
     int complement;
     uint32_t from, to; /* pull kernels: the destinations [from, to) */
+    uint32_t team;     /* mg_udf_pull_team: lanes per destination (a power of two, 1 to 32) */
     const uint64_t *off; /* pull: the edges into a destination; push: a source's edges */
     const uint32_t *idx;
     const void *w;
@@ -112,8 +114,7 @@ __device__ __forceinline__ void mg_add_scanned(const mg__udf_gpu_args &a, unsign
 
 /* Destination d's contributions combined by lanes lane, lane + W, ... of its edges; *found: one
  * arrived at this lane. */
-template <int W>
-__device__ __forceinline__ T mg_gather(const mg__udf_gpu_args &a, uint32_t d, int lane, int *found,
+__device__ __forceinline__ T mg_gather(const mg__udf_gpu_args &a, uint32_t d, int lane, int W, int *found,
                                        unsigned long long *scanned) {
     const uint32_t dst = a.old_of_new[d];
     T c = mg_udf_identity();
@@ -134,35 +135,55 @@ __device__ __forceinline__ T mg_gather(const mg__udf_gpu_args &a, uint32_t d, in
     return c;
 }
 
-extern "C" __global__ void __launch_bounds__(MG_BLOCK) mg_udf_pull_thread(mg__udf_gpu_args a) {
+/* A team of a.team lanes (a power of two, 1 to 32) per eligible destination of [from, to): every
+ * lane of a warp runs the same rounds and reaches the shuffles, a destination out of range or not
+ * eligible combining nothing, so the warp stays converged; the team's first lane applies. */
+extern "C" __global__ void __launch_bounds__(MG_BLOCK) mg_udf_pull_team(mg__udf_gpu_args a) {
     unsigned long long scanned = 0;
-    const uint32_t span = a.to - a.from, stride = gridDim.x * blockDim.x;
-    /* every lane runs the same rounds, so the warp's sum at the end is converged */
-    const uint32_t rounds = (span + stride - 1) / stride;
+    const uint32_t W = a.team, lane = threadIdx.x & 31, first = lane & ~(W - 1);
+    const unsigned team_bits = W == 32 ? MG_FULL : ((1u << W) - 1u) << first;
+    const uint32_t span = a.to - a.from, teams = gridDim.x * (blockDim.x / W);
+    const uint32_t rounds = (span + teams - 1) / teams;
     for (uint32_t r = 0; r < rounds; r++) {
-        const uint32_t i = r * stride + blockIdx.x * blockDim.x + threadIdx.x;
-        if (i >= span) continue;
+        const uint32_t i = r * teams + (blockIdx.x * blockDim.x + threadIdx.x) / W;
         const uint32_t d = a.from + i;
-        if (!mg_eligible(a, d)) continue;
+        const int mine = i < span && mg_eligible(a, d);
         int found = 0;
-        const T c = mg_gather<1>(a, d, 0, &found, &scanned);
-        if (found || a.apply_all) mg_apply_at(a, d, c, found);
+        T c = mine ? mg_gather(a, d, (int)(lane - first), (int)W, &found, &scanned) : mg_udf_identity();
+        for (uint32_t o = W / 2; o > 0; o >>= 1) c = mg_udf_combine(c, __shfl_xor_sync(MG_FULL, c, (int)o));
+        found = (__ballot_sync(MG_FULL, found) & team_bits) != 0;
+        if (mine && lane == first && (found || a.apply_all)) mg_apply_at(a, d, c, found);
     }
     mg_add_scanned(a, scanned);
 }
 
-extern "C" __global__ void __launch_bounds__(MG_BLOCK) mg_udf_pull_warp(mg__udf_gpu_args a) {
+/* A block per eligible destination of [from, to): the hubs (in-degree group 1, 2048 in-edges and
+ * more), which a warp would walk in thousands of rounds (R-MAT 22's largest: 162,775 edges). */
+extern "C" __global__ void __launch_bounds__(MG_BLOCK) mg_udf_pull_block(mg__udf_gpu_args a) {
+    __shared__ T s_c[MG_BLOCK / 32];
+    __shared__ int s_found[MG_BLOCK / 32];
     unsigned long long scanned = 0;
-    const int lane = (int)(threadIdx.x & 31);
-    const uint32_t warps = gridDim.x * (blockDim.x / 32), span = a.to - a.from;
-    for (uint32_t i = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; i < span; i += warps) {
+    const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x / 32);
+    for (uint32_t i = blockIdx.x; i < a.to - a.from; i += gridDim.x) {
         const uint32_t d = a.from + i;
-        if (!mg_eligible(a, d)) continue; /* the same d for the whole warp */
+        if (!mg_eligible(a, d)) continue; /* the same d for the whole block */
         int found = 0;
-        T c = mg_gather<32>(a, d, lane, &found, &scanned);
+        T c = mg_gather(a, d, (int)threadIdx.x, MG_BLOCK, &found, &scanned);
         for (int o = 16; o > 0; o >>= 1) c = mg_udf_combine(c, __shfl_xor_sync(MG_FULL, c, o));
         found = __any_sync(MG_FULL, found);
-        if (lane == 0 && (found || a.apply_all)) mg_apply_at(a, d, c, found);
+        if (lane == 0) {
+            s_c[warp] = c;
+            s_found[warp] = found;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (int w = 1; w < MG_BLOCK / 32; w++) {
+                c = mg_udf_combine(c, s_c[w]);
+                found |= s_found[w];
+            }
+            if (found || a.apply_all) mg_apply_at(a, d, c, found);
+        }
+        __syncthreads(); /* s_c is written again for the next destination */
     }
     mg_add_scanned(a, scanned);
 }
@@ -276,17 +297,21 @@ extern "C" __global__ void __launch_bounds__(MG_BLOCK) mg_udf_push(mg__udf_gpu_a
     }
 }
 
+/* Also leaves acc and touched as mg_udf_fill and a cleared bitmap did, for the next push: only the
+ * touched entries changed, so resetting them here spares a pass over all n. */
 extern "C" __global__ void __launch_bounds__(MG_BLOCK) mg_udf_apply_touched(mg__udf_gpu_args a) {
-    const T *acc = (const T *)a.acc;
+    T *acc = (T *)a.acc;
     T *y = (T *)a.y;
     const uint32_t words = (a.n + 63) / 64;
     for (uint32_t wd = blockIdx.x * blockDim.x + threadIdx.x; wd < words; wd += gridDim.x * blockDim.x) {
         uint64_t todo = a.touched[wd], word_out = 0;
+        if (todo) a.touched[wd] = 0;
         while (todo) {
             const uint32_t d = wd * 64 + (uint32_t)(__ffsll((long long)todo) - 1);
             todo &= todo - 1;
             T dv = y[d];
             const int joins = mg_udf_apply(a.old_of_new[d], &dv, acc[d], 1);
+            acc[d] = mg_udf_identity();
             y[d] = dv;
             if (joins) {
                 word_out |= 1ull << (d & 63);

@@ -3,8 +3,9 @@
  * CPU (frontier/udf.c, the reference), vertex by vertex: BFS parents, a PageRank-style sum with
  * apply_all, an int64 min (SSSP-like, weighted), a float max along MG_EDGES_IN, a mode combine
  * (CDLP) along MG_EDGES_BOTH, an int64 sum along MG_EDGES_BOTH, a float sum with apply_all; each
- * on a directed and an undirected R-MAT graph, in every engine mode, from all vertices or random
- * frontiers, without a mask, with one and with its complement. Then whole loops (a BFS, mg_cdlp),
+ * on a directed and an undirected R-MAT graph and one with hubs (a block per destination), in every
+ * engine mode, from all vertices or random frontiers, without a mask, with one and with its
+ * complement. Then whole loops (a BFS, mg_cdlp),
  * a snippet NVRTC rejects (MG_COMPILE_ERROR naming the snippet's line), a host-only definition
  * (MG_UNAVAILABLE), and the caches: the first use compiles, a second definition finds it loaded,
  * and a second process (this program run again with --cache-child) loads the CUBIN from the disk
@@ -273,6 +274,47 @@ static mg_status make_graph(mg_graph *g, bool directed, mg_weight_type w) {
     return mg_generate(ctx, g, &o);
 }
 
+/* R-MAT 11 (undirected) with vertices 0-2 joined to every other: in-degree 2047 each, plus the
+ * hubs' own, so in-degree group 1 (2048 and more, pulled by a block per destination) is not empty,
+ * which no R-MAT graph of this size has. */
+static mg_status make_hub_graph(mg_graph *g) {
+    mg_graph base = NULL;
+    mg_status st = make_graph(&base, false, MG_WEIGHT_FLOAT);
+    if (st != MG_SUCCESS) return st;
+    const uint32_t n = mg_graph_num_vertices(base);
+    const uint64_t *off;
+    const uint32_t *idx;
+    const void *w;
+    st = mg_graph_csr(base, &off, &idx, &w);
+    const uint64_t m = off[n] + 3ull * n;
+    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    float *wt = malloc(m * sizeof *wt);
+    if (st == MG_SUCCESS && src != NULL && dst != NULL && wt != NULL) {
+        uint64_t k = 0;
+        for (uint32_t v = 0; v < n; v++)
+            for (uint64_t e = off[v]; e < off[v + 1]; e++, k++) {
+                src[k] = v;
+                dst[k] = idx[e];
+                wt[k] = ((const float *)w)[e];
+            }
+        for (uint32_t h = 0; h < 3; h++)
+            for (uint32_t v = 0; v < n; v++, k++) {
+                src[k] = h;
+                dst[k] = v; /* h -> h is a self-loop, dropped */
+                wt[k] = (float)(1 + (v + h) % 5);
+            }
+        mg_graph_options go;
+        mg_graph_options_init(&go);
+        go.directed = false;
+        st = mg_graph_create_from_coo(ctx, g, n, k, src, dst, wt, MG_WEIGHT_FLOAT, &go);
+    } else if (st == MG_SUCCESS) {
+        st = MG_OUT_OF_MEMORY;
+    }
+    free(src), free(dst), free(wt);
+    mg_graph_free(&base);
+    return st;
+}
+
 /* One step of the BFS program on the GPU; its info afterwards. */
 static mg_status first_gpu_step(mg_graph g, mg_udf u, mg_udf_info *info) {
     mg_vector parent = NULL;
@@ -374,6 +416,15 @@ int main(int argc, char **argv) {
 
     compare_steps("directed R-MAT 11 (int32 weights)", directed, udfs);
     compare_steps("undirected R-MAT 11 (float weights)", undirected, udfs);
+    mg_graph hubs = NULL;
+    CHECK_OK(ctx, make_hub_graph(&hubs));
+    if (hubs != NULL) {
+        const uint64_t *in_off;
+        CHECK_OK(ctx, mg_graph_csc(hubs, &in_off, NULL, NULL));
+        CHECK(in_off[1] - in_off[0] >= 2048); /* the case this graph is for */
+        compare_steps("undirected R-MAT 11 with three hubs (float weights)", hubs, udfs);
+    }
+    mg_graph_free(&hubs);
 
     /* whole loops: a BFS by the parents program, mg_cdlp (its mode program on the GPU) */
     const uint32_t n = mg_graph_num_vertices(directed);
