@@ -264,22 +264,22 @@ static void compare_i32(const char *what, const int32_t *gpu, const int32_t *cpu
     CHECK(bad == 0);
 }
 
-static mg_status make_graph(mg_graph *g, bool directed, mg_weight_type w) {
+static mg_status make_graph(mg_graph *g, int scale, bool directed, mg_weight_type w) {
     mg_gen_options o;
     mg_gen_options_init(&o);
-    o.scale = 11;
+    o.scale = scale;
     o.edge_factor = 16;
     o.weights = w;
     o.graph.directed = directed;
     return mg_generate(ctx, g, &o);
 }
 
-/* R-MAT 11 (undirected) with vertices 0-2 joined to every other: in-degree 2047 each, plus the
- * hubs' own, so in-degree group 1 (2048 and more, pulled by a block per destination) is not empty,
- * which no R-MAT graph of this size has. */
+/* R-MAT 12 (undirected) with vertices 0-2 joined to every other: in-degree 4095 each (parallel
+ * edges are merged, so on 2048 vertices a hub stopped at 2047), so in-degree group 1 (2048 and
+ * more, pulled by a block per destination) is not empty, which no R-MAT graph of this size has. */
 static mg_status make_hub_graph(mg_graph *g) {
     mg_graph base = NULL;
-    mg_status st = make_graph(&base, false, MG_WEIGHT_FLOAT);
+    mg_status st = make_graph(&base, 12, false, MG_WEIGHT_FLOAT);
     if (st != MG_SUCCESS) return st;
     const uint32_t n = mg_graph_num_vertices(base);
     const uint64_t *off;
@@ -336,7 +336,7 @@ static int cache_child(void) {
     mg_udf u = NULL;
     mg_udf_info info;
     memset(&info, 0, sizeof info);
-    CHECK_OK(ctx, make_graph(&g, true, MG_WEIGHT_INT32));
+    CHECK_OK(ctx, make_graph(&g, 11, true, MG_WEIGHT_INT32));
     CHECK_OK(ctx, define(&progs[0], &u));
     CHECK_OK(ctx, first_gpu_step(g, u, &info));
     if (!info.gpu_disk_hit || info.gpu_memory_hit || info.gpu_jit_seconds != 0)
@@ -377,8 +377,8 @@ int main(int argc, char **argv) {
     setenv("MG_JIT_CACHE", tmpdir, 1); /* a fresh cache: the first use compiles */
 
     mg_graph directed = NULL, undirected = NULL;
-    CHECK_OK(ctx, make_graph(&directed, true, MG_WEIGHT_INT32));
-    CHECK_OK(ctx, make_graph(&undirected, false, MG_WEIGHT_FLOAT));
+    CHECK_OK(ctx, make_graph(&directed, 11, true, MG_WEIGHT_INT32));
+    CHECK_OK(ctx, make_graph(&undirected, 11, false, MG_WEIGHT_FLOAT));
     mg_udf udfs[NPROGS] = {NULL};
     for (size_t i = 0; i < NPROGS; i++) {
         CHECK_OK(ctx, define(&progs[i], &udfs[i]));
@@ -422,7 +422,7 @@ int main(int argc, char **argv) {
         const uint64_t *in_off;
         CHECK_OK(ctx, mg_graph_csc(hubs, &in_off, NULL, NULL));
         CHECK(in_off[1] - in_off[0] >= 2048); /* the case this graph is for */
-        compare_steps("undirected R-MAT 11 with three hubs (float weights)", hubs, udfs);
+        compare_steps("undirected R-MAT 12 with three hubs (float weights)", hubs, udfs);
     }
     mg_graph_free(&hubs);
 
