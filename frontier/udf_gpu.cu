@@ -493,7 +493,7 @@ mg_status advance(mg_context ctx, mg__gpu_advance_args *ga, mg_advance_info *inf
     bool pull;
     if (ctx->mode == MG_MODE_SPARSE) pull = false;
     else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE || !can_push || !listed) pull = true;
-    else if ((uint64_t)nf * (along_out ? g->max_out_degree : g->max_in_degree) * factor <= g->m)
+    else if ((uint64_t)nf * (along_out ? g->max_out_degree : g->max_in_degree) <= g->m / factor)
         pull = false; /* the rule below whatever the degrees: no wait for the sum */
     else {
         CU(cudaMemcpy(&host[C_FRONTIER_EDGES], a.counters + C_FRONTIER_EDGES, sizeof host[0],
