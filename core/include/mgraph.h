@@ -562,7 +562,8 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *program
  * The engine (either backend) pulls (each eligible destination scans its in-edges) or, for
  * MG_UDF_REDUCE or MG_UDF_ANY without apply_all, may push (atomic compare-and-swap of the combine,
  * or for ANY a plain store, into an accumulator); a mode combine only pulls, so MG_MODE_SPARSE with
- * one is MG_UNAVAILABLE. The choice is the built-in programs' (MG_UDF_ANY as MG_COMBINE_ANY).
+ * one is MG_UNAVAILABLE. The CPU chooses as for the built-in programs (MG_UDF_ANY as
+ * MG_COMBINE_ANY, pulling sooner since a pull stops early); the GPU with the same factors.
  *
  * Example: BFS parents (the built-in MG_CONTRIB_SRC_ID / MG_COMBINE_ANY / MG_APPLY_IF_UNSET
  * program; GraphBLAS's BFS uses the ANY_SECONDI semiring) on int32:
