@@ -80,6 +80,7 @@ mg_status mg_context_free(mg_context *ctx) {
     if ((*ctx)->free_engine_workspace != NULL) (*ctx)->free_engine_workspace((*ctx)->engine_workspace);
     if ((*ctx)->free_gpu_workspace != NULL) (*ctx)->free_gpu_workspace((*ctx)->gpu_workspace);
     if ((*ctx)->free_gpu_hybrid != NULL) (*ctx)->free_gpu_hybrid((*ctx)->gpu_hybrid);
+    if ((*ctx)->free_cpu_udf != NULL) (*ctx)->free_cpu_udf((*ctx)->cpu_udf);
     if ((*ctx)->free_gpu_udf != NULL) (*ctx)->free_gpu_udf((*ctx)->gpu_udf);
     mg__free(*ctx);
     *ctx = NULL;

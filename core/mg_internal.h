@@ -42,6 +42,9 @@ struct mg_context_s {
     /* The GPU hybrid's scratch (frontier/gpu_hybrid.cu) and its sample fraction. */
     void *gpu_hybrid;
     void (*free_gpu_hybrid)(void *hybrid);
+    /* The scratch of user-defined programs' CPU steps (frontier/udf.c). */
+    void *cpu_udf;
+    void (*free_cpu_udf)(void *workspace);
     /* The scratch of user-defined programs' GPU steps (frontier/udf_gpu.cu). */
     void *gpu_udf;
     void (*free_gpu_udf)(void *workspace);

@@ -487,21 +487,24 @@ static int type_index(mg_type t) {
     }
 }
 
-/* Sum of degrees (offsets) over the vertices of list, or over eligible vertices of a mask. */
-static uint64_t degree_sum_list(const uint64_t *off, const uint32_t *list, int64_t count) {
+uint64_t mg__cpu_degree_sum(const uint64_t *off, const uint32_t *list, int64_t count) {
     uint64_t sum = 0;
 #pragma omp parallel for reduction(+ : sum) schedule(static)
     for (int64_t i = 0; i < count; i++) sum += off[list[i] + 1] - off[list[i]];
     return sum;
 }
 
-static uint64_t degree_sum_eligible(const run *r) {
-    if (r->mask_bm == NULL) return r->pull_off[r->n];
-    uint64_t sum = 0;
-#pragma omp parallel for reduction(+ : sum) schedule(static)
-    for (int64_t v = 0; v < (int64_t)r->n; v++)
-        if (eligible(r, (uint32_t)v)) sum += r->pull_off[v + 1] - r->pull_off[v];
-    return sum;
+bool mg__cpu_pull_pays(uint64_t mf, uint64_t m, bool stops_early, const uint64_t *pull_off, uint32_t n,
+                       const uint64_t *mask_bm, bool complement) {
+    if (mf < m / PUSH_CHEAP) return false;
+    uint64_t eligible_edges = pull_off[n];
+    if (mask_bm != NULL) {
+        eligible_edges = 0;
+#pragma omp parallel for reduction(+ : eligible_edges) schedule(static)
+        for (int64_t v = 0; v < (int64_t)n; v++)
+            if (mg__bit_test(mask_bm, (uint32_t)v) != complement) eligible_edges += pull_off[v + 1] - pull_off[v];
+    }
+    return mf * (stops_early ? PULL_FACTOR_ANY : PULL_FACTOR) > eligible_edges;
 }
 
 /* Empties out's bitmap cheaply: through its list when that is short. */
@@ -551,18 +554,14 @@ mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info) {
         MG__TRY(mg__frontier_need_list(ctx, call->in));
         nf = call->in->count;
         r.active_list = call->in->list;
-        mf = degree_sum_list(push_csr->offsets, call->in->list, nf);
+        mf = mg__cpu_degree_sum(push_csr->offsets, call->in->list, nf);
     }
     r.active_count = nf;
     bool pull;
     if (ctx->mode == MG_MODE_SPARSE) pull = false;
     else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE) pull = true; /* the CPU's dense mode */
     else if (call->in == NULL || p->apply == MG_APPLY_AFFINE) pull = true;
-    else if (mf < g->m / PUSH_CHEAP) pull = false;
-    else {
-        uint64_t factor = p->combine == MG_COMBINE_ANY ? PULL_FACTOR_ANY : PULL_FACTOR;
-        pull = mf * factor > degree_sum_eligible(&r);
-    }
+    else pull = mg__cpu_pull_pays(mf, g->m, p->combine == MG_COMBINE_ANY, r.pull_off, g->n, r.mask_bm, r.complement);
 
     if (call->out != NULL && !pull) clear_out_bitmap(call->out);
     const int K = (int)p->contribution, C = (int)p->combine, ti = type_index(call->y->type);

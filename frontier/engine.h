@@ -35,6 +35,14 @@ static inline bool mg__program_is_direct(const mg_program *p) {
 }
 
 mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info);
+/* The CPU engines' direction rule (cpu_engine.c; udf.c runs it too): the sum of the degrees (off)
+ * of the listed vertices, and whether a step of a frontier with mf edges should pull rather than
+ * push, on a graph of m edges whose eligible destinations (mask_bm, complemented or not; NULL:
+ * all) have the in-edges pull_off; stops_early: a pull may stop at a destination's first active
+ * source (MG_COMBINE_ANY, MG_UDF_ANY). */
+uint64_t mg__cpu_degree_sum(const uint64_t *off, const uint32_t *list, int64_t count);
+bool mg__cpu_pull_pays(uint64_t mf, uint64_t m, bool stops_early, const uint64_t *pull_off, uint32_t n,
+                       const uint64_t *mask_bm, bool complement);
 /* User-defined programs (udf.c): the handle's check and type, and the CPU engine that runs them. */
 bool mg__udf_check(const struct mg_udf_s *u);
 mg_type mg__udf_type(const struct mg_udf_s *u);

@@ -11,14 +11,18 @@
  * threading stays here, so the generated object needs no OpenMP.
  *
  * Kernels:
- *   pull   each eligible destination of 64-vertex words [lo, hi) scans its in-edges from active
- *          sources, combines (or, for a mode, collects into the thread's scratch, sorts and counts)
- *          and applies; each thread owns whole words of the output bitmap.
- *   push   sources [lo, hi) of the frontier combine into acc[d] by compare-and-swap and mark d in
- *          a touched bitmap; then
- *   apply  over words [lo, hi) of the touched bitmap applies acc[d], resets it to the identity,
- *          and writes the output bitmap's words.
- *   fill   acc[lo, hi) = identity.
+ *   pull    each eligible destination of 64-vertex words [lo, hi) scans its in-edges from active
+ *           sources, combines (an ANY stops at the first; a mode collects into the thread's
+ *           scratch, sorts and counts) and applies; each thread owns whole words of the output
+ *           bitmap.
+ *   push    sources [lo, hi) of the frontier combine into acc[d] by compare-and-swap (an ANY
+ *           stores) and mark d in a touched bitmap; then
+ *   apply   over words [lo, hi) of the touched bitmap applies acc[d], resets it to the identity,
+ *           and writes the output bitmap's words.
+ *   fill    acc[lo, hi) = identity.
+ *   prepare source_only: the contribution of each source [lo, hi) of the frontier, read by the
+ *           pull (after the built-in engine's prescale of MG_CONTRIB_SRC_DIV_OUTDEG).
+ * The step's choice between pull and push is the built-in engine's (mg__cpu_pull_pays).
  */
 #include "engine.h"
 
@@ -43,6 +47,8 @@ extern char **environ;
     typedef struct {                                                                               \
         uint32_t n;                                                                                \
         int mode; /* a mode combine (the host runner reads it; the JIT has it as a constant) */    \
+        int any;  /* an ANY combine (the same) */                                                  \
+        int source_only; /* the definition's source_only (the same) */                             \
         int apply_all;                                                                             \
         int wt;   /* mg_weight_type: 0 none, 1 int32, 2 float */                                   \
         const uint64_t *off;                                                                       \
@@ -59,6 +65,7 @@ extern char **environ;
         const void *x;                                                                             \
         void *y;                                                                                   \
         void *acc;                                                                                 \
+        void *pre; /* source_only: each active source's contribution (pull) */                     \
         uint64_t *touched;                                                                         \
         uint64_t *out_bm;                                                                          \
         const void *host; /* the host runner's definition */                                       \
@@ -92,8 +99,10 @@ extern char **environ;
     }                                                                                              \
     KEXPORT uint64_t NAME(pull)(const mg__udf_args *a, int64_t lo, int64_t hi, void *scratch) {    \
         const T *x = (const T *)a->x;                                                              \
+        const T *pre = (const T *)a->pre;                                                          \
         T *y = (T *)a->y;                                                                          \
         T *buf = (T *)scratch;                                                                     \
+        const uint64_t *active = a->active_bm, *src_off = a->src_off;                              \
         const int64_t words = (int64_t)(((uint64_t)a->n + 63) / 64);                               \
         uint64_t joined = 0;                                                                       \
         for (int64_t wd = lo; wd < hi; wd++) {                                                     \
@@ -104,21 +113,25 @@ extern char **environ;
                 const uint32_t d = (uint32_t)(wd * 64 + __builtin_ctzll(todo));                    \
                 todo &= todo - 1;                                                                  \
                 T c;                                                                               \
-                if (UDF_MODE) c = (T)0; else UDF_IDENTITY(c);                                      \
+                if (UDF_MODE || UDF_ANY) c = (T)0; else UDF_IDENTITY(c);                           \
                 uint64_t k = 0;                                                                    \
-                for (int pass = 0; pass < 2; pass++) {                                             \
+                for (int pass = 0; pass < 2 && !(UDF_ANY && k); pass++) {                          \
                     const uint64_t *off = pass ? a->off2 : a->off;                                 \
                     const uint32_t *idx = pass ? a->idx2 : a->idx;                                 \
                     const void *w = pass ? a->w2 : a->w;                                           \
                     if (off == 0) break;                                                           \
                     for (uint64_t e = off[d]; e < off[d + 1]; e++) {                               \
                         const uint32_t s = idx[e];                                                 \
-                        if (a->active_bm && !((a->active_bm[s >> 6] >> (s & 63)) & 1)) continue;   \
+                        if (active && !((active[s >> 6] >> (s & 63)) & 1)) continue;               \
                         T v;                                                                       \
-                        UDF_CONTRIB(v, s, d, x[s], NAME(weight)(a, w, e),                          \
-                                    a->src_off[s + 1] - a->src_off[s]);                            \
-                        if (UDF_MODE) buf[k] = v; else UDF_COMBINE(c, v);                          \
+                        if (UDF_SRC_ONLY) v = pre[s];                                              \
+                        else UDF_CONTRIB(v, s, d, x[s], NAME(weight)(a, w, e), src_off[s + 1] - src_off[s]);\
                         k++;                                                                       \
+                        if (UDF_MODE) buf[k - 1] = v;                                              \
+                        else if (UDF_ANY) {                                                        \
+                            c = v;                                                                 \
+                            break;                                                                 \
+                        } else UDF_COMBINE(c, v);                                                  \
                     }                                                                              \
                 }                                                                                  \
                 if (UDF_MODE && k) c = NAME(mode)(buf, k);                                         \
@@ -136,31 +149,56 @@ extern char **environ;
         }                                                                                          \
         return joined;                                                                             \
     }                                                                                              \
+    /* ANY: the first store to acc[d] that also finds d untouched is enough; a store racing it     \
+     * writes another whole contribution (an atomic store of T), as good */                        \
     KEXPORT uint64_t NAME(push)(const mg__udf_args *a, int64_t lo, int64_t hi, void *scratch) {    \
         const T *x = (const T *)a->x;                                                              \
         T *acc = (T *)a->acc;                                                                      \
+        uint64_t *touched = a->touched;                                                            \
+        const uint64_t *mask = a->mask_bm;                                                         \
+        const uint64_t skip = (uint64_t)a->complement;                                             \
         (void)scratch;                                                                             \
         for (int64_t i = lo; i < hi; i++) {                                                        \
             const uint32_t s = a->list ? a->list[i] : (uint32_t)i;                                 \
             T xs;                                                                                  \
             __atomic_load(x + s, &xs, __ATOMIC_RELAXED);                                           \
             const uint64_t deg = a->src_off[s + 1] - a->src_off[s];                                \
+            T vs = xs;                                                                             \
+            if (UDF_SRC_ONLY) UDF_CONTRIB(vs, s, 0u, xs, 1.0, deg);                                \
             for (uint64_t e = a->src_off[s]; e < a->src_off[s + 1]; e++) {                         \
                 const uint32_t d = a->idx[e];                                                      \
-                if (a->mask_bm && (((a->mask_bm[d >> 6] >> (d & 63)) & 1) == (uint64_t)a->complement))\
+                if (mask && ((mask[d >> 6] >> (d & 63)) & 1) == skip) continue;                    \
+                const uint64_t bit = 1ull << (d & 63);                                             \
+                if (UDF_ANY && (__atomic_load_n(&touched[d >> 6], __ATOMIC_RELAXED) & bit)) continue;\
+                T v;                                                                               \
+                if (UDF_SRC_ONLY) v = vs;                                                          \
+                else UDF_CONTRIB(v, s, d, xs, NAME(weight)(a, a->w, e), deg);                      \
+                if (UDF_ANY) {                                                                     \
+                    __atomic_store(acc + d, &v, __ATOMIC_RELAXED);                                 \
+                    __atomic_fetch_or(&touched[d >> 6], bit, __ATOMIC_RELAXED);                    \
                     continue;                                                                      \
-                T v, old, nv;                                                                      \
-                UDF_CONTRIB(v, s, d, xs, NAME(weight)(a, a->w, e), deg);                                 \
+                }                                                                                  \
+                T old, nv;                                                                         \
                 __atomic_load(acc + d, &old, __ATOMIC_RELAXED);                                    \
                 do {                                                                               \
                     nv = old;                                                                      \
                     UDF_COMBINE(nv, v);                                                            \
                 } while (!__atomic_compare_exchange(acc + d, &old, &nv, 0, __ATOMIC_RELAXED,       \
                                                     __ATOMIC_RELAXED));                            \
-                const uint64_t bit = 1ull << (d & 63);                                             \
-                if (!(__atomic_load_n(&a->touched[d >> 6], __ATOMIC_RELAXED) & bit))               \
-                    __atomic_fetch_or(&a->touched[d >> 6], bit, __ATOMIC_RELAXED);                 \
+                if (!(__atomic_load_n(&touched[d >> 6], __ATOMIC_RELAXED) & bit))                  \
+                    __atomic_fetch_or(&touched[d >> 6], bit, __ATOMIC_RELAXED);                    \
             }                                                                                      \
+        }                                                                                          \
+        return 0;                                                                                  \
+    }                                                                                              \
+    /* source_only: pre[s] for the active sources [lo, hi) */                                      \
+    KEXPORT uint64_t NAME(prepare)(const mg__udf_args *a, int64_t lo, int64_t hi, void *scratch) { \
+        const T *x = (const T *)a->x;                                                              \
+        T *pre = (T *)a->pre;                                                                      \
+        (void)scratch;                                                                             \
+        for (int64_t i = lo; i < hi; i++) {                                                        \
+            const uint32_t s = a->list ? a->list[i] : (uint32_t)i;                                 \
+            UDF_CONTRIB(pre[s], s, 0u, x[s], 1.0, a->src_off[s + 1] - a->src_off[s]);              \
         }                                                                                          \
         return 0;                                                                                  \
     }                                                                                              \
@@ -177,7 +215,7 @@ extern char **environ;
                 todo &= todo - 1;                                                                  \
                 T c = acc[d], dv = y[d];                                                           \
                 int joins = 0;                                                                     \
-                UDF_IDENTITY(acc[d]);                                                              \
+                if (!UDF_ANY) UDF_IDENTITY(acc[d]);                                                \
                 UDF_APPLY(joins, d, dv, c, 1);                                                     \
                 y[d] = dv;                                                                         \
                 if (joins) {                                                                       \
@@ -206,13 +244,15 @@ MG__UDF_ARGS
 
 typedef uint64_t (*kernel_fn)(const mg__udf_args *a, int64_t lo, int64_t hi, void *scratch);
 typedef struct {
-    kernel_fn pull, push, apply, fill;
+    kernel_fn pull, push, apply, fill, prepare;
 } kernels;
 
 /* ---- the host runner: the loops over the user's function pointers, per value type -------------- */
 
 #define KEXPORT static
 #define UDF_MODE (a->mode)
+#define UDF_ANY (a->any)
+#define UDF_SRC_ONLY (a->source_only)
 #define H ((const mg_udf_def *)a->host)
 #define UDF_CONTRIB(r, s, d, sv, w, deg)                                                           \
     do {                                                                                           \
@@ -245,10 +285,10 @@ MG__UDF_KERNELS
 #undef NAME
 
 static const kernels host_kernels[4] = {
-    {host_i32_pull, host_i32_push, host_i32_apply, host_i32_fill},
-    {host_i64_pull, host_i64_push, host_i64_apply, host_i64_fill},
-    {host_f32_pull, host_f32_push, host_f32_apply, host_f32_fill},
-    {host_f64_pull, host_f64_push, host_f64_apply, host_f64_fill},
+    {host_i32_pull, host_i32_push, host_i32_apply, host_i32_fill, host_i32_prepare},
+    {host_i64_pull, host_i64_push, host_i64_apply, host_i64_fill, host_i64_prepare},
+    {host_f32_pull, host_f32_push, host_f32_apply, host_f32_fill, host_f32_prepare},
+    {host_f64_pull, host_f64_push, host_f64_apply, host_f64_fill, host_f64_prepare},
 };
 
 /* ---- definitions -------------------------------------------------------------------------------- */
@@ -378,7 +418,8 @@ static char *generate(const struct mg_udf_s *u) {
     const char *fmt =
         "#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n#include <math.h>\n"
         "#define T %s\n#define NAME(x) mg_jit_##x\n"
-        "#define KEXPORT __attribute__((visibility(\"default\")))\n#define UDF_MODE %d\n"
+        "#define KEXPORT __attribute__((visibility(\"default\")))\n"
+        "#define UDF_MODE %d\n#define UDF_ANY %d\n#define UDF_SRC_ONLY %d\n"
         "static inline T mg_udf_contribution(uint32_t src, uint32_t dst, T src_value, double weight,"
         " uint64_t src_degree) {\n(void)src; (void)dst; (void)src_value; (void)weight; (void)src_degree;\n"
         "return (T)(\n#line 1 \"contribution\"\n%s\n);\n}\n"
@@ -393,12 +434,15 @@ static char *generate(const struct mg_udf_s *u) {
         "#define UDF_IDENTITY(r) ((r) = mg_udf_identity())\n"
         "#define UDF_APPLY(j, d, dv, c, found) ((j) = mg_udf_apply(d, &(dv), c, found))\n"
         "%s\n%s\n";
-    const char *combine = mode ? "a" : u->snippet[1], *identity = mode ? "0" : u->snippet[2];
-    int len = snprintf(NULL, 0, fmt, t, (int)mode, u->snippet[0], combine, identity, u->snippet[3],
-                       args_text, kernels_text);
+    /* no combine or identity snippet for these two: placeholders the loops never call */
+    const bool reduce = u->def.combine_kind == MG_UDF_REDUCE, any = u->def.combine_kind == MG_UDF_ANY;
+    const char *combine = reduce ? u->snippet[1] : "a", *identity = reduce ? u->snippet[2] : "0";
+    const int so = u->def.source_only;
+    int len = snprintf(NULL, 0, fmt, t, (int)mode, (int)any, so, u->snippet[0], combine, identity,
+                       u->snippet[3], args_text, kernels_text);
     char *src = len < 0 ? NULL : mg__malloc((size_t)len + 1);
     if (src != NULL)
-        snprintf(src, (size_t)len + 1, fmt, t, (int)mode, u->snippet[0], combine, identity,
+        snprintf(src, (size_t)len + 1, fmt, t, (int)mode, (int)any, so, u->snippet[0], combine, identity,
                  u->snippet[3], args_text, kernels_text);
     return src;
 }
@@ -420,7 +464,8 @@ static mg_status load_object(mg_context ctx, const char *so, kernels *k) {
     k->push = (kernel_fn)dlsym(h, "mg_jit_push");
     k->apply = (kernel_fn)dlsym(h, "mg_jit_apply");
     k->fill = (kernel_fn)dlsym(h, "mg_jit_fill");
-    if (!k->pull || !k->push || !k->apply || !k->fill) {
+    k->prepare = (kernel_fn)dlsym(h, "mg_jit_prepare");
+    if (!k->pull || !k->push || !k->apply || !k->fill || !k->prepare) {
         dlclose(h);
         return mg__error(ctx, MG_IO_ERROR, DEF "%s lacks the engine's entry points", so);
     }
@@ -528,7 +573,7 @@ mg_status mg_program_define(mg_context ctx, const mg_udf_def *def, mg_udf *udf) 
     case MG_DOUBLE: ti = 3; break;
     default: return mg__error(ctx, MG_INVALID_ARGUMENT, DEF "def->type %d is not a value type", (int)def->type);
     }
-    if (def->combine_kind != MG_UDF_REDUCE && def->combine_kind != MG_UDF_MODE)
+    if (def->combine_kind != MG_UDF_REDUCE && def->combine_kind != MG_UDF_MODE && def->combine_kind != MG_UDF_ANY)
         return mg__error(ctx, MG_INVALID_ARGUMENT, DEF "unknown def->combine_kind %d", (int)def->combine_kind);
     const bool reduce = def->combine_kind == MG_UDF_REDUCE;
     if (def->runner == MG_UDF_JIT) {
@@ -601,25 +646,73 @@ static mg_status run_chunks(mg_context ctx, kernel_fn k, const mg__udf_args *a, 
     return MG_SUCCESS;
 }
 
+/* Scratch kept on the context between steps (ctx->cpu_udf), as the built-in engine keeps its own:
+ * a BFS level otherwise paid an allocation, page faults and a fill of all n accumulator entries.
+ * Each push leaves acc holding the identity and touched clear (the apply resets what it touched),
+ * so acc is filled again only for another identity: acc_fill and acc_identity name it (the fill
+ * kernel, and the host runner's identity value). */
+typedef struct {
+    uint32_t capacity;
+    void *acc, *pre;   /* capacity values of up to 8 bytes: the push's accumulator, source_only's */
+    uint64_t *touched; /* bitmap of capacity, clear between steps */
+    kernel_fn acc_fill; /* NULL: acc to be filled */
+    uint64_t acc_identity;
+} workspace;
+
+static void workspace_free(void *p) {
+    workspace *w = p;
+    if (w == NULL) return;
+    mg__free(w->acc);
+    mg__free(w->pre);
+    mg__free(w->touched);
+    mg__free(w);
+}
+
+static mg_status workspace_get(mg_context ctx, uint32_t n, workspace **out) {
+    workspace *w = ctx->cpu_udf;
+    if (w != NULL && w->capacity >= n) {
+        *out = w;
+        return MG_SUCCESS;
+    }
+    workspace_free(w);
+    ctx->cpu_udf = NULL;
+    w = mg__calloc(1, sizeof *w);
+    if (w != NULL) {
+        w->capacity = n > 0 ? n : 1;
+        w->acc = mg__malloc(mg__mul_size(w->capacity, 8));
+        w->pre = mg__malloc(mg__mul_size(w->capacity, 8));
+        w->touched = mg__calloc(mg__bitmap_words(w->capacity), sizeof *w->touched);
+    }
+    if (w == NULL || w->acc == NULL || w->pre == NULL || w->touched == NULL) {
+        workspace_free(w);
+        return mg__error(ctx, MG_OUT_OF_MEMORY, ADV "out of memory for a user-defined step's scratch (%u vertices)", n);
+    }
+    ctx->cpu_udf = w;
+    ctx->free_cpu_udf = workspace_free;
+    *out = w;
+    return MG_SUCCESS;
+}
+
 mg_status mg__cpu_udf_advance(const mg__advance_call *call, mg_advance_info *info) {
     mg_context ctx = call->ctx;
     const struct mg_graph_s *g = call->g;
     const mg_program *p = call->program;
     const struct mg_udf_s *u = p->udf;
     mg_status status = MG_SUCCESS;
-    void *acc = NULL;
-    uint64_t *touched = NULL;
-    const bool mode = u->def.combine_kind == MG_UDF_MODE;
+    workspace *ws = NULL;
+    const bool mode = u->def.combine_kind == MG_UDF_MODE, any = u->def.combine_kind == MG_UDF_ANY;
 
     /* along both directions the pull reads in-edges, then (directed graphs) out-edges */
     const bool both = p->edges == MG_EDGES_BOTH && g->directed;
     const mg__csr *push_csr = p->edges != MG_EDGES_IN ? &g->out : &g->in;
     const mg__csr *pull_csr = p->edges != MG_EDGES_IN ? &g->in : &g->out;
     mg__udf_args a = {
-        .n = g->n, .mode = mode, .apply_all = u->def.apply_all, .wt = (int)g->weight_type,
+        .n = g->n, .mode = mode, .any = any, .source_only = u->def.source_only,
+        .apply_all = u->def.apply_all, .wt = (int)g->weight_type,
         .src_off = push_csr->offsets, .complement = p->mask_complement,
         .x = call->x->data, .y = call->y->data, .host = &u->def,
     };
+    MG__TRY(workspace_get(ctx, g->n, &ws));
     if (call->mask != NULL) {
         MG__TRY(mg__frontier_need_bitmap(ctx, call->mask));
         a.mask_bm = call->mask->bitmap;
@@ -633,9 +726,7 @@ mg_status mg__cpu_udf_advance(const mg__advance_call *call, mg_advance_info *inf
     if (call->in != NULL) {
         MG__TRY(mg__frontier_need_list(ctx, call->in));
         nf = call->in->count;
-        mf = 0;
-        for (uint32_t i = 0; i < nf; i++)
-            mf += push_csr->offsets[call->in->list[i] + 1] - push_csr->offsets[call->in->list[i]];
+        mf = mg__cpu_degree_sum(push_csr->offsets, call->in->list, nf);
     }
     const bool can_push = !mode && !u->def.apply_all && !both;
     if (ctx->mode == MG_MODE_SPARSE && !can_push)
@@ -645,14 +736,21 @@ mg_status mg__cpu_udf_advance(const mg__advance_call *call, mg_advance_info *inf
     bool pull;
     if (ctx->mode == MG_MODE_SPARSE) pull = false;
     else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE || !can_push || call->in == NULL) pull = true;
-    else pull = mf * 2 > pull_csr->offsets[g->n]; /* push while the frontier's edges are few */
+    else pull = mg__cpu_pull_pays(mf, g->m, any, pull_csr->offsets, g->n, a.mask_bm, a.complement);
 
     const int64_t words = (int64_t)mg__bitmap_words(g->n);
-    uint64_t joined = 0;
+    uint64_t joined = 0, unused;
     if (pull) {
         if (call->in != NULL) {
             MG__TRY(mg__frontier_need_bitmap(ctx, call->in));
             a.active_bm = call->in->bitmap;
+        }
+        if (u->def.source_only) {
+            /* each active source's contribution once, not once per edge */
+            a.pre = ws->pre;
+            a.list = call->in != NULL ? call->in->list : NULL;
+            MG__TRY(run_chunks(ctx, u->k.prepare, &a, nf, 0, &unused));
+            a.list = NULL;
         }
         a.off = pull_csr->offsets;
         a.idx = pull_csr->indices;
@@ -679,16 +777,22 @@ mg_status mg__cpu_udf_advance(const mg__advance_call *call, mg_advance_info *inf
         a.idx = push_csr->indices;
         a.w = push_csr->weights;
         a.list = call->in != NULL ? call->in->list : NULL;
-        acc = mg__malloc(mg__mul_size(g->n, type_sizes[u->type_index]));
-        touched = mg__calloc((size_t)words, sizeof *touched);
-        if (acc == NULL || touched == NULL)
-            MG__FAIL(ctx, MG_OUT_OF_MEMORY, ADV "out of memory for the accumulator (%u vertices)", g->n);
-        a.acc = acc;
-        a.touched = touched;
-        uint64_t unused;
-        MG__TRY(run_chunks(ctx, u->k.fill, &a, g->n, 0, &unused));
+        a.acc = ws->acc;
+        a.touched = ws->touched;
+        /* ANY reads acc only where a push wrote it: no identity to keep */
+        const uint64_t identity = u->identity[0];
+        if (!any && (ws->acc_fill != u->k.fill || ws->acc_identity != identity)) {
+            mg__udf_args fill = a;
+            fill.n = ws->capacity; /* the whole capacity, so a larger graph later finds it made too */
+            MG__TRY(run_chunks(ctx, u->k.fill, &fill, ws->capacity, 0, &unused));
+        }
+        ws->acc_fill = NULL; /* until this step's apply has reset what it touched */
         MG__TRY(run_chunks(ctx, u->k.push, &a, nf, 0, &unused));
         MG__TRY(run_chunks(ctx, u->k.apply, &a, words, 0, &joined));
+        if (!any) {
+            ws->acc_fill = u->k.fill;
+            ws->acc_identity = identity;
+        }
     }
     if (call->out != NULL) {
         call->out->count = (uint32_t)joined;
@@ -701,8 +805,6 @@ mg_status mg__cpu_udf_advance(const mg__advance_call *call, mg_advance_info *inf
     info->output_vertices = (uint32_t)joined;
     info->pulled = pull;
 cleanup:
-    mg__free(acc);
-    mg__free(touched);
     return status;
 }
 

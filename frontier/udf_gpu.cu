@@ -12,9 +12,11 @@
  * remembers its library per device.
  *
  * A step pulls (a block per destination of in-degree 2048 and more, a warp from 128, below a team
- * of lanes sized to the mean in-degree), or, for a reduce without apply_all, pushes (a warp per
- * active source, compare-and-swap into an accumulator, then an apply over the touched bitmap) with
- * the CPU engine's choice; a mode combine counts the active
+ * of lanes sized to the mean in-degree; an ANY stops at a destination's first active source; a
+ * source_only contribution is computed per active source first, mg_udf_prepare), or, for a reduce
+ * or an ANY without apply_all, pushes (a warp per active source, compare-and-swap into an
+ * accumulator, or for an ANY a store, then an apply over the touched bitmap) with the CPU engine's
+ * factors; a mode combine counts the active
  * contributions per destination, scans, collects them into segments, sorts each segment
  * (cub::DeviceSegmentedSort) and takes the most frequent. The counters, the active-source bitmap
  * and the push's accumulator stay on the context between steps (Workspace, below); a mode's
@@ -52,10 +54,11 @@ namespace {
 constexpr const char *kAdv = "mg_advance";
 
 /* The kernels of udf_gpu.cuh, by name. */
-enum { K_PULL_TEAM = 0, K_PULL_BLOCK, K_COUNT, K_COLLECT, K_MODE_APPLY, K_FILL, K_PUSH, K_APPLY_TOUCHED, K_KERNELS };
+enum { K_PULL_TEAM = 0, K_PULL_BLOCK, K_COUNT, K_COLLECT, K_MODE_APPLY, K_FILL, K_PUSH, K_APPLY_TOUCHED,
+       K_PREPARE, K_KERNELS };
 const char *const kernel_names[K_KERNELS] = {"mg_udf_pull_team", "mg_udf_pull_block", "mg_udf_count",
                                              "mg_udf_collect", "mg_udf_mode_apply", "mg_udf_fill",
-                                             "mg_udf_push", "mg_udf_apply_touched"};
+                                             "mg_udf_push", "mg_udf_apply_touched", "mg_udf_prepare"};
 
 /* A failed CUDA runtime call: MG_OUT_OF_MEMORY for an allocation, else MG_DEVICE_ERROR, naming the
  * call and file:line. */
@@ -106,7 +109,7 @@ const size_t type_sizes[4] = {4, 8, 4, 8};
  * the loops. NULL when out of memory. */
 char *generate(const mg_udf_def *def) {
     const int ti = type_index(def->type);
-    const bool mode = def->combine_kind == MG_UDF_MODE;
+    const bool reduce = def->combine_kind == MG_UDF_REDUCE, any = def->combine_kind == MG_UDF_ANY;
     static const char fmt[] =
         "typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;\n"
         "typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;\n"
@@ -117,7 +120,7 @@ char *generate(const mg_udf_def *def) {
         "#define INFINITY __int_as_float(0x7f800000)\n#define NAN __int_as_float(0x7fffffff)\n"
         "#define HUGE_VAL __longlong_as_double(0x7ff0000000000000ll)\n"
         "#define FLT_MAX 3.402823466e+38f\n#define DBL_MAX 1.7976931348623158e+308\n"
-        "#define T %s\n#define MG_WORD %s\n"
+        "#define T %s\n#define MG_WORD %s\n#define MG_ANY %d\n#define MG_SOURCE_ONLY %d\n"
         "__device__ __forceinline__ T mg_udf_contribution(uint32_t src, uint32_t dst, T src_value, double weight,"
         " uint64_t src_degree) {\n(void)src; (void)dst; (void)src_value; (void)weight; (void)src_degree;\n"
         "return (T)(\n#line 1 \"contribution\"\n%s\n);\n}\n"
@@ -127,13 +130,16 @@ char *generate(const mg_udf_def *def) {
         "T dst_value = *dst_value_p; int joins = 0;\n(void)dst; (void)combined; (void)found;\n{\n"
         "#line 1 \"apply\"\n%s\n}\n*dst_value_p = dst_value;\nreturn joins;\n}\n"
         "#define MG_UDF_GPU_KERNELS 1\n#line 1 \"udf_gpu.cuh\"\n%s\n";
-    const char *combine = mode ? "a" : def->combine, *identity = mode ? "0" : def->identity;
-    const int len = snprintf(NULL, 0, fmt, cuda_types[ti], cuda_words[ti], def->contribution, combine,
-                             identity, def->apply, mg__udf_gpu_text);
+    /* a mode or an ANY has no combine or identity snippet: placeholders (an ANY's acc is filled
+     * with this 0, never read where no contribution was stored) */
+    const char *combine = reduce ? def->combine : "a", *identity = reduce ? def->identity : "0";
+    const int so = def->source_only;
+    const int len = snprintf(NULL, 0, fmt, cuda_types[ti], cuda_words[ti], (int)any, so, def->contribution,
+                             combine, identity, def->apply, mg__udf_gpu_text);
     char *src = len < 0 ? NULL : static_cast<char *>(mg__malloc((size_t)len + 1));
     if (src != NULL)
-        snprintf(src, (size_t)len + 1, fmt, cuda_types[ti], cuda_words[ti], def->contribution, combine,
-                 identity, def->apply, mg__udf_gpu_text);
+        snprintf(src, (size_t)len + 1, fmt, cuda_types[ti], cuda_words[ti], (int)any, so, def->contribution,
+                 combine, identity, def->apply, mg__udf_gpu_text);
     return src;
 }
 
@@ -378,7 +384,7 @@ struct Workspace {
     unsigned long long *counters;      /* C_COUNT, device */
     unsigned long long *host_counters; /* C_COUNT, pinned */
     uint64_t *active, *touched;        /* bitmaps of capacity */
-    void *acc;                         /* capacity values of up to 8 bytes */
+    void *acc, *pre;                   /* capacity values of up to 8 bytes (pre: source_only's) */
     const Module *acc_holds;           /* NULL: acc and touched to be made */
 };
 
@@ -389,6 +395,7 @@ void workspace_free(void *p) {
     cudaFree(w->active);
     cudaFree(w->touched);
     cudaFree(w->acc);
+    cudaFree(w->pre);
     cudaFreeHost(w->host_counters);
     mg__free(w);
 }
@@ -413,6 +420,7 @@ mg_status workspace_get(mg_context ctx, uint32_t n, Workspace **out) {
         if (e == cudaSuccess) e = cudaMalloc(&w->active, words);
         if (e == cudaSuccess) e = cudaMalloc(&w->touched, words);
         if (e == cudaSuccess) e = cudaMalloc(&w->acc, (size_t)w->capacity * 8);
+        if (e == cudaSuccess) e = cudaMalloc(&w->pre, (size_t)w->capacity * 8);
         if (e != cudaSuccess) {
             workspace_free(w);
             return cuda_fail(ctx, e, "cudaMalloc of the steps' scratch", __FILE__, __LINE__);
@@ -429,14 +437,15 @@ mg_status advance(mg_context ctx, mg__gpu_advance_args *ga, mg_advance_info *inf
     const mg_program *p = ga->program;
     struct mg_udf_s *u = (struct mg_udf_s *)p->udf;
     const mg_udf_def *def = mg__udf_def(u);
-    const bool mode = def->combine_kind == MG_UDF_MODE;
+    const bool mode = def->combine_kind == MG_UDF_MODE, any = def->combine_kind == MG_UDF_ANY;
+    const bool reduce = def->combine_kind == MG_UDF_REDUCE;
     memset(info, 0, sizeof *info);
     ga->out_count = 0;
-    if (def->contribution == NULL || def->apply == NULL || (!mode && (def->combine == NULL || def->identity == NULL)))
+    if (def->contribution == NULL || def->apply == NULL || (reduce && (def->combine == NULL || def->identity == NULL)))
         return mg__error(ctx, MG_UNAVAILABLE,
                          "%s: program->udf is host-only (MG_UDF_HOST without the snippets %s): the GPU "
                          "compiles the snippets; give them in the definition too, or use a CPU context",
-                         kAdv, mode ? "contribution and apply" : "contribution, combine, identity and apply");
+                         kAdv, reduce ? "contribution, combine, identity and apply" : "contribution and apply");
     const bool both = p->edges == MG_EDGES_BOTH && g->directed;
     const bool along_out = p->edges != MG_EDGES_IN;
     const bool can_push = !mode && !def->apply_all && !both;
@@ -477,15 +486,19 @@ mg_status advance(mg_context ctx, mg__gpu_advance_args *ga, mg_advance_info *inf
     const uint32_t nf = listed ? ga->in_count : n;
     if (listed && nf > 0 && !mg__gpu_degree_sum_async(push_off, ga->d_in_list, nf, a.counters + C_FRONTIER_EDGES))
         CU(cudaGetLastError());
+    /* the CPU's factors (mg__cpu_pull_pays) against all m edges rather than the eligible
+     * destinations' (a sum over the mask the GPU would wait for): an ANY's pull stops at a
+     * destination's first active source, so it pays off sooner (Beamer's alpha) */
+    const uint64_t factor = any ? 15 : 2;
     bool pull;
     if (ctx->mode == MG_MODE_SPARSE) pull = false;
     else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE || !can_push || !listed) pull = true;
-    else if ((uint64_t)nf * (along_out ? g->max_out_degree : g->max_in_degree) <= g->m / 2)
+    else if ((uint64_t)nf * (along_out ? g->max_out_degree : g->max_in_degree) <= g->m / factor)
         pull = false; /* the rule below whatever the degrees: no wait for the sum */
     else {
         CU(cudaMemcpy(&host[C_FRONTIER_EDGES], a.counters + C_FRONTIER_EDGES, sizeof host[0],
                       cudaMemcpyDeviceToHost));
-        pull = host[C_FRONTIER_EDGES] * 2 > g->m; /* push while the frontier's edges are few (udf.c) */
+        pull = host[C_FRONTIER_EDGES] * factor > g->m; /* push while the frontier's edges are few */
     }
 
     if (pull) {
@@ -494,6 +507,15 @@ mg_status advance(mg_context ctx, mg__gpu_advance_args *ga, mg_advance_info *inf
             CU(cudaMemsetAsync(w->active, 0, words * sizeof(uint64_t), 0));
             if (nf > 0 && !mg__gpu_list_to_bitmap_async(ga->d_in_list, nf, w->active)) CU(cudaGetLastError());
             a.active_bm = w->active;
+        }
+        if (def->source_only && nf > 0) {
+            /* each active source's contribution once, not once per edge */
+            a.pre = w->pre;
+            a.list = ga->d_in_list;
+            a.count = nf;
+            TRY(launch(ctx, m, K_PREPARE, nf, a));
+            a.list = NULL;
+            a.count = 0;
         }
         a.off = along_out ? g->d_in_offsets : g->d_out_offsets;
         a.idx = along_out ? g->d_in_indices : g->d_out_indices;
@@ -605,8 +627,8 @@ extern "C" mg_status mg__gpu_udf_compile(mg_context ctx, const struct mg_udf_s *
         return mg__error(ctx, MG_INVALID_ARGUMENT, "%s: NULL %s", fn, u == NULL ? "udf" : "cubin_bytes");
     *cubin_bytes = 0;
     const mg_udf_def *def = mg__udf_def(u);
-    const bool mode = def->combine_kind == MG_UDF_MODE;
-    if (def->contribution == NULL || def->apply == NULL || (!mode && (def->combine == NULL || def->identity == NULL)))
+    const bool reduce = def->combine_kind == MG_UDF_REDUCE;
+    if (def->contribution == NULL || def->apply == NULL || (reduce && (def->combine == NULL || def->identity == NULL)))
         return mg__error(ctx, MG_INVALID_ARGUMENT, "%s: the definition has no snippets", fn);
     char *src = generate(def), *cubin = NULL;
     if (src == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, "%s: out of memory", fn);

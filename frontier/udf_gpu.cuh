@@ -5,16 +5,21 @@
  * appends it to the user's snippets and compiles the whole with NVRTC at a program's first GPU use,
  * so the snippets inline into the loops. The host includes it too, without MG_UDF_GPU_KERNELS, for
  * the argument block alone. NVRTC has no system headers here: the generated prelude defines T, the
- * fixed-width types and limits, MG_WORD (the unsigned type of T's size) and the four snippet
- * functions mg_udf_contribution, mg_udf_combine, mg_udf_identity and mg_udf_apply.
+ * fixed-width types and limits, MG_WORD (the unsigned type of T's size), the four snippet
+ * functions mg_udf_contribution, mg_udf_combine, mg_udf_identity and mg_udf_apply, and MG_ANY (an
+ * ANY combine: 0 or 1) and MG_SOURCE_ONLY (the definition's source_only).
  *
  * Positions are the device numbering of the graph's device form (preprocess/gpu_preprocess.h); the
  * snippets' src and dst are the caller's ids (old_of_new), as on the CPU.
  *
  * Kernels (extern "C", loaded by name):
  *   mg_udf_pull_team    a team of `team` lanes per eligible destination of [from, to): combines
- *                       the contributions of its active in-sources and applies;
+ *                       the contributions of its active in-sources and applies (an ANY: the team
+ *                       stops after the round of edges where one of its lanes met an active
+ *                       source, and takes that lane's contribution);
  *   mg_udf_pull_block   the same, a block per destination (the hubs);
+ *   mg_udf_prepare      source_only: the contribution of each active source into pre[s], which
+ *                       the pulls then read per edge;
  *   mg_udf_count        a mode: the active contributions of each eligible destination;
  *   mg_udf_collect      a mode: writes them to buf[seg[d], seg[d + 1]) (the host sorts each
  *                       segment with CUB in between);
@@ -22,7 +27,8 @@
  *                       the apply;
  *   mg_udf_fill         push: acc = identity (once: each push leaves it so);
  *   mg_udf_push         push: one warp per active source, compare-and-swap of the combine into
- *                       acc[d], d marked in touched;
+ *                       acc[d] (an ANY: a store of the whole word where d is not yet touched), d
+ *                       marked in touched;
  *   mg_udf_apply_touched push: one thread per touched word applies acc[d] to its destinations and
  *                       resets acc[d] and the word.
  */
@@ -51,6 +57,7 @@ typedef struct {
     const void *x;
     void *y;
     void *acc;                   /* push: n values */
+    void *pre;                   /* source_only: n values, each active source's contribution */
     uint64_t *touched;           /* push: bitmap */
     uint64_t *out_bm;            /* the output frontier's bitmap (NULL: not wanted) */
     uint32_t *out_list;          /* and its list (NULL: not wanted) */
@@ -79,6 +86,7 @@ __device__ __forceinline__ int mg_active(const mg__udf_gpu_args &a, uint32_t s) 
 }
 __device__ __forceinline__ T mg_contribution_at(const mg__udf_gpu_args &a, const void *w, uint64_t e,
                                                 uint32_t s, uint32_t dst) {
+    if (MG_SOURCE_ONLY) return ((const T *)a.pre)[s];
     return mg_udf_contribution(a.old_of_new[s], dst, ((const T *)a.x)[s], mg_weight(a.wt, w, e),
                                a.src_off[s + 1] - a.src_off[s]);
 }
@@ -135,6 +143,77 @@ __device__ __forceinline__ T mg_gather(const mg__udf_gpu_args &a, uint32_t d, in
     return c;
 }
 
+/* An ANY's gather, reached by every lane of the warp (mine: the lane's team has a destination):
+ * the team reads d's edges W at a time, all teams of the warp in step, and stops after the round
+ * in which one of its lanes met an active source; the team's lowest such lane gives the combined
+ * value (zero where none arrived). */
+__device__ __forceinline__ T mg_gather_any(const mg__udf_gpu_args &a, uint32_t d, int mine, int lane, int W,
+                                           unsigned team_bits, int *found, unsigned long long *scanned) {
+    const uint32_t dst = mine ? a.old_of_new[d] : 0;
+    T c = (T)0;
+    int mine_found = 0, done = !mine;
+    for (int pass = 0; pass < 2; pass++) {
+        const uint64_t *off = pass ? a.off2 : a.off; /* the same for the whole warp */
+        const uint32_t *idx = pass ? a.idx2 : a.idx;
+        const void *w = pass ? a.w2 : a.w;
+        if (off == 0) break;
+        const uint64_t lo = mine ? off[d] : 0, hi = mine ? off[d + 1] : 0;
+        for (uint64_t base = lo;; base += (uint64_t)W) {
+            const int more = !done && base < hi;
+            if (!__any_sync(MG_FULL, more)) break;
+            const uint64_t e = base + (uint64_t)lane;
+            if (more && e < hi) {
+                ++*scanned;
+                const uint32_t s = idx[e];
+                if (mg_active(a, s)) {
+                    c = mg_contribution_at(a, w, e, s, dst);
+                    mine_found = 1;
+                }
+            }
+            if (__ballot_sync(MG_FULL, mine_found) & team_bits) done = 1;
+        }
+    }
+    const unsigned got = __ballot_sync(MG_FULL, mine_found) & team_bits;
+    *found = got != 0;
+    const T v = __shfl_sync(MG_FULL, c, got ? __ffs(got) - 1 : (int)(threadIdx.x & 31));
+    return got ? v : (T)0;
+}
+
+/* The same for a block per destination: rounds of MG_BLOCK edges until a thread met an active
+ * source; one of those threads' contributions (a whole T: one shared-memory store wins). */
+__device__ __forceinline__ T mg_gather_any_block(const mg__udf_gpu_args &a, uint32_t d, int *found,
+                                                 unsigned long long *scanned) {
+    __shared__ T s_any;
+    const uint32_t dst = a.old_of_new[d];
+    T c = (T)0;
+    int mine_found = 0, any = 0;
+    for (int pass = 0; pass < 2 && !any; pass++) {
+        const uint64_t *off = pass ? a.off2 : a.off;
+        const uint32_t *idx = pass ? a.idx2 : a.idx;
+        const void *w = pass ? a.w2 : a.w;
+        if (off == 0) break;
+        const uint64_t hi = off[d + 1];
+        for (uint64_t base = off[d]; base < hi && !any; base += MG_BLOCK) {
+            const uint64_t e = base + threadIdx.x;
+            if (e < hi) {
+                ++*scanned;
+                const uint32_t s = idx[e];
+                if (mg_active(a, s)) {
+                    c = mg_contribution_at(a, w, e, s, dst);
+                    mine_found = 1;
+                }
+            }
+            any = __syncthreads_or(mine_found);
+        }
+    }
+    if (mine_found) s_any = c;
+    __syncthreads();
+    if (any) c = s_any;
+    __syncthreads(); /* s_any is written again for the block's next destination */
+    *found = any;
+    return c;
+}
+
 /* A team of a.team lanes (a power of two, 1 to 32) per eligible destination of [from, to): every
  * lane of a warp runs the same rounds and reaches the shuffles, a destination out of range or not
  * eligible combining nothing, so the warp stays converged; the team's first lane applies. */
@@ -149,9 +228,14 @@ extern "C" __global__ void __launch_bounds__(MG_BLOCK) mg_udf_pull_team(mg__udf_
         const uint32_t d = a.from + i;
         const int mine = i < span && mg_eligible(a, d);
         int found = 0;
-        T c = mine ? mg_gather(a, d, (int)(lane - first), (int)W, &found, &scanned) : mg_udf_identity();
-        for (uint32_t o = W / 2; o > 0; o >>= 1) c = mg_udf_combine(c, __shfl_xor_sync(MG_FULL, c, (int)o));
-        found = (__ballot_sync(MG_FULL, found) & team_bits) != 0;
+        T c;
+        if (MG_ANY) {
+            c = mg_gather_any(a, d, mine, (int)(lane - first), (int)W, team_bits, &found, &scanned);
+        } else {
+            c = mine ? mg_gather(a, d, (int)(lane - first), (int)W, &found, &scanned) : mg_udf_identity();
+            for (uint32_t o = W / 2; o > 0; o >>= 1) c = mg_udf_combine(c, __shfl_xor_sync(MG_FULL, c, (int)o));
+            found = (__ballot_sync(MG_FULL, found) & team_bits) != 0;
+        }
         if (mine && lane == first && (found || a.apply_all)) mg_apply_at(a, d, c, found);
     }
     mg_add_scanned(a, scanned);
@@ -168,6 +252,11 @@ extern "C" __global__ void __launch_bounds__(MG_BLOCK) mg_udf_pull_block(mg__udf
         const uint32_t d = a.from + i;
         if (!mg_eligible(a, d)) continue; /* the same d for the whole block */
         int found = 0;
+        if (MG_ANY) {
+            const T c = mg_gather_any_block(a, d, &found, &scanned);
+            if (threadIdx.x == 0 && (found || a.apply_all)) mg_apply_at(a, d, c, found);
+            continue;
+        }
         T c = mg_gather(a, d, (int)threadIdx.x, MG_BLOCK, &found, &scanned);
         for (int o = 16; o > 0; o >>= 1) c = mg_udf_combine(c, __shfl_xor_sync(MG_FULL, c, o));
         found = __any_sync(MG_FULL, found);
@@ -250,7 +339,18 @@ extern "C" __global__ void __launch_bounds__(MG_BLOCK) mg_udf_mode_apply(mg__udf
     }
 }
 
-/* ---- push (a reduce without apply_all) ------------------------------------------------------ */
+/* ---- source_only ---------------------------------------------------------------------------- */
+
+extern "C" __global__ void __launch_bounds__(MG_BLOCK) mg_udf_prepare(mg__udf_gpu_args a) {
+    const T *x = (const T *)a.x;
+    T *pre = (T *)a.pre;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < a.count; i += gridDim.x * blockDim.x) {
+        const uint32_t s = a.list ? a.list[i] : i;
+        pre[s] = mg_udf_contribution(a.old_of_new[s], 0u, x[s], 1.0, a.src_off[s + 1] - a.src_off[s]);
+    }
+}
+
+/* ---- push (a reduce or an ANY without apply_all) -------------------------------------------- */
 
 extern "C" __global__ void __launch_bounds__(MG_BLOCK) mg_udf_fill(mg__udf_gpu_args a) {
     T *acc = (T *)a.acc;
@@ -277,11 +377,21 @@ extern "C" __global__ void __launch_bounds__(MG_BLOCK) mg_udf_push(mg__udf_gpu_a
         const uint32_t src = a.old_of_new[s];
         const T xs = ((const volatile T *)a.x)[s];
         const uint64_t lo = a.off[s], hi = a.off[s + 1];
+        T vs = xs;
+        if (MG_SOURCE_ONLY) vs = mg_udf_contribution(src, 0u, xs, 1.0, hi - lo);
         for (uint64_t e = lo + lane; e < hi; e += 32) {
             const uint32_t d = a.idx[e];
             if (!mg_eligible(a, d)) continue;
-            const T v = mg_udf_contribution(src, a.old_of_new[d], xs, mg_weight(a.wt, a.w, e), hi - lo);
+            const unsigned long long b = 1ull << (d & 63);
+            /* ANY: the first writer to find d untouched, or one racing it: a whole word either way */
+            if (MG_ANY && (*(volatile unsigned long long *)&a.touched[d >> 6] & b)) continue;
+            const T v = MG_SOURCE_ONLY ? vs : mg_udf_contribution(src, a.old_of_new[d], xs, mg_weight(a.wt, a.w, e), hi - lo);
             MG_WORD *p = (MG_WORD *)((T *)a.acc + d);
+            if (MG_ANY) {
+                *(volatile MG_WORD *)p = mg_to_word(v);
+                atomicOr((unsigned long long *)&a.touched[d >> 6], b);
+                continue;
+            }
             MG_WORD old = *(volatile MG_WORD *)p;
             for (;;) {
                 const MG_WORD nw = mg_to_word(mg_udf_combine(mg_from_word(old), v));
@@ -290,7 +400,6 @@ extern "C" __global__ void __launch_bounds__(MG_BLOCK) mg_udf_push(mg__udf_gpu_a
                 if (seen == old) break;
                 old = seen;
             }
-            const unsigned long long b = 1ull << (d & 63);
             if (!(*(volatile unsigned long long *)&a.touched[d >> 6] & b))
                 atomicOr((unsigned long long *)&a.touched[d >> 6], b);
         }

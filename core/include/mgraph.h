@@ -515,13 +515,22 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *program
  *                 weight (double) and src_degree (uint64_t: s's edges along the program's direction)
  *   combine       MG_UDF_REDUCE: a C expression of type T over a, b (T); associative and commutative,
  *                 with `identity` (an expression of type T) as its neutral element.
+ *                 MG_UDF_ANY: no snippet; the combined value is one of the contributions that
+ *                 arrived, which one unspecified (GraphBLAS's GxB_ANY monoid): a pull stops at a
+ *                 destination's first active source, a push stores without a read-modify-write
+ *                 (some whole contribution wins). What BFS needs: any parent will do.
  *                 MG_UDF_MODE: no snippet; the combined value is the most frequent contribution,
  *                 ties to the smallest (what label propagation needs)
  *   apply         C statements over dst (uint32_t), dst_value (T, y[d]: assign to change it),
  *                 combined (T) and found (int: a contribution arrived); set joins = 1 for d to join
  *                 the output frontier. Runs for each eligible destination that received a
  *                 contribution, or for every eligible destination when apply_all is set (combined
- *                 then is the identity, or 0 for a mode, where none arrived)
+ *                 then is the identity, or 0 for a mode or ANY, where none arrived)
+ *   source_only   the user's promise (as GraphBLAS's operator properties) that the contribution
+ *                 reads only src, src_value and src_degree, not dst or weight (PageRank's
+ *                 src_value / src_degree): the engine then evaluates it once per active source and
+ *                 step into scratch kept on the context, and a pull reads one value per edge, as the
+ *                 built-in MG_CONTRIB_SRC_DIV_OUTDEG does. dst and weight are meaningless then.
  *
  * Two ways to run it on the CPU, chosen by `runner`:
  *   MG_UDF_JIT   the snippets are compiled with the system C compiler ($CC, else cc, gcc or clang
@@ -551,16 +560,18 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *program
  * Sums of floating-point values may differ in the last bits between the backends (the order of
  * the contributions differs).
  * The engine (either backend) pulls (each eligible destination scans its in-edges) or, for
- * MG_UDF_REDUCE without apply_all, may push (atomic compare-and-swap of the combine into an
- * accumulator); a mode combine only pulls, so MG_MODE_SPARSE with one is MG_UNAVAILABLE.
+ * MG_UDF_REDUCE or MG_UDF_ANY without apply_all, may push (atomic compare-and-swap of the combine,
+ * or for ANY a plain store, into an accumulator); a mode combine only pulls, so MG_MODE_SPARSE with
+ * one is MG_UNAVAILABLE. The CPU chooses as for the built-in programs (MG_UDF_ANY as
+ * MG_COMBINE_ANY, pulling sooner since a pull stops early); the GPU with the same factors.
  *
- * Example: BFS parents (the built-in MG_CONTRIB_SRC_ID / MG_APPLY_IF_UNSET program) on int32:
+ * Example: BFS parents (the built-in MG_CONTRIB_SRC_ID / MG_COMBINE_ANY / MG_APPLY_IF_UNSET
+ * program; GraphBLAS's BFS uses the ANY_SECONDI semiring) on int32:
  *     mg_udf_def def;
  *     mg_udf_def_init(&def);
  *     def.type = MG_VERTEX;
+ *     def.combine_kind = MG_UDF_ANY;
  *     def.contribution = "(int32_t)src";
- *     def.combine = "a < b ? a : b";
- *     def.identity = "INT32_MAX";
  *     def.apply = "if (dst_value == -1) { dst_value = combined; joins = 1; }";
  *     mg_udf bfs;
  *     if (mg_program_define(ctx, &def, &bfs) != MG_SUCCESS) puts(mg_context_error(ctx));
@@ -572,7 +583,7 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *program
  */
 typedef struct mg_udf_s *mg_udf;
 
-typedef enum { MG_UDF_REDUCE = 0, MG_UDF_MODE } mg_udf_combine_kind;
+typedef enum { MG_UDF_REDUCE = 0, MG_UDF_MODE, MG_UDF_ANY } mg_udf_combine_kind;
 typedef enum { MG_UDF_JIT = 0, MG_UDF_HOST } mg_udf_runner;
 
 typedef struct {
@@ -580,6 +591,7 @@ typedef struct {
     mg_udf_combine_kind combine_kind;
     mg_udf_runner runner;
     bool apply_all;
+    bool source_only; /* the contribution reads only src, src_value and src_degree (see above) */
     /* MG_UDF_JIT: the snippets (copied by mg_program_define; combine and identity only for a
      * reduce). Also kept for MG_UDF_HOST when given: the GPU compiles them (see above). */
     const char *contribution, *combine, *identity, *apply;
@@ -592,7 +604,8 @@ typedef struct {
     void *user;
 } mg_udf_def;
 
-/* Defaults: MG_DOUBLE, MG_UDF_REDUCE, MG_UDF_JIT, apply_all false, everything else NULL. */
+/* Defaults: MG_DOUBLE, MG_UDF_REDUCE, MG_UDF_JIT, apply_all and source_only false, everything
+ * else NULL. */
 void mg_udf_def_init(mg_udf_def *def);
 /* Checks def and, for MG_UDF_JIT, compiles or loads it (see above); *udf is NULL on failure. */
 mg_status mg_program_define(mg_context ctx, const mg_udf_def *def, mg_udf *udf);

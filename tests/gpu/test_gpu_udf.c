@@ -2,10 +2,14 @@
  * test_gpu_udf.c — user-defined programs on the GPU (issue 18) against the same programs on the
  * CPU (frontier/udf.c, the reference), vertex by vertex: BFS parents, a PageRank-style sum with
  * apply_all, an int64 min (SSSP-like, weighted), a float max along MG_EDGES_IN, a mode combine
- * (CDLP) along MG_EDGES_BOTH, an int64 sum along MG_EDGES_BOTH, a float sum with apply_all; each
+ * (CDLP) along MG_EDGES_BOTH, an int64 sum along MG_EDGES_BOTH, a float sum with apply_all, ANY
+ * combines (BFS parents; int64 with apply_all, values in both halves of the word; double along
+ * MG_EDGES_BOTH), whose results may differ from the CPU's but must each be the contribution of an
+ * active neighbour, and source_only contributions (PageRank's, pulled; an int64 sum, pushed); each
  * on a directed and an undirected R-MAT graph and one with hubs (a block per destination), in every
  * engine mode, from all vertices or random frontiers, without a mask, with one and with its
- * complement. Then whole loops (a BFS, mg_cdlp),
+ * complement. Then whole loops (a BFS by a min and by an ANY, whose parents must form a BFS tree of
+ * the CPU's depths, mg_cdlp),
  * a snippet NVRTC rejects (MG_COMPILE_ERROR naming the snippet's line), a host-only definition
  * (MG_UNAVAILABLE), and the caches: the first use compiles, a second definition finds it loaded,
  * and a second process (this program run again with --cache-child) loads the CUBIN from the disk
@@ -42,26 +46,46 @@ typedef struct {
     const char *contribution, *combine, *identity, *apply;
     mg_edges edges;
     double tolerance; /* relative, for sums of floating-point values (0: exact) */
+    bool source_only;
+    /* an ANY: the contribution of an edge from src (it reads only src and src_value), and where
+     * found the apply makes y the combined value */
+    double (*any_value)(uint32_t src, double src_value);
 } prog;
+
+static double any_src(uint32_t src, double src_value) { return (void)src_value, (double)(int32_t)src; }
+static double any_int64(uint32_t src, double src_value) { return src_value * 4294967296.0 + (double)src; }
+static double any_double(uint32_t src, double src_value) { return src_value + (double)src * 0.0009765625; }
 
 static const prog progs[] = {
     {"bfs-parents", MG_VERTEX, MG_UDF_REDUCE, false, "(int32_t)src", "a < b ? a : b", "INT32_MAX",
-     "if (dst_value == -1) { dst_value = combined; joins = 1; }", MG_EDGES_OUT, 0},
+     "if (dst_value == -1) { dst_value = combined; joins = 1; }", MG_EDGES_OUT, 0, false, NULL},
     {"pagerank-sum", MG_DOUBLE, MG_UDF_REDUCE, true, "src_degree ? src_value / (double)src_degree : 0.0",
      "a + b", "0.0", "double v = 0.15 / 2048.0 + 0.85 * combined; joins = fabs(v - dst_value) > 0.25; dst_value = v;",
-     MG_EDGES_OUT, 1e-9},
+     MG_EDGES_OUT, 1e-9, false, NULL},
     {"sssp-int64", MG_INT64, MG_UDF_REDUCE, false, "src_value + (int64_t)weight", "a < b ? a : b", "INT64_MAX",
-     "if (combined < dst_value) { dst_value = combined; joins = 1; }", MG_EDGES_OUT, 0},
+     "if (combined < dst_value) { dst_value = combined; joins = 1; }", MG_EDGES_OUT, 0, false, NULL},
     {"float-max-in", MG_FLOAT, MG_UDF_REDUCE, false, "src_value * (float)weight * 0.5f", "a > b ? a : b",
-     "-INFINITY", "if (combined > dst_value) { dst_value = combined; joins = 1; }", MG_EDGES_IN, 0},
+     "-INFINITY", "if (combined > dst_value) { dst_value = combined; joins = 1; }", MG_EDGES_IN, 0, false, NULL},
     {"cdlp-mode-both", MG_VERTEX, MG_UDF_MODE, true, "src_value", NULL, NULL,
-     "dst_value = found ? combined : (int32_t)dst; joins = found && (dst & 1);", MG_EDGES_BOTH, 0},
+     "dst_value = found ? combined : (int32_t)dst; joins = found && (dst & 1);", MG_EDGES_BOTH, 0, false, NULL},
     {"int64-sum-both", MG_INT64, MG_UDF_REDUCE, false, "(int64_t)src + src_value", "a + b", "0",
-     "dst_value = combined + (int64_t)found; joins = (combined & 1) == 0;", MG_EDGES_BOTH, 0},
+     "dst_value = combined + (int64_t)found; joins = (combined & 1) == 0;", MG_EDGES_BOTH, 0, false, NULL},
     {"float-sum-all", MG_FLOAT, MG_UDF_REDUCE, true, "src_value / 8.0f", "a + b", "0.0f",
-     "dst_value = found ? combined : -1.0f; joins = combined > 4.0f;", MG_EDGES_OUT, 0},
+     "dst_value = found ? combined : -1.0f; joins = combined > 4.0f;", MG_EDGES_OUT, 0, false, NULL},
+    {"bfs-any", MG_VERTEX, MG_UDF_ANY, false, "(int32_t)src", NULL, NULL,
+     "if (dst_value == -1) { dst_value = combined; joins = 1; }", MG_EDGES_OUT, 0, false, any_src},
+    {"int64-any-all", MG_INT64, MG_UDF_ANY, true, "src_value * 4294967296ll + (int64_t)src", NULL, NULL,
+     "dst_value = found ? combined : combined - 1; joins = found;", MG_EDGES_OUT, 0, false, any_int64},
+    {"double-any-both", MG_DOUBLE, MG_UDF_ANY, false, "src_value + (double)src * 0.0009765625", NULL, NULL,
+     "dst_value = combined; joins = 1;", MG_EDGES_BOTH, 0, false, any_double},
+    {"pagerank-source-only", MG_DOUBLE, MG_UDF_REDUCE, true, "src_degree ? src_value / (double)src_degree : 0.0",
+     "a + b", "0.0", "double v = 0.15 / 2048.0 + 0.85 * combined; joins = fabs(v - dst_value) > 0.25; dst_value = v;",
+     MG_EDGES_OUT, 1e-9, true, NULL},
+    {"int64-sum-source-only", MG_INT64, MG_UDF_REDUCE, false, "src_value / (int64_t)(src_degree + 1) + (int64_t)src",
+     "a + b", "0", "dst_value += combined; joins = (combined & 1) == 0;", MG_EDGES_OUT, 0, true, NULL},
 };
 #define NPROGS (sizeof progs / sizeof progs[0])
+enum { BFS_ANY = 7 }; /* progs[BFS_ANY] is bfs-any */
 
 static mg_status define(const prog *p, mg_udf *u) {
     mg_udf_def def;
@@ -69,6 +93,7 @@ static mg_status define(const prog *p, mg_udf *u) {
     def.type = p->type;
     def.combine_kind = p->kind;
     def.apply_all = p->apply_all;
+    def.source_only = p->source_only;
     def.contribution = p->contribution;
     def.combine = p->combine;
     def.identity = p->identity;
@@ -160,11 +185,35 @@ static void run_step(mg_backend b, mg_mode mode, mg_graph g, const prog *pr, mg_
 
 static const char *mode_names[] = {"auto", "sparse", "pull", "dense"};
 
+/* An ANY program's step: whether y (after it) is the contribution of one of d's active neighbours
+ * along the program's edges (sources of d's in-edges; for MG_EDGES_IN of its out-edges; both for
+ * MG_EDGES_BOTH), i.e. one of the values the combine may pick; *count: how many there are. */
+static bool any_candidate(mg_graph g, const prog *pr, const bool *active, const void *x, uint32_t d, double y,
+                          uint32_t *count) {
+    const uint64_t *off[2];
+    const uint32_t *idx[2];
+    CHECK_OK(ctx, mg_graph_csc(g, &off[0], &idx[0], NULL));
+    CHECK_OK(ctx, mg_graph_csr(g, &off[1], &idx[1], NULL));
+    bool hit = false;
+    *count = 0;
+    for (int dir = 0; dir < 2; dir++) {
+        if ((dir == 0 && pr->edges == MG_EDGES_IN) || (dir == 1 && pr->edges == MG_EDGES_OUT)) continue;
+        for (uint64_t e = off[dir][d]; e < off[dir][d + 1]; e++) {
+            const uint32_t s = idx[dir][e];
+            if (!active[s]) continue;
+            ++*count;
+            hit |= pr->any_value(s, at(pr->type, x, s)) == y;
+        }
+    }
+    return hit;
+}
+
 /* Every program, mode, frontier and mask on g, the GPU against the CPU. */
 static void compare_steps(const char *graph_name, mg_graph g, mg_udf *udfs) {
     const uint32_t n = mg_graph_num_vertices(g);
     void *x = malloc((size_t)n * 8), *y = malloc((size_t)n * 8);
     uint32_t *in_list = malloc((size_t)n * sizeof *in_list), *mask_list = malloc((size_t)n * sizeof *mask_list);
+    bool *active = malloc(n);
     outcome go = {malloc((size_t)n * 8), malloc(n), 0, {0}}, co = {malloc((size_t)n * 8), malloc(n), 0, {0}};
     const mg_mode modes[] = {MG_MODE_AUTO, MG_MODE_PULL, MG_MODE_SPARSE};
     const uint32_t in_percent[] = {100, 2, 60}; /* 100: in = NULL (every vertex) */
@@ -184,6 +233,8 @@ static void compare_steps(const char *graph_name, mg_graph g, mg_udf *udfs) {
                              mode_names[modes[mi]], in_percent[fi],
                              ki == 0 ? "no mask" : ki == 1 ? "mask" : "mask complement");
                     const uint32_t *il = fi == 0 ? NULL : in_list, *ml = ki == 0 ? NULL : mask_list;
+                    memset(active, fi == 0, n);
+                    for (uint32_t i = 0; fi != 0 && i < in_count; i++) active[in_list[i]] = true;
                     run_step(MG_BACKEND_GPU, modes[mi], g, pr, udfs[pi], x, y, il, in_count, ml, mask_count,
                              ki == 2, &go);
                     run_step(MG_BACKEND_CPU, modes[mi], g, pr, udfs[pi], x, y, il, in_count, ml, mask_count,
@@ -201,6 +252,19 @@ static void compare_steps(const char *graph_name, mg_graph g, mg_udf *udfs) {
                         const bool same = pr->tolerance > 0 ? fabs(gv - cv) <= pr->tolerance * fmax(1.0, fabs(cv))
                                                             : gv == cv;
                         if (same && go.joined[v] == co.joined[v]) continue;
+                        if (!same && pr->any_value != NULL && go.joined[v] == co.joined[v]) {
+                            /* an ANY may pick another neighbour than the CPU did: one of them */
+                            uint32_t count = 0;
+                            const bool gpu_ok = any_candidate(g, pr, active, x, v, gv, &count);
+                            const bool cpu_ok = any_candidate(g, pr, active, x, v, cv, &count);
+                            if (gpu_ok && cpu_ok) continue;
+                            if (bad++ < 5)
+                                fprintf(stderr, "%s: vertex %u: gpu y %.17g is %sthe contribution of one of its %u "
+                                        "active neighbours; cpu y %.17g is %s; joined %d (y before %.17g)\n",
+                                        name, v, gv, gpu_ok ? "" : "NOT ", count, cv, cpu_ok ? "one" : "NOT one",
+                                        go.joined[v], at(pr->type, y, v));
+                            continue;
+                        }
                         if (bad++ < 5)
                             fprintf(stderr, "%s: vertex %u: gpu y %.17g joined %d, cpu y %.17g joined %d (x %.17g, y before %.17g)\n",
                                     name, v, gv, go.joined[v], cv, co.joined[v], at(pr->type, x, v), at(pr->type, y, v));
@@ -216,7 +280,7 @@ static void compare_steps(const char *graph_name, mg_graph g, mg_udf *udfs) {
                     CHECK(go.info.output_vertices == co.info.output_vertices);
                 }
     }
-    free(x), free(y), free(in_list), free(mask_list);
+    free(x), free(y), free(in_list), free(mask_list), free(active);
     free(go.y), free(go.joined), free(co.y), free(co.joined);
 }
 
@@ -262,6 +326,43 @@ static void compare_i32(const char *what, const int32_t *gpu, const int32_t *cpu
         if (gpu[v] != cpu[v] && bad++ < 5) fprintf(stderr, "%s: vertex %u: gpu %d, cpu %d\n", what, v, gpu[v], cpu[v]);
     if (bad) fprintf(stderr, "%s: %u of %u vertices differ\n", what, bad, n);
     CHECK(bad == 0);
+}
+
+/* Parents from an ANY's BFS from source: a BFS tree of mg_bfs's depths on the CPU (each reached
+ * vertex's parent an in-neighbour one level up; the unreached without one). */
+static void check_bfs_tree(const char *what, mg_graph g, uint32_t source, const int32_t *parent) {
+    const uint32_t n = mg_graph_num_vertices(g);
+    int32_t *depth = malloc(n * sizeof *depth);
+    mg_vector dv = NULL;
+    const uint64_t *off;
+    const uint32_t *idx;
+    CHECK_OK(ctx, mg_context_set_backend(ctx, MG_BACKEND_CPU));
+    CHECK_OK(ctx, mg_vector_create(ctx, &dv, g, MG_INT32));
+    CHECK_OK(ctx, mg_bfs(ctx, g, source, dv, NULL));
+    CHECK_OK(ctx, mg_vector_extract(ctx, dv, depth));
+    CHECK_OK(ctx, mg_graph_csc(g, &off, &idx, NULL));
+    uint32_t bad = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        const int32_t p = parent[v];
+        bool ok;
+        const char *why = "";
+        if (v == source) ok = p == (int32_t)source, why = "the source is not its own parent";
+        else if (depth[v] < 0) ok = p == -1, why = "unreached on the CPU but has a parent";
+        else if (p < 0 || (uint32_t)p >= n) ok = false, why = "reached on the CPU but has no parent";
+        else {
+            bool edge = false;
+            for (uint64_t e = off[v]; e < off[v + 1] && !edge; e++) edge = idx[e] == (uint32_t)p;
+            ok = edge && depth[p] == depth[v] - 1;
+            why = !edge ? "the parent is not an in-neighbour" : "the parent is not one level up";
+        }
+        if (!ok && bad++ < 5)
+            fprintf(stderr, "%s: vertex %u (depth %d): parent %d (depth %d): %s\n", what, v, depth[v], p,
+                    p >= 0 && (uint32_t)p < n ? depth[p] : -1, why);
+    }
+    if (bad) fprintf(stderr, "%s: %u of %u vertices wrong\n", what, bad, n);
+    CHECK(bad == 0);
+    mg_vector_free(&dv);
+    free(depth);
 }
 
 static mg_status make_graph(mg_graph *g, int scale, bool directed, mg_weight_type w) {
@@ -380,6 +481,7 @@ int main(int argc, char **argv) {
     CHECK_OK(ctx, make_graph(&directed, 11, true, MG_WEIGHT_INT32));
     CHECK_OK(ctx, make_graph(&undirected, 11, false, MG_WEIGHT_FLOAT));
     mg_udf udfs[NPROGS] = {NULL};
+    CHECK(strcmp(progs[BFS_ANY].name, "bfs-any") == 0);
     for (size_t i = 0; i < NPROGS; i++) {
         CHECK_OK(ctx, define(&progs[i], &udfs[i]));
         if (udfs[i] == NULL) fprintf(stderr, "program %s: %s\n", progs[i].name, mg_context_error(ctx));
@@ -434,6 +536,9 @@ int main(int argc, char **argv) {
         bfs_loop(MG_BACKEND_GPU, graphs[gi], udfs[0], 1, gp);
         bfs_loop(MG_BACKEND_CPU, graphs[gi], udfs[0], 1, cp);
         compare_i32(gi ? "BFS loop, undirected" : "BFS loop, directed", gp, cp, n);
+        bfs_loop(MG_BACKEND_GPU, graphs[gi], udfs[BFS_ANY], 1, gp);
+        check_bfs_tree(gi ? "BFS loop by ANY on the GPU, undirected" : "BFS loop by ANY on the GPU, directed",
+                       graphs[gi], 1, gp);
         mg_vector labels = NULL;
         CHECK_OK(ctx, mg_context_set_backend(ctx, MG_BACKEND_GPU));
         CHECK_OK(ctx, mg_vector_create(ctx, &labels, graphs[gi], MG_VERTEX));

@@ -4,7 +4,10 @@
  * depths exactly, PageRank to 1e-9) in every mode; the JIT's disk cache spares a second process the
  * compiler; compile errors, a missing compiler and bad definitions fail cleanly; the mode combine
  * and CDLP against the serial checker and against the LDBC Graphalytics example outputs (when
- * ../shared/datasets/graphalytics is there).
+ * ../shared/datasets/graphalytics is there). An ANY combine gives each destination the contribution
+ * of some active in-neighbour (64-bit values whole), in pull and push, with apply_all and along both
+ * directions, and BFS by ANY the built-in depths; a source_only contribution runs once per active
+ * source and step and gives the results of the same program without the flag.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "mgraph.h"
@@ -72,7 +75,21 @@ static mg_status define_bfs(mg_context ctx, mg_udf_runner runner, mg_udf *u) {
     return mg_program_define(ctx, &def, u);
 }
 
-static mg_status define_pr(mg_context ctx, mg_udf_runner runner, double *ab, mg_udf *u) {
+/* BFS parents as a user would write them: any frontier parent will do (GraphBLAS's ANY_SECONDI). */
+static mg_status define_bfs_any(mg_context ctx, mg_udf_runner runner, mg_udf *u) {
+    mg_udf_def def;
+    mg_udf_def_init(&def);
+    def.type = MG_VERTEX;
+    def.runner = runner;
+    def.combine_kind = MG_UDF_ANY;
+    def.contribution = "(int32_t)src";
+    def.apply = "if (dst_value == -1) { dst_value = combined; joins = 1; }";
+    def.contribution_fn = bfs_contribution;
+    def.apply_fn = if_unset;
+    return mg_program_define(ctx, &def, u);
+}
+
+static mg_status define_pr(mg_context ctx, mg_udf_runner runner, bool source_only, double *ab, mg_udf *u) {
     char apply[200];
     snprintf(apply, sizeof apply, "dst_value = %.17g * combined + %.17g; joins = 1;", ab[0], ab[1]);
     mg_udf_def def;
@@ -80,6 +97,7 @@ static mg_status define_pr(mg_context ctx, mg_udf_runner runner, double *ab, mg_
     def.type = MG_DOUBLE;
     def.runner = runner;
     def.apply_all = true;
+    def.source_only = source_only;
     def.contribution = "src_degree ? src_value / (double)src_degree : 0.0";
     def.combine = "a + b";
     def.identity = "0.0";
@@ -153,7 +171,7 @@ static void check_bfs(mg_context ctx, mg_graph g, mg_udf u) {
 }
 
 /* PageRank of `iters` power iterations, normalised, against mg_pagerank's (tolerance 0). */
-static void check_pagerank(mg_context ctx, mg_graph g, mg_udf_runner runner) {
+static void check_pagerank(mg_context ctx, mg_graph g, mg_udf_runner runner, bool source_only) {
     const uint32_t n = mg_graph_num_vertices(g);
     const int iters = 20;
     double ab[2] = {0.85, 0.15 / n};
@@ -167,7 +185,7 @@ static void check_pagerank(mg_context ctx, mg_graph g, mg_udf_runner runner) {
     CHECK_OK(ctx, mg_vector_create(ctx, &r, g, MG_DOUBLE));
     CHECK_OK(ctx, mg_pagerank(ctx, g, &o, r));
     CHECK_OK(ctx, mg_vector_extract(ctx, r, want));
-    CHECK_OK(ctx, define_pr(ctx, runner, ab, &u));
+    CHECK_OK(ctx, define_pr(ctx, runner, source_only, ab, &u));
     CHECK_OK(ctx, mg_vector_create(ctx, &a, g, MG_DOUBLE));
     CHECK_OK(ctx, mg_vector_create(ctx, &b, g, MG_DOUBLE));
     CHECK_OK(ctx, mg_vector_assign(ctx, a, NULL, 1.0 / n));
@@ -181,7 +199,9 @@ static void check_pagerank(mg_context ctx, mg_graph g, mg_udf_runner runner) {
     double sum = 0, worst = 0;
     for (uint32_t v = 0; v < n; v++) sum += got[v];
     for (uint32_t v = 0; v < n; v++) worst = fmax(worst, fabs(got[v] / sum - want[v]));
-    if (worst > 1e-9) fprintf(stderr, "pagerank (runner %d): worst difference %g\n", (int)runner, worst);
+    if (worst > 1e-9)
+        fprintf(stderr, "pagerank (runner %d, source_only %d): worst difference %g\n", (int)runner, (int)source_only,
+                worst);
     CHECK(worst <= 1e-9);
     mg_udf_free(&u);
     mg_vector_free(&r);
@@ -201,6 +221,243 @@ static mg_graph generate(mg_context ctx, mg_generator kind, int scale, bool dire
     mg_graph g = NULL;
     CHECK_OK(ctx, mg_generate(ctx, &g, &o));
     return g;
+}
+
+/* ---- the ANY combine --------------------------------------------------------------------------- */
+
+/* Each source's value: distinct per source, and for 64-bit types with bits in both halves, so a
+ * store torn between two contributions would match none. */
+static double any_value(mg_type t, uint32_t s) {
+    return t == MG_INT64 ? (double)(((int64_t)(s + 1) << 33) | (int64_t)(s + 7)) : (double)s * 1.0000001 + 0.25;
+}
+
+static uint64_t any_calls;
+static void any_contribution(void *value, uint32_t src, uint32_t dst, const void *src_value, double weight,
+                             uint64_t src_degree, void *user) {
+    (void)src, (void)dst, (void)weight, (void)src_degree;
+    __atomic_fetch_add(&any_calls, 1, __ATOMIC_RELAXED);
+    memcpy(value, src_value, *(const mg_type *)user == MG_INT64 ? sizeof(int64_t) : sizeof(double));
+}
+/* dst_value = combined where found, else combined - 1 (-1: ANY's combined is 0 where none arrived) */
+static bool any_apply(void *dst_value, const void *combined, bool found, uint32_t dst, void *user) {
+    (void)dst;
+    if (*(const mg_type *)user == MG_INT64) *(int64_t *)dst_value = *(const int64_t *)combined - !found;
+    else *(double *)dst_value = *(const double *)combined - !found;
+    return found;
+}
+
+/* One step of an ANY program on g (directed; along both directions when both), from a random
+ * frontier into destinations outside a random mask, in the given engine mode and runner: every
+ * eligible destination with an active neighbour holds one of their values and joined; with
+ * apply_all, the others hold -1 (combined 0, minus one) and did not join; the ineligible kept
+ * their value. A pull by the host runner evaluates one contribution per destination that got one
+ * (it stopped at the first active source). */
+static void check_any_step(mg_context ctx, mg_graph g, mg_type t, mg_udf_runner runner, bool apply_all,
+                           bool both, mg_mode mode) {
+    const uint32_t n = mg_graph_num_vertices(g);
+    const uint64_t *off;
+    const uint32_t *idx;
+    CHECK_OK(ctx, mg_graph_csr(g, &off, &idx, NULL));
+    mg_type type = t;
+    mg_udf_def def;
+    mg_udf_def_init(&def);
+    def.type = t;
+    def.runner = runner;
+    def.combine_kind = MG_UDF_ANY;
+    def.apply_all = apply_all;
+    def.contribution = "src_value";
+    def.apply = "dst_value = found ? combined : combined - 1; joins = found;";
+    def.contribution_fn = any_contribution;
+    def.apply_fn = any_apply;
+    def.user = &type;
+    mg_udf u = NULL;
+    CHECK_OK(ctx, mg_program_define(ctx, &def, &u));
+    const double sentinel = -5;
+    double *xv = malloc(n * sizeof *xv), *yv = malloc(n * sizeof *yv);
+    void *x = malloc(n * 8), *y = malloc(n * 8);
+    bool *active = calloc(n, 1), *eligible = calloc(n, 1), *has = calloc(n, 1), *ok = calloc(n, 1);
+    mg_vector vx = NULL, vy = NULL;
+    mg_frontier in = NULL, mask = NULL, out = NULL;
+    CHECK_OK(ctx, mg_vector_create(ctx, &vx, g, t));
+    CHECK_OK(ctx, mg_vector_create(ctx, &vy, g, t));
+    CHECK_OK(ctx, mg_frontier_create(ctx, &in, g));
+    CHECK_OK(ctx, mg_frontier_create(ctx, &mask, g));
+    CHECK_OK(ctx, mg_frontier_create(ctx, &out, g));
+    uint64_t r = 0x9e3779b97f4a7c15ull;
+    for (uint32_t v = 0; v < n; v++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        active[v] = (r >> 60) < 5;          /* about 5 in 16 */
+        eligible[v] = ((r >> 50) & 3) != 0; /* 3 in 4: the mask holds the others, complemented */
+        if (active[v]) CHECK_OK(ctx, mg_frontier_add(ctx, in, v));
+        if (!eligible[v]) CHECK_OK(ctx, mg_frontier_add(ctx, mask, v));
+        if (t == MG_INT64) {
+            ((int64_t *)x)[v] = (int64_t)any_value(t, v);
+            ((int64_t *)y)[v] = (int64_t)sentinel;
+        } else {
+            ((double *)x)[v] = any_value(t, v);
+            ((double *)y)[v] = sentinel;
+        }
+    }
+    CHECK_OK(ctx, mg_vector_load(ctx, vx, x));
+    CHECK_OK(ctx, mg_vector_load(ctx, vy, y));
+    mg_program p;
+    mg_program_init(&p);
+    p.udf = u;
+    p.mask_complement = true;
+    p.edges = both ? MG_EDGES_BOTH : MG_EDGES_OUT;
+    CHECK_OK(ctx, mg_context_set_mode(ctx, mode));
+    any_calls = 0;
+    CHECK_OK(ctx, mg_advance(ctx, g, &p, in, vx, vy, mask, out));
+    const uint64_t calls = any_calls;
+    CHECK_OK(ctx, mg_context_set_mode(ctx, MG_MODE_AUTO));
+    CHECK_OK(ctx, mg_vector_extract(ctx, vy, y));
+    for (uint32_t v = 0; v < n; v++) {
+        xv[v] = t == MG_INT64 ? (double)((int64_t *)x)[v] : ((double *)x)[v];
+        yv[v] = t == MG_INT64 ? (double)((int64_t *)y)[v] : ((double *)y)[v];
+    }
+    /* the 64-bit integers compared exactly, not through doubles */
+    for (uint32_t s = 0; s < n; s++)
+        for (uint64_t e = off[s]; e < off[s + 1]; e++) {
+            const uint32_t d = idx[e];
+            for (int dir = 0; dir < (both ? 2 : 1); dir++) {
+                const uint32_t from = dir ? d : s, to = dir ? s : d;
+                if (!active[from]) continue;
+                has[to] = true;
+                if (t == MG_INT64 ? ((int64_t *)y)[to] == ((int64_t *)x)[from] : yv[to] == xv[from]) ok[to] = true;
+            }
+        }
+    uint32_t wrong = 0, joined = 0, want_joined = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        bool in_out = false;
+        CHECK_OK(ctx, mg_frontier_contains(ctx, out, v, &in_out));
+        joined += in_out;
+        bool good;
+        if (!eligible[v]) good = yv[v] == sentinel && !in_out;
+        else if (has[v]) good = ok[v] && in_out;
+        else good = yv[v] == (apply_all ? -1 : sentinel) && !in_out;
+        want_joined += eligible[v] && has[v];
+        if (!good && wrong++ < 5)
+            fprintf(stderr, "ANY (%s, %s, %s%s, mode %d): vertex %u: eligible %d, an active neighbour %d, "
+                    "joined %d, value %.17g (none of its active neighbours' values)\n",
+                    t == MG_INT64 ? "int64" : "double", runner == MG_UDF_JIT ? "jit" : "host",
+                    apply_all ? "apply_all" : "arrived only", both ? ", both directions" : "", (int)mode, v,
+                    (int)eligible[v], (int)has[v], (int)in_out, yv[v]);
+    }
+    CHECK(wrong == 0);
+    CHECK(joined == want_joined && want_joined > 0);
+    if (runner == MG_UDF_HOST && mode == MG_MODE_PULL && calls != want_joined)
+        fprintf(stderr, "ANY pull: %llu contributions evaluated for %u destinations\n", (unsigned long long)calls,
+                want_joined);
+    CHECK(runner != MG_UDF_HOST || mode != MG_MODE_PULL || calls == want_joined);
+    mg_udf_free(&u);
+    mg_vector_free(&vx);
+    mg_vector_free(&vy);
+    mg_frontier_free(&in);
+    mg_frontier_free(&mask);
+    mg_frontier_free(&out);
+    free(xv), free(yv), free(x), free(y), free(active), free(eligible), free(has), free(ok);
+}
+
+static void test_any(mg_context ctx) {
+    mg_graph g = generate(ctx, MG_GEN_KRONECKER, 10, true);
+    const mg_type types[2] = {MG_INT64, MG_DOUBLE};
+    const mg_mode modes[3] = {MG_MODE_AUTO, MG_MODE_SPARSE, MG_MODE_PULL};
+    for (int t = 0; t < 2; t++)
+        for (int r = 0; r < 2; r++) {
+            const mg_udf_runner runner = r ? MG_UDF_HOST : MG_UDF_JIT;
+            for (int m = 0; m < 3; m++) check_any_step(ctx, g, types[t], runner, false, false, modes[m]);
+            /* apply_all and both directions pull only */
+            check_any_step(ctx, g, types[t], runner, true, false, MG_MODE_PULL);
+            check_any_step(ctx, g, types[t], runner, false, true, MG_MODE_AUTO);
+            check_any_step(ctx, g, types[t], runner, true, true, MG_MODE_PULL);
+        }
+    mg_graph_free(&g);
+}
+
+/* ---- source_only --------------------------------------------------------------------------------- */
+
+static uint64_t contribution_calls;
+static void counted_contribution(void *value, uint32_t src, uint32_t dst, const void *src_value, double weight,
+                                 uint64_t src_degree, void *user) {
+    (void)src, (void)dst, (void)weight, (void)user;
+    __atomic_fetch_add(&contribution_calls, 1, __ATOMIC_RELAXED);
+    *(double *)value = *(const double *)src_value / (double)(src_degree + 1);
+}
+static bool add_apply(void *dst_value, const void *combined, bool found, uint32_t dst, void *user) {
+    (void)found, (void)dst, (void)user;
+    *(double *)dst_value += *(const double *)combined;
+    return true;
+}
+
+/* A sum of src_value / (src_degree + 1) from a frontier, pulled and pushed, by both runners, with
+ * and without source_only: the same sums (to rounding: the order differs), and with the flag the
+ * host runner's contribution called once per active source rather than once per edge. */
+static void test_source_only(mg_context ctx) {
+    mg_graph g = generate(ctx, MG_GEN_KRONECKER, 10, true);
+    const uint32_t n = mg_graph_num_vertices(g);
+    double *x = malloc(n * sizeof *x), *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
+    mg_vector vx = NULL, vy = NULL;
+    mg_frontier in = NULL;
+    CHECK_OK(ctx, mg_vector_create(ctx, &vx, g, MG_DOUBLE));
+    CHECK_OK(ctx, mg_vector_create(ctx, &vy, g, MG_DOUBLE));
+    CHECK_OK(ctx, mg_frontier_create(ctx, &in, g));
+    uint32_t nf = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        x[v] = 1.0 + (v % 97) * 0.125;
+        if (v % 3 == 0) {
+            CHECK_OK(ctx, mg_frontier_add(ctx, in, v));
+            nf++;
+        }
+    }
+    CHECK_OK(ctx, mg_vector_load(ctx, vx, x));
+    const mg_mode modes[2] = {MG_MODE_PULL, MG_MODE_SPARSE};
+    for (int r = 0; r < 2; r++)
+        for (int m = 0; m < 2; m++)
+            for (int so = 0; so < 2; so++) {
+                mg_udf_def def;
+                mg_udf_def_init(&def);
+                def.runner = r ? MG_UDF_HOST : MG_UDF_JIT;
+                def.source_only = so;
+                def.contribution = "src_value / (double)(src_degree + 1)";
+                def.combine = "a + b";
+                def.identity = "0.0";
+                def.apply = "dst_value += combined; joins = 1;";
+                def.contribution_fn = counted_contribution;
+                def.combine_fn = sum_f64;
+                def.identity_value = &zero;
+                def.apply_fn = add_apply;
+                mg_udf u = NULL;
+                CHECK_OK(ctx, mg_program_define(ctx, &def, &u));
+                mg_program p;
+                mg_program_init(&p);
+                p.udf = u;
+                CHECK_OK(ctx, mg_vector_assign(ctx, vy, NULL, 0.5));
+                CHECK_OK(ctx, mg_context_set_mode(ctx, modes[m]));
+                contribution_calls = 0;
+                CHECK_OK(ctx, mg_advance(ctx, g, &p, in, vx, vy, NULL, NULL));
+                CHECK_OK(ctx, mg_context_set_mode(ctx, MG_MODE_AUTO));
+                if (r == 1 && so) {
+                    if (contribution_calls != nf)
+                        fprintf(stderr, "source_only (%s): %llu contribution calls for %u active sources\n",
+                                m ? "push" : "pull", (unsigned long long)contribution_calls, nf);
+                    CHECK(contribution_calls == nf);
+                }
+                CHECK_OK(ctx, mg_vector_extract(ctx, vy, so ? got : want));
+                if (so) {
+                    uint32_t wrong = 0;
+                    for (uint32_t v = 0; v < n; v++)
+                        if (!(fabs(got[v] - want[v]) <= 1e-12 * fabs(want[v])) && wrong++ < 3) /* NaN too */
+                            fprintf(stderr, "source_only (%s, %s): vertex %u: %.17g, without the flag %.17g\n",
+                                    r ? "host" : "jit", m ? "push" : "pull", v, got[v], want[v]);
+                    CHECK(wrong == 0);
+                }
+                mg_udf_free(&u);
+            }
+    mg_vector_free(&vx);
+    mg_vector_free(&vy);
+    mg_frontier_free(&in);
+    free(x), free(want), free(got);
+    mg_graph_free(&g);
 }
 
 /* ---- the JIT's cache, in a second process ------------------------------------------------------ */
@@ -461,6 +718,8 @@ int main(int argc, char **argv) {
     ctx_for_failures = ctx;
     test_alloc_failures(small);
     mg_graph_free(&small);
+    test_any(ctx);
+    test_source_only(ctx);
 
     const bool directed[2] = {false, true};
     for (int d = 0; d < 2; d++) {
@@ -470,7 +729,11 @@ int main(int argc, char **argv) {
             CHECK_OK(ctx, define_bfs(ctx, r ? MG_UDF_HOST : MG_UDF_JIT, &u));
             check_bfs(ctx, g, u);
             mg_udf_free(&u);
-            check_pagerank(ctx, g, r ? MG_UDF_HOST : MG_UDF_JIT);
+            CHECK_OK(ctx, define_bfs_any(ctx, r ? MG_UDF_HOST : MG_UDF_JIT, &u));
+            check_bfs(ctx, g, u);
+            mg_udf_free(&u);
+            check_pagerank(ctx, g, r ? MG_UDF_HOST : MG_UDF_JIT, false);
+            check_pagerank(ctx, g, r ? MG_UDF_HOST : MG_UDF_JIT, true);
         }
         test_cdlp_generated(ctx, g);
         mg_graph_free(&g);

@@ -1,7 +1,8 @@
 /*
  * test_udf_nvrtc.c — the GPU half of user-defined programs without a GPU (issue 18): NVRTC needs no
- * device, so each value type's generated kernels (udf_gpu.cuh with a reduce's and a mode's
- * snippets, the limits and math a snippet may use) are compiled here for sm_90 without a launch,
+ * device, so each value type's generated kernels (udf_gpu.cuh with a reduce's, a mode's and an
+ * ANY's snippets, each also with source_only, the limits and math a snippet may use) are compiled
+ * here for sm_90 without a launch,
  * and a snippet that does not compile comes back as MG_COMPILE_ERROR with NVRTC's log naming the
  * snippet and its line. A build without CUDA (no NVRTC) reports skipped (77).
  */
@@ -23,12 +24,14 @@ static bool apply(void *dst_value, const void *combined, bool found, uint32_t ds
 }
 static const int64_t identity = 0;
 
-static mg_status define(mg_context ctx, mg_type type, mg_udf_combine_kind kind, const char *contribution_src,
-                        const char *combine_src, const char *identity_src, const char *apply_src, mg_udf *u) {
+static mg_status define(mg_context ctx, mg_type type, mg_udf_combine_kind kind, bool source_only,
+                        const char *contribution_src, const char *combine_src, const char *identity_src,
+                        const char *apply_src, mg_udf *u) {
     mg_udf_def def;
     mg_udf_def_init(&def);
     def.type = type;
     def.combine_kind = kind;
+    def.source_only = source_only;
     def.runner = MG_UDF_HOST;
     def.contribution = contribution_src;
     def.combine = combine_src;
@@ -46,7 +49,7 @@ int main(void) {
     if (mg_context_create(&ctx) != MG_SUCCESS) return 1;
     mg_udf u = NULL;
     size_t bytes = 0;
-    CHECK_OK(ctx, define(ctx, MG_DOUBLE, MG_UDF_REDUCE, "src_value", "a + b", "0.0", "dst_value = combined;", &u));
+    CHECK_OK(ctx, define(ctx, MG_DOUBLE, MG_UDF_REDUCE, false, "src_value", "a + b", "0.0", "dst_value = combined;", &u));
     mg_status st = mg__gpu_udf_compile(ctx, u, 90, &bytes);
     mg_udf_free(&u);
     if (st == MG_UNAVAILABLE) {
@@ -56,7 +59,8 @@ int main(void) {
     }
     CHECK_OK(ctx, st);
 
-    /* every value type, a reduce and a mode, with what the header promises a snippet may use */
+    /* every value type, a reduce, a mode and an ANY, each with and without source_only (then a
+     * contribution of the source alone), with what the header promises a snippet may use */
     static const struct {
         mg_type type;
         const char *name, *identity, *contribution;
@@ -66,23 +70,28 @@ int main(void) {
         {MG_FLOAT, "float", "INFINITY", "src_value * (float)weight + (float)sqrt((double)src_degree) * 0.0f"},
         {MG_DOUBLE, "double", "HUGE_VAL", "fmin(src_value + weight, DBL_MAX) + (isnan(NAN) ? 0.0 : 1.0)"},
     };
+    static const mg_udf_combine_kind kinds[3] = {MG_UDF_REDUCE, MG_UDF_MODE, MG_UDF_ANY};
+    static const char *const kind_names[3] = {"reduce", "mode", "any"};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-        for (int kind = 0; kind < 2; kind++) {
-            CHECK_OK(ctx, define(ctx, types[i].type, kind ? MG_UDF_MODE : MG_UDF_REDUCE, types[i].contribution,
-                                 kind ? NULL : "a < b ? a : b", kind ? NULL : types[i].identity,
-                                 "if (combined < dst_value || !found) { dst_value = combined; joins = 1; }", &u));
-            bytes = 0;
-            st = mg__gpu_udf_compile(ctx, u, 90, &bytes);
-            if (st != MG_SUCCESS || bytes == 0)
-                fprintf(stderr, "%s %s: %s (%zu bytes)\n", types[i].name, kind ? "mode" : "reduce",
-                        mg_context_error(ctx), bytes);
-            CHECK(st == MG_SUCCESS && bytes > 0);
-            mg_udf_free(&u);
-        }
+        for (int kind = 0; kind < 3; kind++)
+            for (int so = 0; so < 2; so++) {
+                const bool reduce = kinds[kind] == MG_UDF_REDUCE;
+                CHECK_OK(ctx, define(ctx, types[i].type, kinds[kind], so,
+                                     so ? "(src & 1) && src_degree ? src_value : src_value + src_value" : types[i].contribution,
+                                     reduce ? "a < b ? a : b" : NULL, reduce ? types[i].identity : NULL,
+                                     "if (combined < dst_value || !found) { dst_value = combined; joins = 1; }", &u));
+                bytes = 0;
+                st = mg__gpu_udf_compile(ctx, u, 90, &bytes);
+                if (st != MG_SUCCESS || bytes == 0)
+                    fprintf(stderr, "%s %s%s: %s (%zu bytes)\n", types[i].name, kind_names[kind],
+                            so ? " source_only" : "", mg_context_error(ctx), bytes);
+                CHECK(st == MG_SUCCESS && bytes > 0);
+                mg_udf_free(&u);
+            }
     }
 
     /* a snippet that is not device code: NVRTC's log, its line named after the snippet */
-    CHECK_OK(ctx, define(ctx, MG_DOUBLE, MG_UDF_REDUCE, "src_value", "a + b", "0.0",
+    CHECK_OK(ctx, define(ctx, MG_DOUBLE, MG_UDF_REDUCE, false, "src_value", "a + b", "0.0",
                          "dst_value = combined;\njoins = no_such_name;", &u));
     CHECK(mg__gpu_udf_compile(ctx, u, 90, &bytes) == MG_COMPILE_ERROR);
     CHECK(strstr(mg_context_error(ctx), "apply(2)") != NULL);
