@@ -28,6 +28,17 @@
  * threads a warp not predicated off, 25% more instructions than cuSPARSE's kernel for the same
  * DRAM bytes), A/B: block-diagonal 64M 17% faster in float, the stencils 4-12% slower.
  *
+ * The short form: a matrix of at least half a bucket per multiprocessor whose rows all have at
+ * most kShortRow entries (stencils, meshes, banded and block-diagonal matrices) takes tiles of
+ * kShortTile<T> entries (4096 float, 1536 double: the bucket is the tile less kShortRow, so no
+ * load round is spent on a long row's overhang), 32-bit row offsets (cuSPARSE's own: 0.8 bytes an
+ * entry less on a 2D stencil) and spmv_stream_pipelined, a persistent grid whose blocks issue the
+ * next tile's loads before reducing the current one. Measured on the H100 on the 16M-64M
+ * stencils, banded and block-diagonal matrices (docs/PERFORMANCE.md, session 16): float
+ * 0.80-0.87x -> 0.89-1.06x the best cuSPARSE algorithm, double 0.88-0.99x -> 1.07-1.14x. The tile
+ * sizes are what that sweep picked: float tiles of 1024-1536 lost 5-20% even pipelined, double
+ * tiles of 2048 lost 5-10% to 1280-1536 (fewer resident blocks).
+ *
  * The entries are read with streaming loads (__ldcs: evict first), so a product whose x fits in L2
  * keeps it there while 100s of MB of entries stream past (A/B, session 14: uniform 4M x 16 in
  * double 0.953 -> 0.825 ms, block-diagonal 64M in double 0.345 -> 0.321; the rest within 2%).
@@ -224,40 +235,10 @@ __device__ void spmv_chunk(const uint64_t *__restrict__ off, const uint32_t *__r
     if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
 }
 
-/* CSR-stream (Greathouse and Daga's CSR-Adaptive): one thread block a row block, the rows whose
- * first entry falls in one bucket of BUCKET nonzeros (so a block holds at most BUCKET + kLongRow
- * entries: a bucket's worth plus the last row's overhang, no row being longer than kLongRow). Its
- * entries are read once, coalesced, (BUCKET + kLongRow) / kStreamThreads independent loads a
- * thread in flight, their products staged in shared memory; then each row is reduced from there by
- * a group of lanes sized to the block's rows. A block of one long row (blk_row's boundary around it)
- * is left to the chunk kernels. */
-template <typename T, bool PATTERN, int SR, uint32_t BUCKET, typename G>
-__global__ void __launch_bounds__(kStreamThreads)
-spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
-            const T *__restrict__ val, G x, T *__restrict__ y,
-            const uint32_t *__restrict__ blk_row, uint32_t nblk, Chunks chunks, T alpha, T beta,
-            double *dot) {
-    typedef semiring<T, SR> S;
-    if (!x.proceed()) return;
-    if (blockIdx.x >= nblk) {
-        spmv_chunk<T, PATTERN, SR>(off, idx, val, x, y, chunks, blockIdx.x - nblk, alpha, beta, dot);
-        return;
-    }
-    constexpr uint32_t kTile = BUCKET + kLongRow;
-    constexpr int kPer = kTile / kStreamThreads;
-    static_assert(kTile % kStreamThreads == 0, "a tile is whole loads of the block's threads");
-    __shared__ T prod[kTile];
-    __shared__ uint32_t longer[kTile / kSerial]; /* pass 2's rows: each has over kSerial entries */
-    __shared__ uint32_t nlonger;
-    if (threadIdx.x == 0) nlonger = 0; /* read after the loads' __syncthreads */
-    const uint32_t rs = blk_row[blockIdx.x], re = blk_row[blockIdx.x + 1];
-    const uint64_t e0 = off[rs];
-    /* A long row is a block alone and the chunk kernels' (a row of 1025..2048 entries would fit
-     * the tile, but the chunk path writes it too); any other block holds at most kTile. */
-    const uint32_t len = (uint32_t)min((uint64_t)kTile, off[re] - e0);
-    if (re - rs == 1 && len > kLongRow) return;
-    uint32_t col[kPer];
-    T a[kPer];
+/* A tile's entries e0 .. e0 + len into registers: kPer independent loads of each array a thread. */
+template <typename T, bool PATTERN, int kPer>
+__device__ inline void load_tile(const uint32_t *__restrict__ idx, const T *__restrict__ val, uint64_t e0,
+                                 uint32_t len, uint32_t (&col)[kPer], T (&a)[kPer]) {
 #pragma unroll
     for (int i = 0; i < kPer; i++) {
         const uint32_t k = threadIdx.x + i * kStreamThreads;
@@ -268,22 +249,39 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
         const uint32_t k = threadIdx.x + i * kStreamThreads;
         if (k < len) a[i] = PATTERN ? T(1) : __ldcs(val + e0 + k);
     }
+}
+
+/* The loaded tile's products into shared memory. */
+template <typename T, int SR, int kPer, typename G>
+__device__ inline void tile_products(const G &x, uint32_t len, const uint32_t (&col)[kPer],
+                                     const T (&a)[kPer], T *prod) {
 #pragma unroll
     for (int i = 0; i < kPer; i++) {
         const uint32_t k = threadIdx.x + i * kStreamThreads;
-        if (k < len) prod[k] = S::mul(a[i], x(col[i]));
+        if (k < len) prod[k] = semiring<T, SR>::mul(a[i], x(col[i]));
     }
-    __syncthreads();
-    /* Pass 1: a group of lanes per row, sized to the block's rows; a row longer than kSerial
-     * entries a lane is left to pass 2 (an R-MAT hub among hundreds of short rows kept one lane
-     * adding up to 1024 products while the block waited: 2.2x the mean block time on R-MAT 15). */
+}
+
+/* Rows rs .. re of a tile whose products (from entry e0 on) are in prod[], reduced and stored.
+ * Pass 1: a group of lanes per row, sized to the block's rows; a row longer than kSerial entries
+ * a lane is left to pass 2 (an R-MAT hub among hundreds of short rows kept one lane adding up to
+ * 1024 products while the block waited: 2.2x the mean block time on R-MAT 15), unless it has at
+ * most own_floor entries (the short form's 4096-entry float tiles give a banded matrix's 33-entry
+ * rows 2 lanes: all of them in pass 2 made it 1.4x slower). Pass 2: a warp per longer row.
+ * `longer` holds TILE / kSerial rows; *nlonger is 0 on entry (the caller's __syncthreads between
+ * its reset and this call). */
+template <typename T, int SR, uint32_t TILE, typename O, typename G>
+__device__ inline void reduce_tile(const O *__restrict__ off, uint32_t rs, uint32_t re, uint64_t e0,
+                                   const T *prod, uint32_t *longer, uint32_t *nlonger, const G &x,
+                                   T *__restrict__ y, T alpha, T beta, double *dot, double &my_dot,
+                                   uint32_t own_floor) {
+    typedef semiring<T, SR> S;
     const uint32_t rows = re - rs;
     int lanes = 32; /* a power of two, 1..32: the lanes a row gets */
     while (lanes > 1 && (uint32_t)(kStreamThreads / lanes) < rows) lanes >>= 1;
     const uint32_t groups = kStreamThreads / lanes, g = threadIdx.x / lanes;
     const uint32_t lane = threadIdx.x & (lanes - 1);
-    const uint32_t most = lanes == 32 ? kTile : (uint32_t)lanes * kSerial;
-    double my_dot = 0;
+    const uint32_t most = lanes == 32 ? TILE : max((uint32_t)lanes * kSerial, own_floor);
     for (uint32_t first = 0; first < rows; first += groups) {
         const uint32_t r = first + g;
         T sum = S::zero();
@@ -294,15 +292,14 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
             if (mine)
                 for (uint32_t k = b + lane; k < e; k += lanes) sum = S::add(sum, prod[k]);
             else if (lane == 0)
-                longer[atomicAdd(&nlonger, 1u)] = r;
+                longer[atomicAdd(nlonger, 1u)] = r;
         }
         for (int o = lanes >> 1; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o, lanes));
         if (mine && lane == 0)
             store_row(x, y, rs + r, finish<T, SR>(sum, alpha, beta, y, rs + r), dot, my_dot);
     }
     __syncthreads();
-    /* Pass 2: a warp per longer row. */
-    for (uint32_t i = threadIdx.x / 32; i < nlonger; i += kStreamThreads / 32) {
+    for (uint32_t i = threadIdx.x / 32; i < *nlonger; i += kStreamThreads / 32) {
         const uint32_t r = longer[i];
         const uint32_t b = (uint32_t)(off[rs + r] - e0), e = (uint32_t)(off[rs + r + 1] - e0);
         T sum = S::zero();
@@ -311,6 +308,93 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
         if ((threadIdx.x & 31) == 0)
             store_row(x, y, rs + r, finish<T, SR>(sum, alpha, beta, y, rs + r), dot, my_dot);
     }
+}
+
+/* CSR-stream (Greathouse and Daga's CSR-Adaptive): one thread block a row block, the rows whose
+ * first entry falls in one bucket of nonzeros (so a block holds at most TILE entries: a bucket's
+ * worth plus the last row's overhang, no row being longer than the form's long_len). Its entries
+ * are read once, coalesced, TILE / kStreamThreads independent loads a thread in flight, their
+ * products staged in shared memory; then each row is reduced from there by a group of lanes sized
+ * to the block's rows. A block of one long row (blk_row's boundary around it) is left to the chunk
+ * kernels. */
+template <typename T, bool PATTERN, int SR, uint32_t TILE, typename G>
+__global__ void __launch_bounds__(kStreamThreads)
+spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
+            const T *__restrict__ val, G x, T *__restrict__ y,
+            const uint32_t *__restrict__ blk_row, uint32_t nblk, uint32_t long_len, Chunks chunks,
+            T alpha, T beta, double *dot) {
+    if (!x.proceed()) return;
+    if (blockIdx.x >= nblk) {
+        spmv_chunk<T, PATTERN, SR>(off, idx, val, x, y, chunks, blockIdx.x - nblk, alpha, beta, dot);
+        return;
+    }
+    constexpr int kPer = TILE / kStreamThreads;
+    static_assert(TILE % kStreamThreads == 0, "a tile is whole loads of the block's threads");
+    __shared__ T prod[TILE];
+    __shared__ uint32_t longer[TILE / kSerial];
+    __shared__ uint32_t nlonger;
+    if (threadIdx.x == 0) nlonger = 0; /* read after the products' __syncthreads */
+    const uint32_t rs = blk_row[blockIdx.x], re = blk_row[blockIdx.x + 1];
+    const uint64_t e0 = off[rs];
+    /* A long row is a block alone and the chunk kernels' (a row of 1025..2048 entries would fit
+     * the tile, but the chunk path writes it too); any other block holds at most TILE. */
+    const uint32_t len = (uint32_t)min((uint64_t)TILE, off[re] - e0);
+    if (re - rs == 1 && len > long_len) return;
+    uint32_t col[kPer];
+    T a[kPer];
+    load_tile<T, PATTERN>(idx, val, e0, len, col, a);
+    tile_products<T, SR>(x, len, col, a, prod);
+    __syncthreads();
+    double my_dot = 0;
+    reduce_tile<T, SR, TILE, uint64_t>(off, rs, re, e0, prod, longer, &nlonger, x, y, alpha, beta, dot,
+                                       my_dot, 0);
+    if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
+}
+
+/* The stream kernel for a matrix without long rows, as a persistent grid: each block takes the
+ * row blocks b, b + grid, ... and issues the next one's loads before reducing the current one, so
+ * its entries stream in while the last tile is summed (blk_e: each row block's first entry, read
+ * ahead so the loads need not wait for off[]). */
+template <typename T, bool PATTERN, int SR, uint32_t TILE, typename O, typename G>
+__global__ void __launch_bounds__(kStreamThreads)
+spmv_stream_pipelined(const O *__restrict__ off, const uint32_t *__restrict__ idx,
+                      const T *__restrict__ val, G x, T *__restrict__ y,
+                      const uint32_t *__restrict__ blk_row, const O *__restrict__ blk_e,
+                      uint32_t nblk, T alpha, T beta, double *dot) {
+    if (!x.proceed()) return;
+    constexpr int kPer = TILE / kStreamThreads;
+    __shared__ T prod[TILE];
+    __shared__ uint32_t longer[TILE / kSerial];
+    __shared__ uint32_t nlonger;
+    uint32_t b = blockIdx.x;
+    if (b >= nblk) return;
+    uint32_t col[kPer];
+    T a[kPer];
+    uint64_t e0 = blk_e[b];
+    uint32_t len = (uint32_t)min((uint64_t)TILE, blk_e[b + 1] - e0);
+    load_tile<T, PATTERN>(idx, val, e0, len, col, a);
+    double my_dot = 0;
+    for (;;) {
+        const uint32_t nb = b + gridDim.x;
+        const uint32_t rs = blk_row[b], re = blk_row[b + 1];
+        uint64_t ne0 = 0, ne1 = 0;
+        if (nb < nblk) {
+            ne0 = blk_e[nb];
+            ne1 = blk_e[nb + 1];
+        }
+        if (threadIdx.x == 0) nlonger = 0;
+        tile_products<T, SR>(x, len, col, a, prod);
+        __syncthreads();
+        const uint32_t nlen = (uint32_t)min((uint64_t)TILE, ne1 - ne0);
+        if (nb < nblk) load_tile<T, PATTERN>(idx, val, ne0, nlen, col, a);
+        reduce_tile<T, SR, TILE, O>(off, rs, re, e0, prod, longer, &nlonger, x, y, alpha, beta, dot, my_dot,
+                                    kShortRow);
+        if (nb >= nblk) break;
+        __syncthreads(); /* prod and longer are the next tile's */
+        b = nb;
+        e0 = ne0;
+        len = nlen;
+    }
     if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
 }
 
@@ -318,6 +402,11 @@ template <typename D, typename S>
 __global__ void convert_values(D *dst, const S *src, uint64_t n) {
     GRID_STRIDE(i, n) dst[i] = (D)src[i];
 }
+
+struct row_length {
+    const uint64_t *off;
+    __host__ __device__ uint64_t operator()(uint32_t i) const { return off[i + 1] - off[i]; }
+};
 
 /* Chunks of row i (0 for a row the vector kernel takes; i == n gives 0 so the exclusive scan's last
  * entry is the total). */
@@ -393,6 +482,9 @@ void form_free(mg__spmv_form *f) {
     dfree(f->d_partial);
     dfree(f->d_blk_row[0]);
     dfree(f->d_blk_row[1]);
+    dfree(f->d_off32);
+    dfree(f->d_blk_e[0]);
+    dfree(f->d_blk_e[1]);
     memset(f, 0, sizeof *f);
 }
 
@@ -407,10 +499,24 @@ void gpu_matrix_free(void *p) {
 
 /* The stream kernel's row blocks (starts_stream_block) for value type k (0 float, 1 double),
  * selected on the device. */
+/* Each short-form row block's first entry, in 32 bits (the short form has fewer than 2^32). */
+__global__ void fill_blk_e(const uint64_t *off, const uint32_t *blk_row, uint32_t nblk, uint32_t *blk_e) {
+    GRID_STRIDE(i, (uint64_t)nblk + 1) blk_e[i] = (uint32_t)off[blk_row[i]];
+}
+
 mg_status form_stream_blocks(mg_context ctx, mg__spmv_form *f, int k, int sms) {
     const auto rows = thrust::counting_iterator<uint32_t>(0);
     const uint32_t big = k ? kStreamBucket<double> : kStreamBucket<float>;
-    f->bucket[k] = f->nnz * 2 < (uint64_t)big * sms ? kSmallBucket : big;
+    if (f->nnz * 2 < (uint64_t)big * sms) {
+        f->bucket[k] = kSmallBucket;
+        f->tile[k] = kSmallBucket + kLongRow;
+    } else if (f->short_rows) {
+        f->tile[k] = k ? kShortTile<double> : kShortTile<float>;
+        f->bucket[k] = f->tile[k] - kShortRow;
+    } else {
+        f->bucket[k] = big;
+        f->tile[k] = big + kLongRow;
+    }
     const starts_stream_block pred{f->d_off, f->bucket[k], f->long_len};
     dbuf starts, count, temp;
     TRY(dbuf_alloc(ctx, &starts, (size_t)f->n * 4, "the SpMV row blocks"));
@@ -427,6 +533,11 @@ mg_status form_stream_blocks(mg_context ctx, mg__spmv_form *f, int k, int sms) {
     TRY(form_alloc(ctx, f, (void **)&f->d_blk_row[k], ((size_t)nblk + 1) * 4, "the SpMV row blocks"));
     CU(cudaMemcpy(f->d_blk_row[k], starts.p, (size_t)nblk * 4, cudaMemcpyDeviceToDevice));
     CU(cudaMemcpy(f->d_blk_row[k] + nblk, &f->n, 4, cudaMemcpyHostToDevice));
+    if (f->tile[k] != kSmallBucket + kLongRow && f->short_rows) {
+        TRY(form_alloc(ctx, f, (void **)&f->d_blk_e[k], ((size_t)nblk + 1) * 4, "the SpMV row blocks"));
+        fill_blk_e<<<blocks_for((uint64_t)nblk + 1), kThreads>>>(f->d_off, f->d_blk_row[k], nblk, f->d_blk_e[k]);
+        LAUNCHED("fill_blk_e");
+    }
     return MG_SUCCESS;
 }
 
@@ -434,8 +545,30 @@ mg_status form_stream_blocks(mg_context ctx, mg__spmv_form *f, int k, int sms) {
  * chunks before each row, the long rows before it) and one fill. */
 mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms) {
     f->long_len = kLongRow;
+    f->sms = (uint32_t)sms;
     f->nlong = f->nchunks = f->nblk[0] = f->nblk[1] = 0;
     if (f->n == 0) return MG_SUCCESS;
+    /* The short form: every row at most kShortRow entries (stencils, meshes, banded and
+     * block-diagonal matrices), fewer than 2^32 entries. */
+    if (f->nnz < (1ull << 32)) {
+        const auto lens = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0),
+                                                          row_length{f->d_off});
+        dbuf most, temp;
+        TRY(dbuf_alloc(ctx, &most, 8, "the SpMV longest row"));
+        size_t bytes = 0;
+        CU(cub::DeviceReduce::Max(nullptr, bytes, lens, (uint64_t *)most.p, (int64_t)f->n));
+        TRY(dbuf_alloc(ctx, &temp, bytes, "the SpMV longest row"));
+        CU(cub::DeviceReduce::Max(temp.p, bytes, lens, (uint64_t *)most.p, (int64_t)f->n));
+        uint64_t longest = 0;
+        CU(cudaMemcpy(&longest, most.p, 8, cudaMemcpyDeviceToHost));
+        f->short_rows = longest <= kShortRow;
+    }
+    if (f->short_rows) {
+        f->long_len = kShortRow;
+        TRY(form_alloc(ctx, f, (void **)&f->d_off32, ((size_t)f->n + 1) * 4, "the SpMV 32-bit offsets"));
+        convert_values<<<blocks_for((uint64_t)f->n + 1), kThreads>>>(f->d_off32, f->d_off, (uint64_t)f->n + 1);
+        LAUNCHED("the SpMV 32-bit offsets");
+    }
     TRY(form_stream_blocks(ctx, f, 0, sms));
     TRY(form_stream_blocks(ctx, f, 1, sms));
 
@@ -525,19 +658,50 @@ mg_status gpu_matrix_build(mg_context ctx, const mg_matrix A, mg__gpu_matrix **o
     return MG_SUCCESS;
 }
 
-/* One launch: the row blocks, then a block per long-row chunk. */
-template <typename T, int SR, uint32_t BUCKET, typename G>
+/* The pipelined kernel's resident blocks a multiprocessor (its persistent grid), asked once per
+ * instantiation. */
+template <typename T, int SR, uint32_t TILE, typename G>
+uint32_t pipelined_per_sm(bool pattern) {
+    static int per_sm[2];
+    int &n = per_sm[pattern];
+    if (n == 0) {
+        const cudaError_t e =
+            pattern ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                          &n, spmv_stream_pipelined<T, true, SR, TILE, uint32_t, G>, kStreamThreads, 0)
+                    : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                          &n, spmv_stream_pipelined<T, false, SR, TILE, uint32_t, G>, kStreamThreads, 0);
+        if (e != cudaSuccess || n < 1) n = 1; /* a launch error, if any, is caught after the launch */
+    }
+    return (uint32_t)n;
+}
+
+/* One launch: the row blocks, then a block per long-row chunk; for the short form the pipelined
+ * kernel over a persistent grid. */
+template <typename T, int SR, uint32_t TILE, typename G>
 void launch_stream(const mg__spmv_form *f, int k, const T *val, const G &x, T *y, T alpha, T beta,
                    double *dot) {
     const Chunks ch{f->d_chunk_long, f->d_chunk_begin, f->d_long_rows, f->d_long_first, f->d_partial,
                     f->d_arrive};
+    if (f->d_blk_e[k] != nullptr) {
+        const uint32_t most = pipelined_per_sm<T, SR, TILE, G>(val == nullptr) * f->sms;
+        const unsigned grid = f->nblk[k] < most ? f->nblk[k] : most;
+        if (val == nullptr)
+            spmv_stream_pipelined<T, true, SR, TILE><<<grid, kStreamThreads>>>(
+                f->d_off32, f->d_idx, val, x, y, f->d_blk_row[k], f->d_blk_e[k], f->nblk[k], alpha, beta, dot);
+        else
+            spmv_stream_pipelined<T, false, SR, TILE><<<grid, kStreamThreads>>>(
+                f->d_off32, f->d_idx, val, x, y, f->d_blk_row[k], f->d_blk_e[k], f->nblk[k], alpha, beta, dot);
+        return;
+    }
     const unsigned grid = f->nblk[k] + f->nchunks;
     if (val == nullptr)
-        spmv_stream<T, true, SR, BUCKET><<<grid, kStreamThreads>>>(
-            f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], ch, alpha, beta, dot);
+        spmv_stream<T, true, SR, TILE><<<grid, kStreamThreads>>>(
+            f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], f->long_len,
+            ch, alpha, beta, dot);
     else
-        spmv_stream<T, false, SR, BUCKET><<<grid, kStreamThreads>>>(
-            f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], ch, alpha, beta, dot);
+        spmv_stream<T, false, SR, TILE><<<grid, kStreamThreads>>>(
+            f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], f->long_len,
+            ch, alpha, beta, dot);
 }
 
 template <typename T, int SR, typename G>
@@ -545,9 +709,11 @@ void launch_semiring(const mg__spmv_form *f, const T *val, const G &x, T *y, T a
                      double *dot) {
     const int k = sizeof(T) == 8;
     if (f->bucket[k] == kSmallBucket)
-        launch_stream<T, SR, kSmallBucket>(f, k, val, x, y, alpha, beta, dot);
+        launch_stream<T, SR, kSmallBucket + kLongRow>(f, k, val, x, y, alpha, beta, dot);
+    else if (f->short_rows)
+        launch_stream<T, SR, kShortTile<T>>(f, k, val, x, y, alpha, beta, dot);
     else
-        launch_stream<T, SR, kStreamBucket<T>>(f, k, val, x, y, alpha, beta, dot);
+        launch_stream<T, SR, kStreamBucket<T> + kLongRow>(f, k, val, x, y, alpha, beta, dot);
 }
 
 template <typename T>
@@ -686,6 +852,10 @@ extern "C" mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A,
     info->device_bytes = g->csr.bytes + g->csc.bytes;
     info->csr_bytes = ((size_t)A->rows + 1) * 8 + (size_t)A->nnz * 4 +
                       (size_t)A->nnz * (A->values == MG_VALUES_NONE ? 0 : A->values == MG_VALUES_FLOAT ? 4 : 8);
-    snprintf(info->kernel, sizeof info->kernel, "csr-stream%s", f->nlong > 0 ? "+split" : "");
+    const int k = A->values == MG_VALUES_DOUBLE;
+    if (f->d_blk_e[k] != nullptr)
+        snprintf(info->kernel, sizeof info->kernel, "csr-pipelined");
+    else
+        snprintf(info->kernel, sizeof info->kernel, "csr-stream%s", f->nlong > 0 ? "+split" : "");
     return MG_SUCCESS;
 }

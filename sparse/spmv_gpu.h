@@ -23,6 +23,10 @@ constexpr uint32_t kChunk = 2048; /* entries of a long row one thread block redu
  * takes twice the entries of a double one: the same shared memory, and twice the bytes in flight
  * that a block of 1024 four-byte products would have. */
 constexpr uint32_t kLongRow = 1024;
+/* The short form (no row over kShortRow entries): tiles of kShortTile<T> entries, the bucket
+ * kShortRow less, streamed through a persistent grid (spmv_gpu.cu, spmv_stream_pipelined). */
+constexpr uint32_t kShortRow = 64;
+template <typename T> constexpr uint32_t kShortTile = sizeof(T) == 4 ? 4096 : 1536;
 template <typename T> constexpr uint32_t kStreamBucket = sizeof(T) == 4 ? 2048 : 1024;
 /* A matrix of fewer nonzeros than half such a bucket per multiprocessor takes buckets of
  * kSmallBucket instead: more, shorter blocks (a 50k-entry matrix was 25 blocks on 132
@@ -39,6 +43,7 @@ struct mg__spmv_form {
     uint32_t n, ncols;             /* rows of this orientation, and its columns */
     uint64_t nnz;
     uint64_t *d_off;               /* n + 1 (NULL: not built yet) */
+    uint32_t *d_off32;             /* short form: n + 1, the same in 32 bits (else NULL) */
     uint32_t *d_idx;               /* nnz */
     void *d_val[2];                /* nnz floats [0], doubles [1]; NULL until made, both for a pattern */
     uint32_t long_len;             /* rows longer than this take the chunk path */
@@ -50,9 +55,13 @@ struct mg__spmv_form {
     uint64_t *d_chunk_begin;       /* nchunks: the chunk's first entry */
     double *d_partial;             /* nchunks: each chunk's reduction */
     uint32_t bucket[2];            /* the stream blocks' bucket, for float [0] and double [1] */
+    uint32_t tile[2];              /* the stream kernel's tile (entries a block can hold) */
+    bool short_rows;               /* the short form: no row over kShortRow, nnz < 2^32 */
+    uint32_t *d_blk_e[2];          /* short form: nblk + 1 each, each block's first entry, then nnz */
     uint32_t nblk[2];              /* the stream kernel's row blocks, for float [0] and double [1] */
     uint32_t *d_blk_row[2];        /* nblk + 1 each: each block's first row, then n */
     size_t bytes;                  /* device memory held */
+    uint32_t sms;                  /* the device's multiprocessors */
 };
 
 /* sparse/spmm_gpu.cu's SpMM / SDDMM forms (row panels, dense tiles) of the CSR and CSC. */
