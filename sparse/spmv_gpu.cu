@@ -403,9 +403,10 @@ __global__ void convert_values(D *dst, const S *src, uint64_t n) {
     GRID_STRIDE(i, n) dst[i] = (D)src[i];
 }
 
+/* Row i's entries (fewer than 2^32: no row has more entries than the matrix has columns). */
 struct row_length {
     const uint64_t *off;
-    __host__ __device__ uint64_t operator()(uint32_t i) const { return off[i + 1] - off[i]; }
+    __host__ __device__ uint32_t operator()(uint32_t i) const { return (uint32_t)(off[i + 1] - off[i]); }
 };
 
 /* Chunks of row i (0 for a row the vector kernel takes; i == n gives 0 so the exclusive scan's last
@@ -426,12 +427,13 @@ struct is_long_row {
 
 /* Row i starts a stream block: the first row, every kStreamMaxRows-th row (a block's rows stay few
  * enough to reduce; empty rows share a bucket), a row whose first entry is in another bucket than
- * its predecessor's, and a long row and the row after it (a long row is a block alone). */
+ * its predecessor's, and a long row and the row after it (a long row is a block alone). i == n
+ * is selected too, so the selection ends with n. */
 struct starts_stream_block {
     const uint64_t *off;
-    uint32_t bucket, long_len;
+    uint32_t n, bucket, long_len;
     __host__ __device__ bool operator()(uint32_t i) const {
-        if (i == 0 || i % kStreamMaxRows == 0) return true;
+        if (i == 0 || i >= n || i % kStreamMaxRows == 0) return true;
         const uint64_t a = off[i - 1], b = off[i], c = off[i + 1];
         return a / bucket != b / bucket || b - a > long_len || c - b > long_len;
     }
@@ -441,7 +443,11 @@ __global__ void fill_chunks(const uint64_t *off, uint32_t n, uint32_t long_len,
                             const uint32_t *chunk_first, const uint32_t *long_index,
                             uint32_t *long_rows, uint32_t *long_first, uint32_t *chunk_long,
                             uint64_t *chunk_begin) {
-    GRID_STRIDE(i, n) {
+    GRID_STRIDE(i, (uint64_t)n + 1) {
+        if (i == n) { /* the long rows' end: the chunk count */
+            long_first[long_index[n]] = chunk_first[n];
+            continue;
+        }
         const uint64_t b = off[i], len = off[i + 1] - b;
         if (len <= long_len) continue;
         const uint32_t j = long_index[i], c0 = chunk_first[i];
@@ -504,8 +510,8 @@ __global__ void fill_blk_e(const uint64_t *off, const uint32_t *blk_row, uint32_
     GRID_STRIDE(i, (uint64_t)nblk + 1) blk_e[i] = (uint32_t)off[blk_row[i]];
 }
 
-mg_status form_stream_blocks(mg_context ctx, mg__spmv_form *f, int k, int sms) {
-    const auto rows = thrust::counting_iterator<uint32_t>(0);
+/* The stream kernel's tile and bucket for value type k (0 float, 1 double). */
+void form_tile(mg__spmv_form *f, int k, int sms) {
     const uint32_t big = k ? kStreamBucket<double> : kStreamBucket<float>;
     if (f->nnz * 2 < (uint64_t)big * sms) {
         f->bucket[k] = kSmallBucket;
@@ -517,91 +523,94 @@ mg_status form_stream_blocks(mg_context ctx, mg__spmv_form *f, int k, int sms) {
         f->bucket[k] = big;
         f->tile[k] = big + kLongRow;
     }
-    const starts_stream_block pred{f->d_off, f->bucket[k], f->long_len};
-    dbuf starts, count, temp;
-    TRY(dbuf_alloc(ctx, &starts, (size_t)f->n * 4, "the SpMV row blocks"));
-    TRY(dbuf_alloc(ctx, &count, 4, "the SpMV row blocks"));
-    size_t bytes = 0;
-    CU(cub::DeviceSelect::If(nullptr, bytes, rows, (uint32_t *)starts.p, (uint32_t *)count.p,
-                             (int64_t)f->n, pred));
-    TRY(dbuf_alloc(ctx, &temp, bytes, "the SpMV row blocks' selection"));
-    CU(cub::DeviceSelect::If(temp.p, bytes, rows, (uint32_t *)starts.p, (uint32_t *)count.p,
-                             (int64_t)f->n, pred));
-    uint32_t nblk = 0;
-    CU(cudaMemcpy(&nblk, count.p, 4, cudaMemcpyDeviceToHost));
-    f->nblk[k] = nblk;
-    TRY(form_alloc(ctx, f, (void **)&f->d_blk_row[k], ((size_t)nblk + 1) * 4, "the SpMV row blocks"));
-    CU(cudaMemcpy(f->d_blk_row[k], starts.p, (size_t)nblk * 4, cudaMemcpyDeviceToDevice));
-    CU(cudaMemcpy(f->d_blk_row[k] + nblk, &f->n, 4, cudaMemcpyHostToDevice));
-    if (f->tile[k] != kSmallBucket + kLongRow && f->short_rows) {
-        TRY(form_alloc(ctx, f, (void **)&f->d_blk_e[k], ((size_t)nblk + 1) * 4, "the SpMV row blocks"));
-        fill_blk_e<<<blocks_for((uint64_t)nblk + 1), kThreads>>>(f->d_off, f->d_blk_row[k], nblk, f->d_blk_e[k]);
-        LAUNCHED("fill_blk_e");
-    }
-    return MG_SUCCESS;
 }
 
-/* The long-row chunk lists of an uploaded form, made on the device: two scans over the rows (the
- * chunks before each row, the long rows before it) and one fill. */
+/* The row bins of an uploaded form, made on the device with two host round trips (each one about
+ * a call of a small matrix's product): first the longest row and the long rows' chunk counts (two
+ * scans), then both value types' row blocks (starts_stream_block, selected); the rest is queued. */
 mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms) {
     f->long_len = kLongRow;
     f->sms = (uint32_t)sms;
     f->nlong = f->nchunks = f->nblk[0] = f->nblk[1] = 0;
     if (f->n == 0) return MG_SUCCESS;
-    /* The short form: every row at most kShortRow entries (stencils, meshes, banded and
-     * block-diagonal matrices), fewer than 2^32 entries. */
-    if (f->nnz < (1ull << 32)) {
-        const auto lens = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0),
-                                                          row_length{f->d_off});
-        dbuf most, temp;
-        TRY(dbuf_alloc(ctx, &most, 8, "the SpMV longest row"));
-        size_t bytes = 0;
-        CU(cub::DeviceReduce::Max(nullptr, bytes, lens, (uint64_t *)most.p, (int64_t)f->n));
-        TRY(dbuf_alloc(ctx, &temp, bytes, "the SpMV longest row"));
-        CU(cub::DeviceReduce::Max(temp.p, bytes, lens, (uint64_t *)most.p, (int64_t)f->n));
-        uint64_t longest = 0;
-        CU(cudaMemcpy(&longest, most.p, 8, cudaMemcpyDeviceToHost));
-        f->short_rows = longest <= kShortRow;
-    }
-    if (f->short_rows) {
-        f->long_len = kShortRow;
-        TRY(form_alloc(ctx, f, (void **)&f->d_off32, ((size_t)f->n + 1) * 4, "the SpMV 32-bit offsets"));
-        convert_values<<<blocks_for((uint64_t)f->n + 1), kThreads>>>(f->d_off32, f->d_off, (uint64_t)f->n + 1);
-        LAUNCHED("the SpMV 32-bit offsets");
-    }
-    TRY(form_stream_blocks(ctx, f, 0, sms));
-    TRY(form_stream_blocks(ctx, f, 1, sms));
-
-    const chunks_of_row count{f->d_off, f->n, f->long_len};
-    const auto chunks = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0), count);
-    const auto longs =
-        thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0), is_long_row{count});
+    const auto rows = thrust::counting_iterator<uint32_t>(0);
     const int64_t items = (int64_t)f->n + 1;
-    dbuf chunk_first, long_index, temp;
+
+    /* Round 1: the longest row, the chunks and the long rows before each row. */
+    const chunks_of_row count{f->d_off, f->n, f->long_len};
+    const auto chunks = thrust::make_transform_iterator(rows, count);
+    const auto longs = thrust::make_transform_iterator(rows, is_long_row{count});
+    const auto lens = thrust::make_transform_iterator(rows, row_length{f->d_off});
+    dbuf chunk_first, long_index, sizes, temp;
     TRY(dbuf_alloc(ctx, &chunk_first, (size_t)items * 4, "the SpMV row bins"));
     TRY(dbuf_alloc(ctx, &long_index, (size_t)items * 4, "the SpMV row bins"));
-    size_t bytes_a = 0, bytes_b = 0;
-    CU(cub::DeviceScan::ExclusiveSum(nullptr, bytes_a, chunks, (uint32_t *)chunk_first.p, items));
-    CU(cub::DeviceScan::ExclusiveSum(nullptr, bytes_b, longs, (uint32_t *)long_index.p, items));
-    TRY(dbuf_alloc(ctx, &temp, bytes_a > bytes_b ? bytes_a : bytes_b, "the SpMV row bins' scan"));
-    CU(cub::DeviceScan::ExclusiveSum(temp.p, bytes_a, chunks, (uint32_t *)chunk_first.p, items));
-    CU(cub::DeviceScan::ExclusiveSum(temp.p, bytes_b, longs, (uint32_t *)long_index.p, items));
-    CU(cudaMemcpy(&f->nchunks, (uint32_t *)chunk_first.p + f->n, 4, cudaMemcpyDeviceToHost));
-    CU(cudaMemcpy(&f->nlong, (uint32_t *)long_index.p + f->n, 4, cudaMemcpyDeviceToHost));
+    TRY(dbuf_alloc(ctx, &sizes, 5 * 4, "the SpMV row bins"));
+    uint32_t *d_sizes = (uint32_t *)sizes.p; /* longest, chunks, long rows, blocks float, double */
+    dbuf starts[2];
+    size_t bytes[4] = {0, 0, 0, 0};
+    CU(cub::DeviceScan::ExclusiveSum(nullptr, bytes[0], chunks, (uint32_t *)chunk_first.p, items));
+    CU(cub::DeviceScan::ExclusiveSum(nullptr, bytes[1], longs, (uint32_t *)long_index.p, items));
+    CU(cub::DeviceReduce::Max(nullptr, bytes[2], lens, d_sizes, (int64_t)f->n));
+    CU(cub::DeviceSelect::If(nullptr, bytes[3], rows, (uint32_t *)nullptr, d_sizes + 3, items,
+                             starts_stream_block{f->d_off, f->n, kSmallBucket, f->long_len}));
+    size_t most = 0;
+    for (size_t b : bytes) most = b > most ? b : most;
+    TRY(dbuf_alloc(ctx, &temp, most, "the SpMV row bins' scans"));
+    CU(cub::DeviceScan::ExclusiveSum(temp.p, bytes[0], chunks, (uint32_t *)chunk_first.p, items));
+    CU(cub::DeviceScan::ExclusiveSum(temp.p, bytes[1], longs, (uint32_t *)long_index.p, items));
+    CU(cub::DeviceReduce::Max(temp.p, bytes[2], lens, d_sizes, (int64_t)f->n));
+    CU(cudaMemcpyAsync(d_sizes + 1, (uint32_t *)chunk_first.p + f->n, 4, cudaMemcpyDeviceToDevice));
+    CU(cudaMemcpyAsync(d_sizes + 2, (uint32_t *)long_index.p + f->n, 4, cudaMemcpyDeviceToDevice));
+    uint32_t h_sizes[5];
+    CU(cudaMemcpy(h_sizes, d_sizes, 3 * 4, cudaMemcpyDeviceToHost));
+    f->nchunks = h_sizes[1];
+    f->nlong = h_sizes[2];
+    /* The short form: every row at most kShortRow entries (stencils, meshes, banded and
+     * block-diagonal matrices), fewer than 2^32 entries. */
+    f->short_rows = h_sizes[0] <= kShortRow && f->nnz < (1ull << 32);
+    form_tile(f, 0, sms);
+    form_tile(f, 1, sms);
+    const bool pipelined[2] = {f->short_rows && f->bucket[0] != kSmallBucket,
+                               f->short_rows && f->bucket[1] != kSmallBucket};
+
+    /* Round 2: both value types' row blocks. */
+    for (int k = 0; k < 2; k++) {
+        const starts_stream_block pred{f->d_off, f->n, f->bucket[k], f->long_len};
+        TRY(dbuf_alloc(ctx, &starts[k], (size_t)items * 4, "the SpMV row blocks"));
+        CU(cub::DeviceSelect::If(temp.p, bytes[3], rows, (uint32_t *)starts[k].p, d_sizes + 3 + k, items,
+                                 pred));
+    }
+    if (pipelined[0] || pipelined[1]) {
+        TRY(form_alloc(ctx, f, (void **)&f->d_off32, (size_t)items * 4, "the SpMV 32-bit offsets"));
+        convert_values<<<blocks_for((uint64_t)items), kThreads>>>(f->d_off32, f->d_off, (uint64_t)items);
+        LAUNCHED("the SpMV 32-bit offsets");
+    }
+    CU(cudaMemcpy(h_sizes + 3, d_sizes + 3, 2 * 4, cudaMemcpyDeviceToHost));
+    for (int k = 0; k < 2; k++) {
+        const uint32_t nblk = h_sizes[3 + k] - 1; /* the selection ends with n */
+        f->nblk[k] = nblk;
+        TRY(form_alloc(ctx, f, (void **)&f->d_blk_row[k], ((size_t)nblk + 1) * 4, "the SpMV row blocks"));
+        CU(cudaMemcpyAsync(f->d_blk_row[k], starts[k].p, ((size_t)nblk + 1) * 4, cudaMemcpyDeviceToDevice));
+        if (pipelined[k]) {
+            TRY(form_alloc(ctx, f, (void **)&f->d_blk_e[k], ((size_t)nblk + 1) * 4, "the SpMV row blocks"));
+            fill_blk_e<<<blocks_for((uint64_t)nblk + 1), kThreads>>>(f->d_off, f->d_blk_row[k], nblk,
+                                                                    f->d_blk_e[k]);
+            LAUNCHED("fill_blk_e");
+        }
+    }
     if (f->nlong == 0) return MG_SUCCESS;
 
     TRY(form_alloc(ctx, f, (void **)&f->d_long_rows, (size_t)f->nlong * 4, "the SpMV long rows"));
     TRY(form_alloc(ctx, f, (void **)&f->d_long_first, ((size_t)f->nlong + 1) * 4, "the SpMV long rows"));
     TRY(form_alloc(ctx, f, (void **)&f->d_chunk_long, (size_t)f->nchunks * 4, "the SpMV chunks"));
     TRY(form_alloc(ctx, f, (void **)&f->d_arrive, (size_t)f->nlong * 4, "the SpMV long rows"));
-    CU(cudaMemset(f->d_arrive, 0, (size_t)f->nlong * 4));
+    CU(cudaMemsetAsync(f->d_arrive, 0, (size_t)f->nlong * 4));
     TRY(form_alloc(ctx, f, (void **)&f->d_chunk_begin, (size_t)f->nchunks * 8, "the SpMV chunks"));
     TRY(form_alloc(ctx, f, (void **)&f->d_partial, (size_t)f->nchunks * 8, "the SpMV chunk sums"));
-    CU(cudaMemcpy(f->d_long_first + f->nlong, &f->nchunks, 4, cudaMemcpyHostToDevice));
-    fill_chunks<<<blocks_for(f->n), kThreads>>>(f->d_off, f->n, f->long_len,
-                                                (const uint32_t *)chunk_first.p,
-                                                (const uint32_t *)long_index.p, f->d_long_rows,
-                                                f->d_long_first, f->d_chunk_long, f->d_chunk_begin);
+    fill_chunks<<<blocks_for((uint64_t)items), kThreads>>>(f->d_off, f->n, f->long_len,
+                                                           (const uint32_t *)chunk_first.p,
+                                                           (const uint32_t *)long_index.p, f->d_long_rows,
+                                                           f->d_long_first, f->d_chunk_long, f->d_chunk_begin);
     LAUNCHED("fill_chunks");
     return MG_SUCCESS;
 }
