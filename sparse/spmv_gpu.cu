@@ -47,6 +47,7 @@
  */
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
+#include <cuda/functional>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -461,6 +462,99 @@ __global__ void fill_chunks(const uint64_t *off, uint32_t n, uint32_t long_len,
     }
 }
 
+/* The whole form of a matrix of at most kOneBlockRows rows in one launch of one block: the CUB
+ * passes cost a dozen launches (each with its own dispatch queries) and two host round trips,
+ * 0.2-0.3 ms against a 10 us product. Each thread takes a run of consecutive rows; block scans
+ * place its row block starts, long rows and chunks, with the same predicates as the CUB passes.
+ * small[k]: type k takes the small bucket (known from nnz); sizes[]: longest row, chunks, long
+ * rows, row blocks + 1 float, double. The arrays are sized for the worst case. */
+constexpr uint32_t kOneBlockRows = 65536;
+constexpr int kOneBlockThreads = 1024;
+
+struct small_form_out {
+    uint32_t *blk_row[2], *blk_e[2], *off32;
+    uint32_t *long_rows, *long_first, *chunk_long, *arrive;
+    uint64_t *chunk_begin;
+    uint32_t *sizes;
+};
+
+__global__ void __launch_bounds__(kOneBlockThreads)
+small_form(const uint64_t *__restrict__ off, uint32_t n, uint64_t nnz, bool small0, bool small1,
+           small_form_out o) {
+    typedef cub::BlockReduce<uint32_t, kOneBlockThreads> Reduce;
+    typedef cub::BlockScan<uint32_t, kOneBlockThreads> Scan;
+    __shared__ union {
+        typename Reduce::TempStorage reduce;
+        typename Scan::TempStorage scan;
+    } tmp;
+    __shared__ uint32_t longest, bucket[2];
+    __shared__ bool pipelined[2];
+    const uint32_t items = n + 1, per = (items + kOneBlockThreads - 1) / kOneBlockThreads;
+    const uint32_t lo = min(items, threadIdx.x * per), hi = min(items, lo + per);
+    uint32_t mine = 0;
+    for (uint32_t i = lo; i < hi && i < n; i++) mine = max(mine, (uint32_t)(off[i + 1] - off[i]));
+    mine = Reduce(tmp.reduce).Reduce(mine, cuda::maximum<uint32_t>());
+    if (threadIdx.x == 0) {
+        longest = mine;
+        const bool short_rows = mine <= kShortRow && nnz < (1ull << 32);
+        const bool small[2] = {small0, small1};
+        for (int k = 0; k < 2; k++) {
+            const uint32_t big = k ? kStreamBucket<double> : kStreamBucket<float>;
+            const uint32_t shrt = (k ? kShortTile<double> : kShortTile<float>) - kShortRow;
+            bucket[k] = small[k] ? kSmallBucket : short_rows ? shrt : big;
+            pipelined[k] = short_rows && !small[k];
+        }
+    }
+    __syncthreads();
+    for (int k = 0; k < 2; k++) {
+        const starts_stream_block pred{off, n, bucket[k], kLongRow};
+        uint32_t count = 0, at;
+        for (uint32_t i = lo; i < hi; i++) count += pred(i);
+        __syncthreads(); /* tmp reused */
+        Scan(tmp.scan).ExclusiveSum(count, at);
+        for (uint32_t i = lo; i < hi; i++)
+            if (pred(i)) {
+                o.blk_row[k][at] = i;
+                if (pipelined[k]) o.blk_e[k][at] = (uint32_t)off[i];
+                at++;
+            }
+        if (hi == items && lo < hi) o.sizes[3 + k] = at; /* the thread holding row n: the total */
+    }
+    if (pipelined[0] || pipelined[1])
+        for (uint32_t i = lo; i < hi; i++) o.off32[i] = (uint32_t)off[i];
+    const chunks_of_row chunks_of{off, n, kLongRow};
+    uint32_t nchunks = 0, nlong = 0;
+    for (uint32_t i = lo; i < hi; i++) {
+        const uint32_t c = chunks_of(i);
+        nchunks += c;
+        nlong += c != 0;
+    }
+    uint32_t c0, j;
+    __syncthreads();
+    Scan(tmp.scan).ExclusiveSum(nchunks, c0);
+    __syncthreads();
+    Scan(tmp.scan).ExclusiveSum(nlong, j);
+    for (uint32_t i = lo; i < hi; i++) {
+        const uint32_t c = chunks_of(i);
+        if (c == 0) continue;
+        o.long_rows[j] = i;
+        o.long_first[j] = c0;
+        o.arrive[j] = 0;
+        for (uint32_t q = 0; q < c; q++) {
+            o.chunk_long[c0 + q] = j;
+            o.chunk_begin[c0 + q] = off[i] + (uint64_t)q * kChunk;
+        }
+        c0 += c;
+        j++;
+    }
+    if (hi == items && lo < hi) {
+        if (o.long_first != nullptr) o.long_first[j] = c0;
+        o.sizes[0] = longest;
+        o.sizes[1] = c0;
+        o.sizes[2] = j;
+    }
+}
+
 /* ---- the device form ------------------------------------------------------------------------------ */
 
 /* An event pair freed when it goes out of scope. */
@@ -525,6 +619,78 @@ void form_tile(mg__spmv_form *f, int k, int sms) {
     }
 }
 
+/* form_bins for a matrix of fewer than kOneBlockRows rows: small_form's one launch into arrays
+ * of the worst case's size (those it did not need freed after), one host round trip. */
+mg_status form_bins_small(mg_context ctx, mg__spmv_form *f, int sms) {
+    const size_t items = (size_t)f->n + 1, most_chunks = f->nnz / kLongRow + 1;
+    const bool small[2] = {f->nnz * 2 < (uint64_t)kStreamBucket<float> * sms,
+                           f->nnz * 2 < (uint64_t)kStreamBucket<double> * sms};
+    small_form_out o = {};
+    dbuf sizes;
+    TRY(dbuf_alloc(ctx, &sizes, 5 * 4, "the SpMV row bins"));
+    o.sizes = (uint32_t *)sizes.p;
+    for (int k = 0; k < 2; k++) {
+        TRY(form_alloc(ctx, f, (void **)&f->d_blk_row[k], items * 4, "the SpMV row blocks"));
+        o.blk_row[k] = f->d_blk_row[k];
+        if (!small[k]) {
+            TRY(form_alloc(ctx, f, (void **)&f->d_blk_e[k], items * 4, "the SpMV row blocks"));
+            o.blk_e[k] = f->d_blk_e[k];
+        }
+    }
+    if (!small[0] || !small[1]) {
+        TRY(form_alloc(ctx, f, (void **)&f->d_off32, items * 4, "the SpMV 32-bit offsets"));
+        o.off32 = f->d_off32;
+    }
+    if (f->nnz > kLongRow) {
+        TRY(form_alloc(ctx, f, (void **)&f->d_long_rows, items * 4, "the SpMV long rows"));
+        TRY(form_alloc(ctx, f, (void **)&f->d_long_first, items * 4, "the SpMV long rows"));
+        TRY(form_alloc(ctx, f, (void **)&f->d_arrive, items * 4, "the SpMV long rows"));
+        TRY(form_alloc(ctx, f, (void **)&f->d_chunk_long, most_chunks * 4, "the SpMV chunks"));
+        TRY(form_alloc(ctx, f, (void **)&f->d_chunk_begin, most_chunks * 8, "the SpMV chunks"));
+        TRY(form_alloc(ctx, f, (void **)&f->d_partial, most_chunks * 8, "the SpMV chunk sums"));
+        o.long_rows = f->d_long_rows;
+        o.long_first = f->d_long_first;
+        o.arrive = f->d_arrive;
+        o.chunk_long = f->d_chunk_long;
+        o.chunk_begin = f->d_chunk_begin;
+    }
+    small_form<<<1, kOneBlockThreads>>>(f->d_off, f->n, f->nnz, small[0], small[1], o);
+    LAUNCHED("small_form");
+    uint32_t h[5];
+    CU(cudaMemcpy(h, o.sizes, sizeof h, cudaMemcpyDeviceToHost));
+    f->nchunks = h[1];
+    f->nlong = h[2];
+    f->nblk[0] = h[3] - 1;
+    f->nblk[1] = h[4] - 1;
+    f->short_rows = h[0] <= kShortRow && f->nnz < (1ull << 32);
+    form_tile(f, 0, sms);
+    form_tile(f, 1, sms);
+    /* the short form's arrays are kept only where it is used */
+    for (int k = 0; k < 2; k++)
+        if (!f->short_rows && f->d_blk_e[k] != nullptr) {
+            dfree(f->d_blk_e[k]);
+            f->d_blk_e[k] = nullptr;
+            f->bytes -= items * 4;
+        }
+    if (!f->short_rows && f->d_off32 != nullptr) {
+        dfree(f->d_off32);
+        f->d_off32 = nullptr;
+        f->bytes -= items * 4;
+    }
+    if (f->nlong == 0 && f->d_long_rows != nullptr) {
+        for (uint32_t **p : {&f->d_long_rows, &f->d_long_first, &f->d_arrive, &f->d_chunk_long}) {
+            dfree(*p);
+            *p = nullptr;
+        }
+        dfree(f->d_chunk_begin);
+        dfree(f->d_partial);
+        f->d_chunk_begin = nullptr;
+        f->d_partial = nullptr;
+        f->bytes -= items * 12 + most_chunks * 20;
+    }
+    return MG_SUCCESS;
+}
+
 /* The row bins of an uploaded form, made on the device with two host round trips (each one about
  * a call of a small matrix's product): first the longest row and the long rows' chunk counts (two
  * scans), then both value types' row blocks (starts_stream_block, selected); the rest is queued. */
@@ -533,6 +699,7 @@ mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms) {
     f->sms = (uint32_t)sms;
     f->nlong = f->nchunks = f->nblk[0] = f->nblk[1] = 0;
     if (f->n == 0) return MG_SUCCESS;
+    if (f->n < kOneBlockRows) return form_bins_small(ctx, f, sms);
     const auto rows = thrust::counting_iterator<uint32_t>(0);
     const int64_t items = (int64_t)f->n + 1;
 
