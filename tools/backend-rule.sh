@@ -9,7 +9,8 @@
 # each meets the page cache alike; the table gives medians.
 #
 # Usage: bash tools/backend-rule.sh BUILD_DIR [SCALES] [OUTDIR]   (SCALES default "12 14 16 18 20 22")
-# Env:   REPEAT (3), GRID (the grid's side, 1024; 0 for none)
+# Env:   REPEAT (3), GRID (the grid's side, 1024; 0 for none), ALGOS (default "bfs sssp cc pr bc";
+#        also tc, lcc, cdlp), TIMEOUT (seconds a process may run, default 600)
 set -euo pipefail
 build=${1:?usage: backend-rule.sh BUILD_DIR [SCALES] [OUTDIR]}
 scales=${2:-12 14 16 18 20 22}
@@ -33,11 +34,11 @@ fi
 csv=$out/backend-rule.csv
 echo "graph,edges,algo,backend,e2e_s,wall_s,load_s,preprocess_s,gpu_s,first_run_s,run_s,ran" >"$csv"
 for f in "${graphs[@]}"; do
-    for algo in bfs sssp cc pr bc; do
+    for algo in ${ALGOS:-bfs sssp cc pr bc}; do
       for _ in $(seq "$repeat"); do
         for backend in cpu gpu auto; do
             t0=$EPOCHREALTIME
-            if ! json=$("$mgraph" "$algo" "$f" --backend "$backend" --runs 1 --json 2>"$out/err"); then
+            if ! json=$(timeout "${TIMEOUT:-600}" "$mgraph" "$algo" "$f" --backend "$backend" --runs 1 --json 2>"$out/err"); then
                 echo "$(basename "$f") $algo $backend: FAILED $(cat "$out/err")" >&2
                 continue
             fi
