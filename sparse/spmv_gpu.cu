@@ -467,8 +467,12 @@ __global__ void fill_chunks(const uint64_t *off, uint32_t n, uint32_t long_len,
  * 0.2-0.3 ms against a 10 us product. Each thread takes a run of consecutive rows; block scans
  * place its row block starts, long rows and chunks, with the same predicates as the CUB passes.
  * small[k]: type k takes the small bucket (known from nnz); sizes[]: longest row, chunks, long
- * rows, row blocks + 1 float, double. The arrays are sized for the worst case. */
-constexpr uint32_t kOneBlockRows = 65536;
+ * rows, row blocks + 1 float, double. The arrays are sized for the worst case. One multiprocessor
+ * does it all, so its time grows with the rows: 62,500 rows took 0.36 ms against the CUB path's
+ * 0.28, hence the limit (H100, session 16). Rounds of a thread's 16 rows loaded together with one
+ * scan of all four counts were slower still (256 threads to keep them in registers: 0.70-0.88 ms
+ * on 156k-200k rows, the 64-bit divisions of the bucket test one multiprocessor's work). */
+constexpr uint32_t kOneBlockRows = 32768;
 constexpr int kOneBlockThreads = 1024;
 
 struct small_form_out {
