@@ -69,4 +69,9 @@ for args in "--backend frob" "--graph grid" "--scale 0" "--runs 64" "--runs" "8 
     [ -s "$TMP/err" ] || fail "bench_udf $args: no message"
     [ ! -s "$TMP/out" ] || fail "bench_udf $args printed results: $(cat "$TMP/out")"
 done
+bench --help
+[ "$RC" = 0 ] || fail "bench_udf --help: exit $RC"
+expect_out_line '^usage: bench_udf '
+expect_out_line '^  --backend B '
+[ ! -s "$TMP/err" ] || fail "bench_udf --help wrote to stderr: $(cat "$TMP/err")"
 echo "bench_udf: ok"
