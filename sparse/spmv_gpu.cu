@@ -33,7 +33,11 @@
  * kShortTile<T> entries (4096 float, 1536 double: the bucket is the tile less kShortRow, so no
  * load round is spent on a long row's overhang), 32-bit row offsets (cuSPARSE's own: 0.8 bytes an
  * entry less on a 2D stencil) and spmv_stream_pipelined, a persistent grid whose blocks issue the
- * next tile's loads before reducing the current one. Measured on the H100 on the 16M-64M
+ * next tile's loads, its entries and its row offsets, before reducing the current one (the offsets
+ * staged in shared memory: read from global memory in the reduction they were a dependent round
+ * trip per round of rows, four on a 2D stencil's 800-row tiles; A/B on the H100, session 16:
+ * Poisson 2D 64M float 0.91 -> 1.03x cuSPARSE, double 1.15 -> 1.28x, Poisson 3D 64M float 0.92 ->
+ * 1.00x). Measured on the H100 on the 16M-64M
  * stencils, banded and block-diagonal matrices (docs/PERFORMANCE.md, session 16): float
  * 0.80-0.87x -> 0.89-1.06x the best cuSPARSE algorithm, double 0.88-0.99x -> 1.07-1.14x. The tile
  * sizes are what that sweep picked: float tiles of 1024-1536 lost 5-20% even pipelined, double
@@ -272,12 +276,11 @@ __device__ inline void tile_products(const G &x, uint32_t len, const uint32_t (&
  * `longer` holds TILE / kSerial rows; *nlonger is 0 on entry (the caller's __syncthreads between
  * its reset and this call). */
 template <typename T, int SR, uint32_t TILE, typename O, typename G>
-__device__ inline void reduce_tile(const O *__restrict__ off, uint32_t rs, uint32_t re, uint64_t e0,
+__device__ inline void reduce_tile(const O *__restrict__ roff, uint32_t rs, uint32_t rows, uint64_t e0,
                                    const T *prod, uint32_t *longer, uint32_t *nlonger, const G &x,
                                    T *__restrict__ y, T alpha, T beta, double *dot, double &my_dot,
                                    uint32_t own_floor) {
     typedef semiring<T, SR> S;
-    const uint32_t rows = re - rs;
     int lanes = 32; /* a power of two, 1..32: the lanes a row gets */
     while (lanes > 1 && (uint32_t)(kStreamThreads / lanes) < rows) lanes >>= 1;
     const uint32_t groups = kStreamThreads / lanes, g = threadIdx.x / lanes;
@@ -288,7 +291,7 @@ __device__ inline void reduce_tile(const O *__restrict__ off, uint32_t rs, uint3
         T sum = S::zero();
         bool mine = false;
         if (r < rows) {
-            const uint32_t b = (uint32_t)(off[rs + r] - e0), e = (uint32_t)(off[rs + r + 1] - e0);
+            const uint32_t b = (uint32_t)(roff[r] - e0), e = (uint32_t)(roff[r + 1] - e0);
             mine = e - b <= most;
             if (mine)
                 for (uint32_t k = b + lane; k < e; k += lanes) sum = S::add(sum, prod[k]);
@@ -302,7 +305,7 @@ __device__ inline void reduce_tile(const O *__restrict__ off, uint32_t rs, uint3
     __syncthreads();
     for (uint32_t i = threadIdx.x / 32; i < *nlonger; i += kStreamThreads / 32) {
         const uint32_t r = longer[i];
-        const uint32_t b = (uint32_t)(off[rs + r] - e0), e = (uint32_t)(off[rs + r + 1] - e0);
+        const uint32_t b = (uint32_t)(roff[r] - e0), e = (uint32_t)(roff[r + 1] - e0);
         T sum = S::zero();
         for (uint32_t k = b + (threadIdx.x & 31); k < e; k += 32) sum = S::add(sum, prod[k]);
         for (int o = 16; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o));
@@ -347,7 +350,7 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
     tile_products<T, SR>(x, len, col, a, prod);
     __syncthreads();
     double my_dot = 0;
-    reduce_tile<T, SR, TILE, uint64_t>(off, rs, re, e0, prod, longer, &nlonger, x, y, alpha, beta, dot,
+    reduce_tile<T, SR, TILE, uint64_t>(off + rs, rs, re - rs, e0, prod, longer, &nlonger, x, y, alpha, beta, dot,
                                        my_dot, 0);
     if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
 }
@@ -364,35 +367,60 @@ spmv_stream_pipelined(const O *__restrict__ off, const uint32_t *__restrict__ id
                       uint32_t nblk, T alpha, T beta, double *dot) {
     if (!x.proceed()) return;
     constexpr int kPer = TILE / kStreamThreads;
+    constexpr int kOffPer = (kStreamMaxRows + kStreamThreads) / kStreamThreads; /* rows + 1 offsets */
     __shared__ T prod[TILE];
     __shared__ uint32_t longer[TILE / kSerial];
     __shared__ uint32_t nlonger;
+    __shared__ O roff[kOffPer * kStreamThreads]; /* the tile's row offsets: roff[r] = off[rs + r] */
     uint32_t b = blockIdx.x;
     if (b >= nblk) return;
     uint32_t col[kPer];
     T a[kPer];
+    O ro[kOffPer];
+    uint32_t rs = blk_row[b], re = blk_row[b + 1];
     uint64_t e0 = blk_e[b];
     uint32_t len = (uint32_t)min((uint64_t)TILE, blk_e[b + 1] - e0);
     load_tile<T, PATTERN>(idx, val, e0, len, col, a);
+#pragma unroll
+    for (int i = 0; i < kOffPer; i++) {
+        const uint32_t k = threadIdx.x + i * kStreamThreads;
+        if (k <= re - rs) ro[i] = off[rs + k];
+    }
     double my_dot = 0;
     for (;;) {
         const uint32_t nb = b + gridDim.x;
-        const uint32_t rs = blk_row[b], re = blk_row[b + 1];
+        uint32_t nrs = 0, nre = 0;
         uint64_t ne0 = 0, ne1 = 0;
         if (nb < nblk) {
+            nrs = blk_row[nb];
+            nre = blk_row[nb + 1];
             ne0 = blk_e[nb];
             ne1 = blk_e[nb + 1];
         }
         if (threadIdx.x == 0) nlonger = 0;
+#pragma unroll
+        for (int i = 0; i < kOffPer; i++) {
+            const uint32_t k = threadIdx.x + i * kStreamThreads;
+            if (k <= re - rs) roff[k] = ro[i];
+        }
         tile_products<T, SR>(x, len, col, a, prod);
         __syncthreads();
         const uint32_t nlen = (uint32_t)min((uint64_t)TILE, ne1 - ne0);
-        if (nb < nblk) load_tile<T, PATTERN>(idx, val, ne0, nlen, col, a);
-        reduce_tile<T, SR, TILE, O>(off, rs, re, e0, prod, longer, &nlonger, x, y, alpha, beta, dot, my_dot,
-                                    kShortRow);
+        if (nb < nblk) {
+            load_tile<T, PATTERN>(idx, val, ne0, nlen, col, a);
+#pragma unroll
+            for (int i = 0; i < kOffPer; i++) {
+                const uint32_t k = threadIdx.x + i * kStreamThreads;
+                if (k <= nre - nrs) ro[i] = off[nrs + k];
+            }
+        }
+        reduce_tile<T, SR, TILE, O>(roff, rs, re - rs, e0, prod, longer, &nlonger, x, y, alpha, beta, dot,
+                                    my_dot, kShortRow);
         if (nb >= nblk) break;
-        __syncthreads(); /* prod and longer are the next tile's */
+        __syncthreads(); /* prod, longer and roff are the next tile's */
         b = nb;
+        rs = nrs;
+        re = nre;
         e0 = ne0;
         len = nlen;
     }
