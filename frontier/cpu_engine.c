@@ -152,6 +152,22 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
+/* A pull's loop over destination d's in-edges lo..hi, testing each source against active_bm when
+ * TEST (in DEFINE_ENGINE's pull kernel, where T, SUF, K and C are known). */
+#define PULL_EDGES(T, SUF, TEST)                                                                   \
+    for (; e < hi; e++) {                                                                          \
+        const uint32_t s = pull_idx[e];                                                            \
+        if (TEST && !mg__bit_test(active_bm, s)) continue;                                         \
+        T c = edge_value_##SUF(q, K, source_value_##SUF(q, K, s), q->pull_w, e);                   \
+        found = true;                                                                              \
+        if (C == MG_COMBINE_ANY) {                                                                 \
+            acc = c;                                                                               \
+            e++;                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        acc = combine_##SUF(C, acc, c);                                                            \
+    }
+
 #define DEFINE_ENGINE(T, SUF, T_MAX, T_LOWEST, HOT)                                                \
                                                                                                    \
     ALWAYS_INLINE T identity_##SUF(int C) {                                                        \
@@ -249,6 +265,9 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
         const int64_t words = (int64_t)mg__bitmap_words(r->n);                                     \
         const T unset = (T)p->unset;                                                               \
         const T *y = r->y;                                                                         \
+        const run local = *r, *const q = &local;                                                   \
+        const uint64_t *const pull_off = q->pull_off, *const active_bm = q->active_bm;             \
+        const uint32_t *const pull_idx = q->pull_idx;                                              \
         uint64_t scanned = 0, joined = 0;                                                          \
         _Pragma("omp for schedule(dynamic, 64) nowait")                                            \
         for (int64_t wd = 0; wd < words; wd++) {                                                   \
@@ -265,19 +284,15 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
                 }                                                                                  \
                 T acc = identity_##SUF(C);                                                         \
                 bool found = false;                                                                \
-                const uint64_t lo = r->pull_off[d], hi = r->pull_off[d + 1];                       \
+                const uint64_t lo = pull_off[d], hi = pull_off[d + 1];                             \
                 uint64_t e = lo;                                                                   \
-                for (; e < hi; e++) {                                                              \
-                    const uint32_t s = r->pull_idx[e];                                             \
-                    if (r->active_bm && !mg__bit_test(r->active_bm, s)) continue;                  \
-                    T c = edge_value_##SUF(r, K, source_value_##SUF(r, K, s), r->pull_w, e);       \
-                    found = true;                                                                  \
-                    if (C == MG_COMBINE_ANY) {                                                     \
-                        acc = c;                                                                   \
-                        e++;                                                                       \
-                        break;                                                                     \
-                    }                                                                              \
-                    acc = combine_##SUF(C, acc, c);                                                \
+                /* the same loop twice, so that with every source active (PageRank, CC's        \
+                 * sweeps) it tests no bit per edge; q: a local copy of *r, whose fields the       \
+                 * compiler then keeps in registers across the loop's atomic loads */              \
+                if (active_bm == NULL) {                                                           \
+                    PULL_EDGES(T, SUF, 0)                                                      \
+                } else {                                                                           \
+                    PULL_EDGES(T, SUF, 1)                                                      \
                 }                                                                                  \
                 scanned += e - lo;                                                                 \
                 if ((found || p->apply == MG_APPLY_AFFINE) && apply_##SUF(r, d, acc, found))       \
@@ -301,19 +316,22 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
         uint64_t *touched = r->ws->touched;                                                        \
         uint32_t *touched_list = r->ws->touched_list;                                              \
         const bool to_out = direct != 0 && p->apply != MG_APPLY_ADD;                               \
+        /* read through a local copy: local_push writes r's cursors, after which the compiler      \
+         * would reload every field of *r (as in the pull) */                                      \
+        const run local = *r, *const q = &local;                                                   \
         uint64_t scanned = 0;                                                                      \
         local_list mine;                                                                           \
         mine.k = 0;                                                                                \
         _Pragma("omp for schedule(dynamic, 64) nowait")                                            \
-        for (int64_t i = 0; i < r->active_count; i++) {                                            \
-            const uint32_t s = r->active_list ? r->active_list[i] : (uint32_t)i;                   \
-            const T xs = source_value_##SUF(r, K, s);                                              \
-            const uint64_t lo = r->push_off[s], hi = r->push_off[s + 1];                           \
+        for (int64_t i = 0; i < q->active_count; i++) {                                            \
+            const uint32_t s = q->active_list ? q->active_list[i] : (uint32_t)i;                   \
+            const T xs = source_value_##SUF(q, K, s);                                              \
+            const uint64_t lo = q->push_off[s], hi = q->push_off[s + 1];                           \
             scanned += hi - lo;                                                                    \
             for (uint64_t e = lo; e < hi; e++) {                                                   \
-                const uint32_t d = r->push_idx[e];                                                 \
-                if (!eligible(r, d)) continue;                                                     \
-                const T c = edge_value_##SUF(r, K, xs, r->push_w, e);                              \
+                const uint32_t d = q->push_idx[e];                                                 \
+                if (!eligible(q, d)) continue;                                                     \
+                const T c = edge_value_##SUF(q, K, xs, q->push_w, e);                              \
                 bool joined = false;                                                               \
                 switch (direct ? (int)p->apply : -1) {                                             \
                 case MG_APPLY_MIN: joined = atomic_min_##SUF(y + d, c); break;                     \
@@ -331,8 +349,8 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
                 default: atomic_combine_##SUF(C, acc + d, c); break;                               \
                 }                                                                                  \
                 if (to_out) {                                                                      \
-                    if (joined && r->out_bm && bit_claim(r->out_bm, d))                            \
-                        local_push(&mine, d, r->out_list, &r->out_cursor);                         \
+                    if (joined && q->out_bm && bit_claim(q->out_bm, d))                            \
+                        local_push(&mine, d, q->out_list, &r->out_cursor);                         \
                 } else if (bit_claim(touched, d)) {                                                \
                     local_push(&mine, d, touched_list, &r->touched_cursor);                        \
                 }                                                                                  \
