@@ -257,6 +257,42 @@ static int gpu_info_after_runs(sparse_run *r) {
     return st == MG_SUCCESS ? CLI_OK : cli_lib_error(r->ctx, st);
 }
 
+/* One call of a timed product (spmv, spmm, sddmm), into r->result. */
+typedef mg_status (*timed_call)(sparse_run *r, const sparse_opts *o, int cmd);
+
+/* The warm-up (r->warmup_s), then o->runs timed calls (r->times): each starts from the same result
+ * (reloaded from r->y_host when beta reads it, outside the timing), and the GPU, which returns once
+ * its kernels are queued, is waited for inside the timed region. */
+static mg_status timed_runs(sparse_run *r, const sparse_opts *o, int cmd, timed_call call) {
+    mg_status st = MG_SUCCESS;
+    for (int64_t k = -1; k < (int64_t)o->runs; k++) {
+        if (r->y_host != NULL && (st = mg_dense_load(r->ctx, r->result, r->y_host)) != MG_SUCCESS)
+            break;
+        const double start = cli_now();
+        if ((st = call(r, o, cmd)) != MG_SUCCESS || (st = mg_context_finish(r->ctx)) != MG_SUCCESS)
+            break;
+        const double elapsed = cli_now() - start;
+        if (k < 0)
+            r->warmup_s = elapsed;
+        else
+            r->times[k] = elapsed;
+    }
+    return st;
+}
+
+/* A --validate check's outcome: 1 PASS, 0 FAIL (why says what differs), or -2 for an error that is
+ * no verdict on the result (reported, *rc set). */
+static int validation_outcome(const sparse_run *r, mg_status st, char *why, size_t why_size,
+                              int *rc) {
+    if (st == MG_SUCCESS) return 1;
+    if (st == MG_INVALID_ARGUMENT) {
+        snprintf(why, why_size, "%s", mg_context_error(r->ctx));
+        return 0;
+    }
+    *rc = cli_lib_error(r->ctx, st);
+    return -2;
+}
+
 /* The first steps of every sparse command: context, threads, the --output check, GPU start-up
  * beside the load, the matrix. `passes`: the work per nonzero auto's rule counts (cli.h). */
 static int sparse_setup(sparse_run *r, const sparse_opts *o, int cmd, uint64_t passes) {
@@ -369,6 +405,11 @@ static void print_tail(const sparse_run *r, const sparse_opts *o, int validated)
 
 /* ---- mgraph spmv -------------------------------------------------------------------------------- */
 
+static mg_status spmv_call(sparse_run *r, const sparse_opts *o, int cmd) {
+    (void)cmd;
+    return mg_spmv(r->ctx, r->A, r->operand, r->result, &o->spmv);
+}
+
 int cli_spmv_main(int argc, char **argv) {
     sparse_opts o;
     memset(&o, 0, sizeof o);
@@ -405,20 +446,8 @@ int cli_spmv_main(int argc, char **argv) {
         goto cleanup;
     }
 
-    /* Warm-up (run -1), then the timed runs; each starts from the same y (only beta reads it; on
-     * the GPU its upload is then inside the timed call: the API has no device-side copy). */
-    for (int64_t k = -1; k < (int64_t)o.runs; k++) {
-        if (r.y_host != NULL && (st = mg_dense_load(r.ctx, r.result, r.y_host)) != MG_SUCCESS) break;
-        double start = cli_now();
-        if ((st = mg_spmv(r.ctx, r.A, r.operand, r.result, &o.spmv)) != MG_SUCCESS) break;
-        if ((st = mg_context_finish(r.ctx)) != MG_SUCCESS) break; /* the GPU returns once queued */
-        double elapsed = cli_now() - start;
-        if (k < 0)
-            r.warmup_s = elapsed;
-        else
-            r.times[k] = elapsed;
-    }
-    if (st != MG_SUCCESS) {
+    /* (on the GPU a reloaded y's upload is inside the timed call: the API has no device copy) */
+    if ((st = timed_runs(&r, &o, CMD_SPMV, spmv_call)) != MG_SUCCESS) {
         rc = cli_lib_error(r.ctx, st);
         goto cleanup;
     }
@@ -429,15 +458,7 @@ int cli_spmv_main(int argc, char **argv) {
     char why[1024] = "";
     if (o.validate) {
         st = mg_check_spmv(r.ctx, r.A, r.operand, r.y_in, r.result, &o.spmv);
-        if (st == MG_SUCCESS) {
-            validated = 1;
-        } else if (st == MG_INVALID_ARGUMENT) {
-            validated = 0;
-            snprintf(why, sizeof why, "%s", mg_context_error(r.ctx));
-        } else {
-            rc = cli_lib_error(r.ctx, st);
-            goto cleanup;
-        }
+        if ((validated = validation_outcome(&r, st, why, sizeof why, &rc)) < -1) goto cleanup;
     }
     /* Never a known-wrong result in an output file. */
     if (o.output != NULL && validated != 0 &&
@@ -796,6 +817,11 @@ cleanup:
 
 /* spmm and sddmm: the dense operands (files, else the generator), C, the runs, the checker, the
  * output, the lines. */
+static mg_status product_call(sparse_run *r, const sparse_opts *o, int cmd) {
+    return cmd == CMD_SDDMM ? mg_sddmm(r->ctx, r->A, r->left, r->operand, r->result, &o->sddmm)
+                            : mg_spmm(r->ctx, r->A, r->operand, r->result, &o->spmm);
+}
+
 static int product_main(int argc, char **argv, const char *name, int cmd) {
     sparse_opts o;
     memset(&o, 0, sizeof o);
@@ -861,21 +887,7 @@ static int product_main(int argc, char **argv, const char *name, int cmd) {
     r.gpu_start.passes = k;
     if ((rc = sparse_select(&r, &o, cmd)) != CLI_OK) goto cleanup;
 
-    /* Warm-up (run -1), then the timed runs, each from the same C (only beta reads it); the GPU
-     * returns once its kernels are queued, so the wait is inside the timed region. */
-    for (int64_t i = -1; i < (int64_t)o.runs; i++) {
-        if (r.y_host != NULL && (st = mg_dense_load(r.ctx, r.result, r.y_host)) != MG_SUCCESS) break;
-        double start = cli_now();
-        st = sddmm ? mg_sddmm(r.ctx, r.A, r.left, r.operand, r.result, &o.sddmm)
-                   : mg_spmm(r.ctx, r.A, r.operand, r.result, &o.spmm);
-        if (st != MG_SUCCESS || (st = mg_context_finish(r.ctx)) != MG_SUCCESS) break;
-        double elapsed = cli_now() - start;
-        if (i < 0)
-            r.warmup_s = elapsed;
-        else
-            r.times[i] = elapsed;
-    }
-    if (st != MG_SUCCESS) {
+    if ((st = timed_runs(&r, &o, cmd, product_call)) != MG_SUCCESS) {
         rc = cli_lib_error(r.ctx, st);
         goto cleanup;
     }
@@ -887,15 +899,7 @@ static int product_main(int argc, char **argv, const char *name, int cmd) {
     if (o.validate) {
         st = sddmm ? mg_check_sddmm(r.ctx, r.A, r.left, r.operand, r.y_in, r.result, &o.sddmm)
                    : mg_check_spmm(r.ctx, r.A, r.operand, r.y_in, r.result, &o.spmm);
-        if (st == MG_SUCCESS) {
-            validated = 1;
-        } else if (st == MG_INVALID_ARGUMENT) {
-            validated = 0;
-            snprintf(why, sizeof why, "%s", mg_context_error(r.ctx));
-        } else {
-            rc = cli_lib_error(r.ctx, st);
-            goto cleanup;
-        }
+        if ((validated = validation_outcome(&r, st, why, sizeof why, &rc)) < -1) goto cleanup;
     }
     /* Never a known-wrong result in an output file. */
     if (o.output != NULL && validated != 0) {
@@ -1092,15 +1096,7 @@ int cli_spgemm_main(int argc, char **argv) {
     char why[1024] = "";
     if (o.validate) {
         st = mg_check_spgemm(r.ctx, r.A, right, C, &o.spgemm);
-        if (st == MG_SUCCESS) {
-            validated = 1;
-        } else if (st == MG_INVALID_ARGUMENT) {
-            validated = 0;
-            snprintf(why, sizeof why, "%s", mg_context_error(r.ctx));
-        } else {
-            rc = cli_lib_error(r.ctx, st);
-            goto cleanup;
-        }
+        if ((validated = validation_outcome(&r, st, why, sizeof why, &rc)) < -1) goto cleanup;
     }
     /* Never a known-wrong result in an output file. */
     if (validated != 0 && (st = mg_matrix_write(r.ctx, C, o.output)) != MG_SUCCESS) {
