@@ -29,7 +29,7 @@
 
 mg_status mg_sssp(mg_context ctx, const mg_graph g, uint32_t source, double delta, mg_vector dist) {
     mg_status status = MG_SUCCESS;
-    mg_frontier near = NULL, far = NULL, changed = NULL, later = NULL;
+    mg_frontier near = NULL, far = NULL;
 
     TRY(mg__algo_check_graph(ctx, g, "mg_sssp: g"));
     uint32_t n = mg_graph_num_vertices(g);
@@ -63,8 +63,6 @@ mg_status mg_sssp(mg_context ctx, const mg_graph g, uint32_t source, double delt
     TRY(mg_vector_set(ctx, dist, source, 0));
     TRY(mg_frontier_create(ctx, &near, g));
     TRY(mg_frontier_create(ctx, &far, g));
-    TRY(mg_frontier_create(ctx, &changed, g));
-    TRY(mg_frontier_create(ctx, &later, g));
     TRY(mg_frontier_add(ctx, near, source));
 
     mg_program relax;
@@ -73,17 +71,16 @@ mg_status mg_sssp(mg_context ctx, const mg_graph g, uint32_t source, double delt
     relax.combine = MG_COMBINE_MIN;
     relax.apply = MG_APPLY_MIN;
 
+    /* near is relaxed to exhaustion by mg_advance_loop: what changes below the threshold is the
+     * next near set, the rest goes to the far pile */
+    mg_loop_options near_far;
+    mg_loop_options_init(&near_far);
+    near_far.far = far;
     double threshold = delta;
     for (;;) {
         uint32_t count;
-        TRY(mg_frontier_count(ctx, near, &count));
-        while (count > 0) {
-            TRY(mg_advance(ctx, g, &relax, near, dist, dist, NULL, changed));
-            TRY(mg_frontier_select(ctx, later, changed, dist, MG_GE, threshold));
-            TRY(mg_frontier_union(ctx, far, later));
-            TRY(mg_frontier_select(ctx, near, changed, dist, MG_LT, threshold));
-            TRY(mg_frontier_count(ctx, near, &count));
-        }
+        near_far.far_from = threshold;
+        TRY(mg_advance_loop(ctx, g, &relax, near, dist, dist, NULL, &near_far, NULL));
         /* Drop pile entries relaxed since they were piled (now below the threshold). */
         TRY(mg_frontier_select(ctx, far, far, dist, MG_GE, threshold));
         TRY(mg_frontier_count(ctx, far, &count));
@@ -99,7 +96,5 @@ mg_status mg_sssp(mg_context ctx, const mg_graph g, uint32_t source, double delt
 cleanup:
     mg_frontier_free(&near);
     mg_frontier_free(&far);
-    mg_frontier_free(&changed);
-    mg_frontier_free(&later);
     return status;
 }

@@ -218,6 +218,12 @@ mg_status mg_frontier_contains(mg_context ctx, const mg_frontier f, uint32_t ver
     return MG_SUCCESS;
 }
 
+void mg__frontier_swap(mg_frontier a, mg_frontier b) {
+    struct mg_frontier_s t = *a;
+    *a = *b;
+    *b = t;
+}
+
 mg_status mg_frontier_count(mg_context ctx, const mg_frontier f, uint32_t *count) {
     FRONTIER_PROLOGUE(f, "mg_frontier_count: f");
     if (count == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_frontier_count: count is NULL");

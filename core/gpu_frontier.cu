@@ -242,6 +242,12 @@ extern "C" mg_status mg__gpu_frontier_need_dbitmap(mg_context ctx, const mg_fron
     return MG_SUCCESS;
 }
 
+extern "C" mg_status mg__gpu_frontier_need_dlist_room(mg_context ctx, const mg_frontier cf) {
+    mg_frontier f = (mg_frontier)cf;
+    TRY(mg__gpu_frontier_need_dlist(ctx, f));
+    return reserve_dlist(ctx, f, f->n, true);
+}
+
 extern "C" mg_status mg__gpu_frontier_reserve_device(mg_context ctx, mg_frontier f) {
     TRY(reserve_dlist(ctx, f, f->n, false));
     TRY(alloc_dbitmap(ctx, f));

@@ -77,6 +77,8 @@ mg_status mg__gpu_graph_of(mg_context ctx, const struct mg_graph_s *g, const voi
  * non-NULL array (an empty frontier too). */
 mg_status mg__gpu_frontier_need_dlist(mg_context ctx, const mg_frontier f);
 mg_status mg__gpu_frontier_need_dbitmap(mg_context ctx, const mg_frontier f);
+/* mg__gpu_frontier_need_dlist with room for all n vertices (a device loop appends to it). */
+mg_status mg__gpu_frontier_need_dlist_room(mg_context ctx, const mg_frontier f);
 /* Device list of capacity n and device bitmap allocated, nothing computed; f becomes
  * device-resident with both forms marked invalid (an engine is about to overwrite it). */
 mg_status mg__gpu_frontier_reserve_device(mg_context ctx, mg_frontier f);

@@ -294,6 +294,8 @@ mg_status mg__frontier_need_list(mg_context ctx, const mg_frontier f);
 mg_status mg__frontier_need_bitmap(mg_context ctx, const mg_frontier f);
 /* Allocate both arrays without computing anything (for an engine about to overwrite f). */
 mg_status mg__frontier_reserve(mg_context ctx, mg_frontier f);
+/* Exchanges the contents of two frontiers of one graph (each handle keeps its identity). */
+void mg__frontier_swap(mg_frontier a, mg_frontier b);
 
 static inline bool mg__bit_test(const uint64_t *bitmap, uint32_t v) {
     return (bitmap[v >> 6] >> (v & 63)) & 1u;

@@ -59,6 +59,13 @@ mg_status mg__udf_cache_dir(mg_context ctx, const char *fn, char *dir, size_t si
 uint64_t mg__udf_hash(uint64_t h, const char *s);
 /* The GPU backend (gpu_backend.cu; CUDA builds only). */
 mg_status mg__gpu_run_advance(const mg__advance_call *call, mg_advance_info *info);
+/* mg_advance_loop's steps from call->in (call->out: scratch) on the device, at most max_steps of
+ * them, without the host between steps (mg__gpu_advance_loop), numbered from first_step; *ran = 0
+ * when the program or ctx->mode wants every step from the host, or when the first step's frontier
+ * is too costly to push. *largest: in, the largest frontier lately (sizes the grids); out, the
+ * largest of these steps'. */
+mg_status mg__gpu_run_loop(const mg__advance_call *call, const mg_loop_options *o, int64_t first_step,
+                           uint32_t max_steps, uint32_t *largest, uint32_t *ran);
 
 #ifdef __cplusplus
 }

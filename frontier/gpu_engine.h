@@ -59,6 +59,38 @@ typedef enum { MG__GPU_STEP_RULE = 0, MG__GPU_STEP_PUSH, MG__GPU_STEP_PULL } mg_
 mg_status mg__gpu_advance_forced(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info,
                                  mg__gpu_step how, uint32_t stride);
 
+/* A stretch of mg_advance_loop's steps run on the device without the host (mg__gpu_advance_loop). */
+typedef struct {
+    uint32_t max_steps;          /* launch at most this many steps (<= MG__GPU_LOOP_MAX_STEPS)        */
+    uint32_t grid_hint;          /* the largest frontier expected: sizes the grids (they loop)     */
+    uint32_t *d_frontier;        /* in: a->in_count vertices; out: what is left; room for n        */
+    void *d_step_of;             /* NULL, or step_of's values (int32 if step_of_32, else int64)     */
+    bool step_of_32;
+    int64_t first_step;
+    uint64_t *d_mask;            /* NULL, or the mask's bitmap, which gains each step's output      */
+    uint32_t *d_mask_list;       /* NULL, or the mask's list (mask_count entries, room for n)       */
+    uint32_t mask_count;
+    uint64_t *d_far;             /* NULL, or the far pile's bitmap (y >= far_from goes there)       */
+    uint32_t *d_far_list;        /* NULL, or its list (far_count entries, room for n)               */
+    uint32_t far_count;
+    double far_from;
+    /* OUT */
+    uint32_t ran;                /* steps taken (a step found its frontier too costly: not taken)  */
+    uint32_t left;               /* the frontier's size after them                                 */
+    uint32_t mask_added, far_added;
+} mg__gpu_loop;
+#define MG__GPU_LOOP_MAX_STEPS 256
+
+/* Up to loop->max_steps steps of a push program (a->program's push updates y directly: MIN, MAX or
+ * IF_UNSET; no MG_APPLY_AFFINE) from loop->d_frontier, each step's output handled as
+ * mg_advance_loop says, with one wait for the device at the end. A step runs only while its
+ * frontier's edges are few enough that the push/pull rule would push without asking (m / 32); the
+ * loop stops before the first that is not, leaving it in d_frontier. a->d_out_list and
+ * a->d_out_bitmap are scratch (room for n; the bitmap is cleared here and left clear). infos[k]
+ * describes step k (room for max_steps). */
+mg_status mg__gpu_advance_loop(mg_context ctx, mg__gpu_advance_args *a, mg__gpu_loop *loop,
+                               mg_advance_info *infos);
+
 /* The edges of the count vertices of d_list (NULL: every vertex, g->m) along edges, summed on the
  * device and waited for. */
 mg_status mg__gpu_frontier_edges(mg_context ctx, const mg__gpu_graph *g, mg_edges edges,

@@ -71,7 +71,12 @@ template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) 
     __shared__ uint32_t s_big[kGroup];   /* vertices with stage-3 edges */
     __shared__ uint32_t s_nbig;
     const int tid = threadIdx.x;
-    const uint32_t groups = (P.count + kGroup - 1) / kGroup;
+    uint32_t count = P.count;
+    if (P.d_count != nullptr) { /* a step of mg__gpu_advance_loop: sized on the device */
+        if (*P.d_edges > P.edge_limit) return;
+        count = (uint32_t)*P.d_count;
+    }
+    const uint32_t groups = (count + kGroup - 1) / kGroup;
     for (uint32_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
         if (tid == 0) s_nbig = 0;
         __syncthreads();
@@ -80,7 +85,7 @@ template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) 
             uint64_t lo = 0, deg = 0;
             T xs = (T)0;
             uint32_t s = 0;
-            if (i < P.count) {
+            if (i < count) {
                 s = P.list ? P.list[i] : i;
                 lo = P.push_off[s];
                 /* with segments, the edges into groups 1-4 went through seg_push_kernel */
@@ -476,15 +481,19 @@ struct Workspace {
     uint32_t *sample;     /* a push sample's frontier (mg__gpu_advance_forced with stride > 1) */
     ull *hubs;            /* the push's vertices with kHubEdges stage-3 edges and more       */
     void *acc;            /* capacity values of up to 8 bytes */
+    ull *loop, *host_loop;/* mg__gpu_advance_loop's per-step counters (LOOP_COUNTERS), device
+                             and pinned                                                         */
 };
 
 void workspace_free(void *p) {
     Workspace *w = static_cast<Workspace *>(p);
     if (w == nullptr) return;
-    void *const arrays[] = {w->counters, w->out_bm, w->active_bm, w->touched, w->tlist, w->sample, w->hubs, w->acc};
+    void *const arrays[] = {w->counters, w->out_bm, w->active_bm, w->touched, w->tlist, w->sample, w->hubs, w->acc,
+                            w->loop};
     for (void *a : arrays)
         if (a != nullptr) cudaFree(a);
     if (w->host_counters != nullptr) cudaFreeHost(w->host_counters);
+    if (w->host_loop != nullptr) cudaFreeHost(w->host_loop);
     mg__free(w);
 }
 
@@ -737,6 +746,157 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
 }
 
 
+/* ---- mg__gpu_advance_loop: steps without the host ------------------------------------------- */
+
+/* The loop's counters, one device array (zeroed per stretch) and its pinned copy: step j's
+ * frontier size and edges (entry j), its raw output's size, and what the mask and far pile gained. */
+constexpr uint32_t kLoopSteps = MG__GPU_LOOP_MAX_STEPS;
+enum : uint32_t {
+    LOOP_COUNT = 0,                           /* kLoopSteps + 1: the frontier entering step j   */
+    LOOP_EDGES = LOOP_COUNT + kLoopSteps + 1, /* kLoopSteps + 1: its edges along the push         */
+    LOOP_RAW = LOOP_EDGES + kLoopSteps + 1,   /* kLoopSteps: step j's output                      */
+    LOOP_HUBS = LOOP_RAW + kLoopSteps,        /* kLoopSteps: step j's hub_count                   */
+    LOOP_MASK = LOOP_HUBS + kLoopSteps,
+    LOOP_FAR,
+    LOOP_COUNTERS
+};
+
+struct LoopCommit {
+    const uint32_t *raw;      /* step j's output (the push's out_list), raw count at LOOP_RAW + j */
+    uint64_t *dedupe;         /* the push's out_bm: cleared again bit by bit                       */
+    uint32_t *next;           /* the next frontier                                                 */
+    const uint64_t *push_off; /* its edges                                                         */
+    ull *counters;
+    int32_t *step32;
+    int64_t *step64;
+    int64_t first_step;
+    uint64_t *mask;
+    uint32_t *mask_list;      /* already past the mask's own entries */
+    uint64_t *far;
+    uint32_t *far_list;       /* already past the pile's own entries */
+    double far_from;
+};
+
+/* Step j's output, as mg_advance_loop says: each vertex gets its step, joins the mask, and goes to
+ * the far pile or the next frontier (whose edges are summed for step j + 1's check). The loop keeps
+ * every lane of a warp on the same trip, so the edge sums reduce per warp. */
+template <typename T> __global__ void __launch_bounds__(kBlock) loop_commit_kernel(LoopCommit L, const T *y, uint32_t j) {
+    const ull count = L.counters[LOOP_RAW + j];
+    ull edges = 0;
+    for (ull base = (ull)blockIdx.x * kBlock; base < count; base += (ull)gridDim.x * kBlock) {
+        const ull i = base + threadIdx.x;
+        if (i < count) {
+            const uint32_t v = L.raw[i];
+            atomicAnd(reinterpret_cast<ull *>(&L.dedupe[v >> 6]), ~(1ull << (v & 63)));
+            if (L.step32 != nullptr) L.step32[v] = (int32_t)(L.first_step + j);
+            if (L.step64 != nullptr) L.step64[v] = L.first_step + j;
+            if (L.mask != nullptr && bit_claim(L.mask, v)) append(L.mask_list, L.counters + LOOP_MASK, v);
+            if (L.far != nullptr && (double)load(y + v) >= L.far_from) {
+                if (bit_claim(L.far, v)) append(L.far_list, L.counters + LOOP_FAR, v);
+            } else {
+                append(L.next, L.counters + LOOP_COUNT + j + 1, v);
+                edges += L.push_off[v + 1] - L.push_off[v];
+            }
+        }
+        for (int o = 16; o > 0; o >>= 1) edges += __shfl_xor_sync(0xffffffffu, edges, o);
+        if ((threadIdx.x & 31) == 0 && edges) atomicAdd(L.counters + LOOP_EDGES + j + 1, edges);
+        edges = 0;
+    }
+}
+
+uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+template <typename T> mg_status advance_loop_t(mg_context ctx, mg__gpu_advance_args *a, mg__gpu_loop *L,
+                                               mg_advance_info *infos) {
+    const mg__gpu_graph *g = a->g;
+    const mg_program *p = a->program;
+    Workspace *w = nullptr;
+    TRY(workspace_get(ctx, g->n, &w));
+    const size_t loop_bytes = LOOP_COUNTERS * sizeof(ull);
+    TRY(workspace_array(ctx, &w->loop, loop_bytes, "the loop's counters"));
+    if (w->host_loop == nullptr) {
+        cudaError_t e = cudaMallocHost(&w->host_loop, loop_bytes);
+        if (e != cudaSuccess) return alloc_fail(ctx, e, loop_bytes, "the pinned counters");
+    }
+    const uint32_t steps = L->max_steps < kLoopSteps ? L->max_steps : kLoopSteps;
+    ull *c = w->loop;
+    CU(cudaMemsetAsync(c, 0, loop_bytes));
+    CU(cudaMemsetAsync(a->d_out_bitmap, 0, mg__bitmap_words(g->n) * sizeof(uint64_t)));
+    w->host_loop[LOOP_COUNT] = a->in_count; /* the stretch's one upload: step 0's frontier size */
+    CU(cudaMemcpyAsync(c + LOOP_COUNT, w->host_loop + LOOP_COUNT, sizeof(ull), cudaMemcpyHostToDevice));
+
+    Params<T> P;
+    params_init(P, a);
+    P.list = L->d_frontier;
+    P.op = push_op(p);
+    P.out_bm = a->d_out_bitmap;
+    P.edge_limit = g->m / kPushCheap;
+    if (a->in_count > 0) {
+        mg__gpu_degree_sum_async(P.push_off, L->d_frontier, a->in_count, c + LOOP_EDGES);
+        LAUNCHED("degree_sum");
+    }
+    LoopCommit C;
+    memset(&C, 0, sizeof C);
+    C.raw = a->d_out_list;
+    C.dedupe = a->d_out_bitmap;
+    C.next = L->d_frontier;
+    C.push_off = P.push_off;
+    C.counters = c;
+    C.step32 = L->d_step_of && L->step_of_32 ? static_cast<int32_t *>(L->d_step_of) : nullptr;
+    C.step64 = L->d_step_of && !L->step_of_32 ? static_cast<int64_t *>(L->d_step_of) : nullptr;
+    C.first_step = L->first_step;
+    C.mask = L->d_mask;
+    C.mask_list = L->d_mask_list ? L->d_mask_list + L->mask_count : nullptr;
+    C.far = L->d_far;
+    C.far_list = L->d_far_list ? L->d_far_list + L->far_count : nullptr;
+    C.far_from = L->far_from;
+    const uint64_t hint = L->grid_hint > a->in_count ? L->grid_hint : a->in_count;
+    /* grids for twice the largest frontier seen lately, within [16, 1024] blocks: they loop */
+    const unsigned push_grid = (unsigned)clamp_u64((2 * hint + kGroup - 1) / kGroup, 16, 1024);
+    const unsigned commit_grid = (unsigned)clamp_u64(grid_for(2 * hint), 16, 1024);
+    /* hubs as in a step of advance_t: one block would take milliseconds over R-MAT's largest */
+    const bool hubs = (p->edges == MG_EDGES_OUT ? g->max_out_degree : g->max_in_degree) >= kHubEdges;
+    if (hubs) TRY(workspace_array(ctx, &w->hubs, (size_t)w->capacity * sizeof(ull), "the hub list"));
+    const int K = (int)p->contribution, Cb = (int)p->combine;
+    /* A step's push writes y while the commit of the one before has finished (stream order): the
+     * next frontier, the mask and the pile are settled before a step reads them, as in the loop of
+     * mg_advance calls. The output list is the push's out_list; its count this step's LOOP_RAW. */
+    for (uint32_t j = 0; j < steps; j++) {
+        P.d_count = c + LOOP_COUNT + j;
+        P.d_edges = c + LOOP_EDGES + j;
+        P.out_count = c + LOOP_RAW + j;
+        if (hubs) {
+            P.hubs = w->hubs;
+            P.hub_count = c + LOOP_HUBS + j;
+        }
+        LAUNCH_BY_PROGRAM(Hot<T>, K, Cb, launch_push, P, push_grid);
+        LAUNCHED("push_kernel (loop)");
+        if (hubs) {
+            LAUNCH_BY_PROGRAM(Hot<T>, K, Cb, launch_hubs, P);
+            LAUNCHED("hub_kernel (loop)");
+        }
+        loop_commit_kernel<T><<<commit_grid, kBlock>>>(C, P.y, j);
+        LAUNCHED("loop_commit_kernel");
+    }
+    CU(cudaMemcpyAsync(w->host_loop, c, loop_bytes, cudaMemcpyDeviceToHost));
+    CU(cudaStreamSynchronize(0));
+    const ull *h = w->host_loop;
+    uint32_t ran = 0;
+    while (ran < steps && h[LOOP_COUNT + ran] > 0 && h[LOOP_EDGES + ran] <= P.edge_limit) {
+        mg_advance_info *info = &infos[ran];
+        memset(info, 0, sizeof *info);
+        info->frontier_vertices = (uint32_t)h[LOOP_COUNT + ran];
+        info->frontier_edges = info->edges_scanned = h[LOOP_EDGES + ran];
+        info->output_vertices = (uint32_t)h[LOOP_RAW + ran];
+        ran++;
+    }
+    L->ran = ran;
+    L->left = (uint32_t)h[LOOP_COUNT + ran];
+    L->mask_added = (uint32_t)h[LOOP_MASK];
+    L->far_added = (uint32_t)h[LOOP_FAR];
+    return MG_SUCCESS;
+}
+
 /* Every entry point: the same checks, then the engine or the baseline. */
 mg_status advance_entry(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info, bool baseline,
                         mg__gpu_step how, uint32_t stride) {
@@ -765,6 +925,26 @@ extern "C" mg_status mg__gpu_advance_forced(mg_context ctx, mg__gpu_advance_args
 
 extern "C" mg_status mg__gpu_advance_baseline(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
     return advance_entry(ctx, a, info, true, MG__GPU_STEP_RULE, 1);
+}
+
+extern "C" mg_status mg__gpu_advance_loop(mg_context ctx, mg__gpu_advance_args *a, mg__gpu_loop *loop,
+                                          mg_advance_info *infos) {
+    mg_advance_info first;
+    TRY(check_args(ctx, kEntry, a, &first));
+    if (loop == nullptr || infos == nullptr || loop->d_frontier == nullptr || a->d_out_list == nullptr ||
+        a->d_out_bitmap == nullptr)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance_loop: NULL loop, infos or list");
+    const int op = push_op(a->program);
+    if ((op != OP_MIN && op != OP_MAX && op != OP_IF_UNSET) || a->program->apply == MG_APPLY_AFFINE)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance_loop: the program's push does not "
+                         "update y directly (MIN, MAX or IF_UNSET with their combine)");
+    switch (a->type) {
+    case MG_INT32: case MG_VERTEX: return advance_loop_t<int32_t>(ctx, a, loop, infos);
+    case MG_INT64: return advance_loop_t<int64_t>(ctx, a, loop, infos);
+    case MG_FLOAT: return advance_loop_t<float>(ctx, a, loop, infos);
+    case MG_DOUBLE: return advance_loop_t<double>(ctx, a, loop, infos);
+    }
+    return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_advance_loop: unknown value type %d", (int)a->type);
 }
 
 extern "C" mg_status mg__gpu_frontier_edges(mg_context ctx, const mg__gpu_graph *g, mg_edges edges,

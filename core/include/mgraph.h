@@ -503,6 +503,40 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *program
                      const mg_frontier in, const mg_vector x, mg_vector y, const mg_frontier mask,
                      mg_frontier out);
 
+/* What mg_advance_loop does with each step's output besides making it the next frontier
+ * (mg_loop_options_init: nothing, no step limit). */
+typedef struct {
+    uint32_t max_steps;   /* stop after this many steps (0: only when the frontier is empty)      */
+    mg_vector step_of;    /* NULL, or an MG_INT32 / MG_INT64 vector: a vertex that joins in step k
+                             (k = 0, 1, ...) gets first_step + k (BFS depths)                       */
+    int64_t first_step;
+    bool mask_grows;      /* the mask gains each step's output (a visited set)                     */
+    mg_frontier far;      /* NULL, or: a joining vertex whose y >= far_from is added here instead of
+                             to the next frontier (the far pile of near-far delta-stepping)        */
+    double far_from;
+} mg_loop_options;
+void mg_loop_options_init(mg_loop_options *o);
+
+/*
+ * Steps of one edge program until the frontier runs dry: each step is mg_advance(frontier, x, y,
+ * mask) and its output, less what opts sends to far, is the next frontier. Exactly the loop
+ *     for (k = 0; frontier not empty && (max_steps == 0 || k < max_steps); k++) {
+ *         mg_advance(ctx, g, program, frontier, x, y, mask, out);
+ *         step_of[out] = first_step + k;  if (mask_grows) mask |= out;
+ *         far |= { v in out : y[v] >= far_from };  frontier = { v in out : y[v] < far_from };
+ *     }
+ * (each clause only when its option is set), with *steps = k (may be NULL). On return frontier
+ * holds what is left: empty, unless max_steps stopped the loop. The point is speed on graphs of
+ * thousands of small steps (road networks, meshes): a GPU context runs stretches of steps whose
+ * frontiers are cheap to push without returning to the host between them, which a loop of
+ * mg_advance calls cannot (each call reports its output's size, so each waits for the device).
+ * frontier, mask and far must be distinct; far needs no mask_grows and vice versa. The trace hook
+ * still sees every step.
+ */
+mg_status mg_advance_loop(mg_context ctx, const mg_graph g, const mg_program *program,
+                          mg_frontier frontier, const mg_vector x, mg_vector y, mg_frontier mask,
+                          const mg_loop_options *opts, uint32_t *steps);
+
 /*
  * User-defined programs: the contribution, combine and apply of an edge program written by the user,
  * the GraphBLAS way (its user-defined operators and GxB JIT). Defined once with mg_program_define,
