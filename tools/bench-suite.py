@@ -12,12 +12,26 @@ Engines (see `mgraph help bench`):
   pull      GPU, pull into the destinations only (bottom-up)
   dense     GPU, the dense-frontier engine (MultiGraphD) only
   baseline  GPU, the Gunrock-style load-balanced CSR engine
+  gunrock   real Gunrock 2.x (only when --engines names it): the drivers of the bundle --gunrock
+            (../shared/peers/gunrock; its README says what each computes), built with its build.sh
+            into --gunrock-build (--data/gunrock-build) where the bundle has none built, run on the
+            .mtx that `mgraph convert` writes of the same graph (--data/GRAPH.mtx), from the same
+            source (0-based), --runs timed calls; run_s is the median wall time of its run() calls,
+            gunrock_reported_ms what run() itself returns (enact() only). Each output is compared
+            vertex by vertex with our CPU engine's run of the same case, which our serial checker
+            validated (`mgraph ALGO --validate --output`; agrees() gives the tolerances): 'wrong'
+            cases (its BC on larger graphs) are timed, counted (wrong_vertices) and marked, and do
+            not fail the suite. PR: unit weights and as many iterations as ours (--tol 0
+            --max_iter K). No CC in Gunrock 2.x. Skipped, with the reason, without a bundle, a GPU
+            (nvidia-smi), nvcc or cmake, or where the build fails; its BC from a source deeper than
+            997 levels is skipped by the driver.
 GPU engines are recorded as skipped where the CLI reports no usable GPU. Each graph also runs
 randomly renumbered (`mgraph convert --renumber random`, the thesis' Table 3.6) unless --variants
 says otherwise. Outputs in --out: results.csv, results.json (one record per run, with the GPU
 preprocessing as a multiple of one run and device memory as a multiple of plain CSR: Tables 3.7,
 3.8), speedup.md (geometric means of hybrid over each other engine per algorithm and variant, the
-shape of Tables 3.5/3.6), mteps.svg (MTEPS per engine per graph, one panel per algorithm), the
+shape of Tables 3.5/3.6; with gunrock, its time over hybrid's and auto's per graph and their
+geometric means per algorithm), mteps.svg (MTEPS per engine per graph, one panel per algorithm), the
 per-step trace of every run (`--trace`, taken in the last timed run: mode, frontier, edges, time;
 Table 3.2's shape) in trace.csv with BFS's plotted in trace.svg, and oracle.md: hybrid's summed step times against the
 per-step minimum of the sparse and dense engines (the thesis' "best possible time") and of sparse,
@@ -27,7 +41,7 @@ Graphs are generated once into --data (.mgb).
   python3 tools/bench-suite.py [--mgraph PATH] [--out DIR] [--data DIR] [--suite full|quick]
                                [--graphs a,b] [--algos bfs,sssp,cc,pr,bc] [--engines ...] [--runs R]
                                [--variants original,renumbered] [--datasets DIR]
-                               [--max-seconds S] [--resume]
+                               [--max-seconds S] [--resume] [--gunrock DIR] [--gunrock-build DIR]
 --max-seconds stops measuring at S seconds (a device call's limit): the bench running then is
 stopped, keeping the cases it finished; those left are recorded 'not-run'. Every output file is
 rewritten after each graph, so a run cut short keeps what it measured. --resume keeps the cases
@@ -599,7 +613,12 @@ def gunrock_case(args, bindir, name, path, mtx, label, algo, deadline):
     stem = os.path.join(work, f"{label}-{algo}")
     ref_cmd = [args.mgraph, algo, path, "--backend", "cpu", "--validate", "--json",
                "--output", stem + ".mgraph.txt"] + (SOURCES.get(name, []) if algo != "pr" else [])
-    p = subprocess.run(ref_cmd, capture_output=True, text=True)
+    try:
+        p = subprocess.run(ref_cmd, capture_output=True, text=True,
+                           timeout=None if deadline is None else max(deadline - time.monotonic(), 0))
+    except subprocess.TimeoutExpired:
+        return {**rec, "status": "not-run", "command": " ".join(ref_cmd),
+                "error": "stopped by --max-seconds in our reference run"}
     try:
         ref = json.loads(p.stdout)
     except ValueError:
