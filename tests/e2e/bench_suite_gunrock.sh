@@ -56,6 +56,25 @@ PATH="$TMP/gpu:$PATH" CUDACXX="$TMP/gpu/fake-nvcc" suite --out "$TMP/badbuild" -
     --gunrock-build "$TMP/grbuild"
 [ "$RC" = 0 ] || fail "failed build: exit $RC: $(cat "$TMP/suite.log")"
 gunrock_rows "$TMP/badbuild" skipped "Gunrock's build.sh failed (exit 1): build.sh ran; log $TMP/grbuild/build.log"
+# a build the --max-seconds limit stops: 'not-run' (for --resume), and its compilers stopped with it
+mkdir -p "$TMP/slowbundle"
+printf '#!/bin/sh
+sleep 60 &
+echo $! >"$BUILD_DIR/child.pid"
+wait
+' >"$TMP/slowbundle/build.sh"
+PATH="$TMP/gpu:$PATH" CUDACXX="$TMP/gpu/fake-nvcc" suite --out "$TMP/slow" --gunrock "$TMP/slowbundle" \
+    --gunrock-build "$TMP/slowbuild" --variants original --max-seconds 3
+[ "$RC" = 0 ] || fail "a stopped build: exit $RC: $(cat "$TMP/suite.log")"
+python3 - "$TMP/slow/results.csv" <<'PYEOF' || fail "a stopped build's rows are wrong: $(cat "$TMP/suite.log")"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["engine"] == "gunrock" and r["algorithm"] != "cc"]
+assert len(rows) == 8 and all(r["status"] == "not-run" for r in rows), rows
+assert {r["error"] for r in rows if r["graph"] == "rmat10"} == {
+    "stopped by --max-seconds while building Gunrock (--resume goes on)"}, rows
+PYEOF
+sleep 0.5
+! ps -o stat= -p "$(cat "$TMP/slowbuild/child.pid")" | grep -qv Z || fail "the stopped build's child still runs"
 
 # the comparison, on the fixtures: ids 1-based against 0-based, 'inf', NaN, BC's halving, tolerances
 python3 - "$SUITE" "$HERE/../data/gunrock" <<'PYEOF' || fail "the comparison of Gunrock's outputs is wrong"
