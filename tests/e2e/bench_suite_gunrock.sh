@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench_suite_gunrock.sh — tools/bench-suite.py's gunrock engine without a GPU: its cases are
-# 'skipped' with the reason (no bundle, no GPU, no nvcc) and the run exits 0; the comparison of a
+# 'skipped' with the reason (no bundle, no GPU, no nvcc, a failed build) and the run exits 0, a build
+# that --max-seconds stops is 'not-run' with its compilers stopped; the comparison of a
 # Gunrock output file with ours finds the wrong vertices (fixtures in tests/data/gunrock); and the
 # whole path (the .mtx written by `mgraph convert`, the source, the drivers' options, their RESULT
 # line, the build into --gunrock-build, the speedup table) through fake_gunrock.py, a CPU model of
