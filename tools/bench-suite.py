@@ -12,12 +12,26 @@ Engines (see `mgraph help bench`):
   pull      GPU, pull into the destinations only (bottom-up)
   dense     GPU, the dense-frontier engine (MultiGraphD) only
   baseline  GPU, the Gunrock-style load-balanced CSR engine
+  gunrock   real Gunrock 2.x (only when --engines names it): the drivers of the bundle --gunrock
+            (../shared/peers/gunrock; its README says what each computes), built with its build.sh
+            into --gunrock-build (--data/gunrock-build) where the bundle has none built, run on the
+            .mtx that `mgraph convert` writes of the same graph (--data/GRAPH.mtx), from the same
+            source (0-based), --runs timed calls; run_s is the median wall time of its run() calls,
+            gunrock_reported_ms what run() itself returns (enact() only). Each output is compared
+            vertex by vertex with our CPU engine's run of the same case, which our serial checker
+            validated (`mgraph ALGO --validate --output`; agrees() gives the tolerances): 'wrong'
+            cases (its BC on larger graphs) are timed, counted (wrong_vertices) and marked, and do
+            not fail the suite. PR: unit weights and as many iterations as ours (--tol 0
+            --max_iter K). No CC in Gunrock 2.x. Skipped, with the reason, without a bundle, a GPU
+            (nvidia-smi), nvcc or cmake, or where the build fails; its BC from a source deeper than
+            997 levels is skipped by the driver.
 GPU engines are recorded as skipped where the CLI reports no usable GPU. Each graph also runs
 randomly renumbered (`mgraph convert --renumber random`, the thesis' Table 3.6) unless --variants
 says otherwise. Outputs in --out: results.csv, results.json (one record per run, with the GPU
 preprocessing as a multiple of one run and device memory as a multiple of plain CSR: Tables 3.7,
 3.8), speedup.md (geometric means of hybrid over each other engine per algorithm and variant, the
-shape of Tables 3.5/3.6), mteps.svg (MTEPS per engine per graph, one panel per algorithm), the
+shape of Tables 3.5/3.6; with gunrock, its time over hybrid's and auto's per graph and their
+geometric means per algorithm), mteps.svg (MTEPS per engine per graph, one panel per algorithm), the
 per-step trace of every run (`--trace`, taken in the last timed run: mode, frontier, edges, time;
 Table 3.2's shape) in trace.csv with BFS's plotted in trace.svg, and oracle.md: hybrid's summed step times against the
 per-step minimum of the sparse and dense engines (the thesis' "best possible time") and of sparse,
@@ -27,7 +41,7 @@ Graphs are generated once into --data (.mgb).
   python3 tools/bench-suite.py [--mgraph PATH] [--out DIR] [--data DIR] [--suite full|quick]
                                [--graphs a,b] [--algos bfs,sssp,cc,pr,bc] [--engines ...] [--runs R]
                                [--variants original,renumbered] [--datasets DIR]
-                               [--max-seconds S] [--resume]
+                               [--max-seconds S] [--resume] [--gunrock DIR] [--gunrock-build DIR]
 --max-seconds stops measuring at S seconds (a device call's limit): the bench running then is
 stopped, keeping the cases it finished; those left are recorded 'not-run'. Every output file is
 rewritten after each graph, so a run cut short keeps what it measured. --resume keeps the cases
@@ -46,11 +60,14 @@ import csv
 import json
 import math
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import time
 
 ENGINES = ["cpu", "hybrid", "auto", "sparse", "pull", "dense", "baseline"]
+PEER_ENGINES = ["gunrock"]  # run only where --engines names them
 ALGOS = ["bfs", "sssp", "cc", "pr", "bc"]
 
 
@@ -81,9 +98,9 @@ def die(msg, code=2):
     sys.exit(code)
 
 
-def pick(arg, known, what):
+def pick(arg, known, what, default=None):
     if arg is None:
-        return list(known)
+        return list(default or known)
     chosen = [x for x in arg.split(",") if x]
     bad = [x for x in chosen if x not in known]
     if bad or not chosen:
@@ -248,6 +265,47 @@ def write_speedups(path, records, engines, algos):
     with open(path, "w") as f:
         f.write("Geometric mean over the graphs of (engine's time / hybrid's time); > 1: hybrid is faster.\n")
         f.write("\n".join(lines) + "\n")
+        if any(r["engine"] == "gunrock" for r in records):
+            f.write(gunrock_table(records))
+
+
+def gunrock_table(records):
+    """Gunrock's time over mgraph's hybrid and auto per algorithm and graph, and their geometric
+    means per algorithm; a case whose output Gunrock got wrong is timed, marked and counted."""
+    t = {(r["variant"], r["algorithm"], r["graph"], r["engine"]): r for r in records
+         if r["status"] in ("ok", "wrong") and r.get("run_s")}
+    lines = ["\nReal Gunrock 2.x: its median run() wall time / mgraph's median run time (same graph, "
+             "source and runs); > 1: mgraph is faster.\n",
+             "| variant | algorithm | graph | gunrock ms | hybrid ms | auto ms | gunrock / hybrid | "
+             "gunrock / auto | Gunrock's output |", "|---|---|---|---|---|---|---|---|---|"]
+    means = []
+    for v, a in sorted({k[:2] for k in t if k[3] == "gunrock"}, key=lambda k: (k[0], ALGOS.index(k[1]))):
+        ratios = {"hybrid": [], "auto": []}
+        wrong = 0
+        for g in sorted({k[2] for k in t if k[:2] == (v, a) and k[3] == "gunrock"}):
+            gr = t[(v, a, g, "gunrock")]
+            ms, over = [], []
+            for e in ("hybrid", "auto"):
+                ours = t.get((v, a, g, e))
+                if ours is not None and ours["status"] == "ok" and ours["run_s"] > 0:
+                    ratios[e].append(gr["run_s"] / ours["run_s"])
+                    ms.append(f"{ours['run_s'] * 1e3:.3f}")
+                    over.append(f"{ratios[e][-1]:.2f}")
+                else:
+                    ms.append("n/a")
+                    over.append("n/a")
+            wrong += gr["status"] == "wrong"
+            verdict = ("validated" if gr["status"] == "ok"
+                       else f"**wrong** on {gr['wrong_vertices']} of {gr['vertices']} vertices")
+            lines.append(f"| {v} | {a} | {g} | {gr['run_s'] * 1e3:.3f} | {ms[0]} | {ms[1]} | {over[0]} | "
+                         f"{over[1]} | {verdict} |")
+        means.append(f"| {v} | {a} | " + " | ".join(
+            f"{geomean(ratios[e]):.2f} ({len(ratios[e])} graphs)" if ratios[e] else "n/a"
+            for e in ("hybrid", "auto")) + f" | {wrong} |")
+    lines += ["\nGeometric means over the graphs (those where Gunrock's output is wrong included):\n",
+              "| variant | algorithm | gunrock / hybrid | gunrock / auto | graphs Gunrock got wrong |",
+              "|---|---|---|---|---|"] + means
+    return "\n".join(lines) + "\n"
 
 
 def speedup_rows(ok, graphs, engines, algos):
@@ -332,7 +390,8 @@ def write_outputs(out, records, traces, engines, algos):
     fields = ["graph", "variant", "algorithm", "engine", "status", "run_s", "run_min_s", "run_max_s",
               "mteps", "traversed_edges", "vertices", "edges", "validated", "preprocess_s",
               "gpu_preprocess_s", "gpu_upload_s", "dense_preprocess_s", "preprocess_over_run", "device_bytes",
-              "dense_bytes", "csr_bytes", "device_over_csr", "error", "command"]
+              "dense_bytes", "csr_bytes", "device_over_csr", "gunrock_reported_ms", "wrong_vertices", "error",
+              "command"]
     with open(os.path.join(out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
@@ -389,8 +448,8 @@ def missing_cases(records, label, algos, engines):
             [e for e in engines if any(y == e for _, y in lack)])
 
 
-def measure_graph(args, graphs, name, variant, algos, engines, deadline):
-    """Generates (or renumbers) the graph if its file is missing, then runs `mgraph bench` on it."""
+def prepare_graph(args, graphs, name, variant):
+    """The file of one graph and variant: generated (or renumbered) into --data where missing."""
     if isinstance(graphs[name], str):  # a real graph: read as it is
         base, make = graphs[name], []
     else:
@@ -405,10 +464,233 @@ def measure_graph(args, graphs, name, variant, algos, engines, deadline):
             p = subprocess.run(cmd, capture_output=True, text=True)
             if p.returncode != 0:
                 die(f"preparing {name} ({variant}) failed: {p.stderr.strip()}", 1)
+    return path
+
+
+def measure_graph(args, name, path, algos, engines, deadline):
+    """`mgraph bench` on one prepared graph."""
     timeout = None if deadline is None else deadline - time.monotonic()
     if timeout is not None and timeout <= 0:
         return not_run(algos, engines, "--max-seconds reached while preparing this graph")
     return run_graph(args.mgraph, path, algos, engines, args.runs, SOURCES.get(name, []), timeout)
+
+
+# Real Gunrock 2.x (../shared/peers/gunrock: its README says what each driver computes) as one more
+# engine. It has no connected components. Each case: our CPU engine's run of the same algorithm on
+# the same file and source, checked by our serial checker (`mgraph ALGO --validate --output`), then
+# Gunrock's driver on the .mtx that `mgraph convert` wrote of that file, and its output compared
+# vertex by vertex with ours (agrees() says how closely).
+GUNROCK_ALGOS = ["bfs", "sssp", "pr", "bc"]
+GUNROCK_PR_RTOL = 2e-2
+GUNROCK_BC_RTOL = 1e-3
+
+
+def agrees(algo, gunrock, ours):
+    """One vertex's Gunrock value against ours. BFS depths and SSSP distances exactly ('inf' when
+    unreached; Gunrock's fp32 sums of integer weights are exact below 2^24, other weights get fp32's
+    1e-4). PR: both are the PageRank with dangling rank spread uniformly (damping 0.85, ranks sum to 1)
+    after the same number of iterations, but ours iterates the leaking system and normalises at the
+    end, Gunrock the spreading one, in fp32: they meet only in the limit. Ours stops within
+    0.85 * 1e-4 / 0.15 (L1) of it, and its normalisation by a sum >= 0.15 moves a rank by up to
+    ~4e-3 relative (1.6e-3 on R-MAT 10's isolated vertices), Gunrock's as much: relative 2e-2. BC:
+    Gunrock writes 0.5 * delta_s(v) (fp32, fast-math), ours delta_s(v): relative 1e-3 of 2x its value."""
+    if math.isnan(gunrock):
+        return False
+    if math.isinf(ours) or math.isinf(gunrock):
+        return ours == gunrock
+    if algo == "bfs" or (algo == "sssp" and ours == int(ours) and abs(ours) < 2 ** 24):
+        return gunrock == ours
+    if algo == "sssp":
+        return abs(gunrock - ours) <= 1e-4 * abs(ours)
+    if algo == "pr":
+        return abs(gunrock - ours) <= GUNROCK_PR_RTOL * abs(ours)
+    return abs(2 * gunrock - ours) <= GUNROCK_BC_RTOL * max(abs(ours), 1.0)
+
+
+def vertex_values(path, n, first_id):
+    """'<id> <value>' lines with ids first_id .. first_id + n - 1, each once, as a list of n floats
+    ('inf' read as infinity); ValueError names the file and line of anything else."""
+    values = [None] * n
+    with open(path) as f:
+        for k, line in enumerate(f, 1):
+            fields = line.split()
+            try:
+                if len(fields) != 2:
+                    raise ValueError("expected '<vertex id> <value>'")
+                v = int(fields[0]) - first_id
+                if not 0 <= v < n or values[v] is not None:
+                    raise ValueError(f"vertex id {fields[0]} out of range or repeated")
+                values[v] = float(fields[1])
+            except ValueError as e:
+                raise ValueError(f"{path}:{k}: {e}") from None
+    missing = values.count(None)
+    if missing:
+        raise ValueError(f"{path}: {missing} of {n} vertices missing")
+    return values
+
+
+def compare_outputs(algo, gunrock_path, ours_path, n, index_base):
+    """Gunrock's output (1-based Matrix Market ids) against ours (the file's numbering, index_base):
+    (number of vertices that disagree, the first of them as 'vertex V: gunrock X, mgraph Y' in our
+    numbering, or None)."""
+    g = vertex_values(gunrock_path, n, 1)
+    m = vertex_values(ours_path, n, index_base)
+    wrong = [v for v in range(n) if not agrees(algo, g[v], m[v])]
+    first = (f"vertex {wrong[0] + index_base}: gunrock {g[wrong[0]]:.9g}, mgraph {m[wrong[0]]:.9g}"
+             if wrong else None)
+    return len(wrong), first
+
+
+def find_nvcc():
+    """The CUDA compiler as the bundle's build.sh finds it: $CUDACXX where set, else the toolkit's."""
+    if os.environ.get("CUDACXX"):
+        candidates = [os.environ["CUDACXX"]]
+    else:
+        candidates = ["/usr/local/cuda/bin/nvcc", shutil.which("nvcc")]
+    return next((c for c in candidates if c and os.path.isfile(c) and os.access(c, os.X_OK)), None)
+
+
+def gunrock_drivers(args, algos, deadline):
+    """The directory holding the gr_<algo> drivers the cases need (the bundle's own build/bin where
+    built in place, else --gunrock-build/bin, built there by the bundle's build.sh where missing),
+    or (status, why) for every Gunrock case when there is no bundle, GPU, nvcc or cmake."""
+    need = [f"gr_{a}" for a in algos if a in GUNROCK_ALGOS]
+    if not os.path.isfile(os.path.join(args.gunrock, "build.sh")):
+        return None, ("skipped", f"no Gunrock bundle at {args.gunrock} (no build.sh)")
+    try:
+        gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+        has_gpu = gpus.returncode == 0 and "GPU" in gpus.stdout
+    except (OSError, subprocess.TimeoutExpired):
+        has_gpu = False
+    if not has_gpu:
+        return None, ("skipped", "no GPU (nvidia-smi lists none)")
+    built = lambda d: all(os.access(os.path.join(d, x), os.X_OK) for x in need)
+    for d in (os.path.join(args.gunrock, "build", "bin"), os.path.join(args.gunrock_build, "bin")):
+        if built(d):
+            return d, None
+    if find_nvcc() is None:
+        return None, ("skipped", "no nvcc to build Gunrock (set CUDACXX)")
+    if shutil.which("cmake") is None:
+        return None, ("skipped", "no cmake to build Gunrock")
+    os.makedirs(args.gunrock_build, exist_ok=True)
+    log = os.path.join(args.gunrock_build, "build.log")
+    env = dict(os.environ, BUILD_DIR=os.path.abspath(args.gunrock_build),
+               JOBS=os.environ.get("JOBS", str(os.cpu_count() or 2)))
+    timeout = None if deadline is None else deadline - time.monotonic()
+    print(f"bench-suite: building Gunrock's drivers into {args.gunrock_build} (log {log})", flush=True)
+    with open(log, "w") as f:
+        # its own process group: a deadline stops cmake's compilers too, not only build.sh
+        p = subprocess.Popen(["bash", os.path.join(args.gunrock, "build.sh")], stdout=f,
+                             stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            return None, ("not-run", "stopped by --max-seconds while building Gunrock (--resume goes on)")
+    d = os.path.join(args.gunrock_build, "bin")
+    if p.returncode != 0 or not built(d):
+        with open(log) as f:
+            last = (f.read().strip().splitlines() or ["(no output)"])[-1]
+        return None, ("skipped", f"Gunrock's build.sh failed (exit {p.returncode}): {last}; log {log}")
+    return d, None
+
+
+def driver_result(stdout):
+    """The key=value pairs of a Gunrock driver's RESULT line ({} without one)."""
+    for line in stdout.splitlines():
+        if line.startswith("RESULT "):
+            return dict(f.split("=", 1) for f in line.split()[1:] if "=" in f)
+    return {}
+
+
+def gunrock_case(args, bindir, name, path, mtx, label, algo, deadline):
+    """One Gunrock case: our validated CPU run (the reference, and the source and PR's iteration
+    count Gunrock gets), Gunrock's driver on the .mtx, and the comparison of their outputs."""
+    rec = {"algorithm": algo, "engine": "gunrock", "status": "failed", "trace": []}
+    work = os.path.join(args.out, "gunrock")
+    os.makedirs(work, exist_ok=True)
+    stem = os.path.join(work, f"{label}-{algo}")
+    ref_cmd = [args.mgraph, algo, path, "--backend", "cpu", "--validate", "--json",
+               "--output", stem + ".mgraph.txt"] + (SOURCES.get(name, []) if algo != "pr" else [])
+    try:
+        p = subprocess.run(ref_cmd, capture_output=True, text=True,
+                           timeout=None if deadline is None else max(deadline - time.monotonic(), 0))
+    except subprocess.TimeoutExpired:
+        return {**rec, "status": "not-run", "command": " ".join(ref_cmd),
+                "error": "stopped by --max-seconds in our reference run"}
+    try:
+        ref = json.loads(p.stdout)
+    except ValueError:
+        ref = {}
+    if p.returncode != 0 or ref.get("validated") is not True:
+        err = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
+        return {**rec, "command": " ".join(ref_cmd), "error": f"our reference run failed: {err}"}
+    n, base = ref["vertices"], ref["index_base"]
+    cmd = [os.path.join(bindir, f"gr_{algo}"), "-m", mtx, "-n", str(args.runs),
+           "-o", stem + ".gunrock.txt"]
+    if algo != "pr":
+        cmd += ["-s", str(ref["source"] - base)]
+    else:  # ours is unweighted PageRank: Gunrock's with unit weights, as many iterations as ours
+        cmd += ["--unit_weights", "--tol", "0", "--max_iter", str(ref["iterations"])]
+    rec.update(command=" ".join(cmd), vertices=n, edges=ref["edges"], source=ref.get("source"),
+               traversed_edges=ref["traversed_edges"], iterations=ref.get("iterations"))
+    timeout = None if deadline is None else deadline - time.monotonic()
+    try:
+        if timeout is not None and timeout <= 0:
+            raise subprocess.TimeoutExpired(cmd, 0)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {**rec, "status": "not-run", "error": "stopped by --max-seconds"}
+    with open(stem + ".log", "w") as f:
+        f.write(p.stdout + p.stderr)
+    res = driver_result(p.stdout)
+    try:
+        if "SKIPPED" in res:  # BC from a source deeper than its 1000 frontier buffers
+            return {**rec, "status": "skipped", "error": f"Gunrock: {res['SKIPPED']}"}
+        if p.returncode != 0 or "median_ms" not in res:
+            err = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
+            return {**rec, "error": f"gr_{algo} failed (exit {p.returncode}): {err}"}
+        if (int(res["n"]), int(res["nnz"]), res["directed"] == "1") != (n, ref["edges"], ref["directed"]):
+            return {**rec, "error": f"Gunrock read {res['n']} vertices, {res['nnz']} edges, directed="
+                                    f"{res['directed']} from {mtx}: not the graph we ran"}
+        rec.update(run_s=float(res["median_ms"]) / 1e3, run_min_s=float(res["min_ms"]) / 1e3,
+                   run_max_s=float(res["max_ms"]) / 1e3,
+                   gunrock_reported_ms=float(res["gunrock_reported_ms"]))
+        rec["mteps"] = rec["traversed_edges"] / rec["run_s"] / 1e6 if rec["run_s"] > 0 else 0.0
+        wrong, first = compare_outputs(algo, stem + ".gunrock.txt", stem + ".mgraph.txt", n, base)
+    except (KeyError, ValueError) as e:
+        return {**rec, "error": f"gr_{algo}'s output unreadable: {e}"}
+    finally:  # the vectors are as large as the graph; the log keeps the driver's lines
+        for f in (stem + ".gunrock.txt", stem + ".mgraph.txt"):
+            if os.path.exists(f):
+                os.remove(f)
+    rec.update(wrong_vertices=wrong, validated=wrong == 0, status="ok" if wrong == 0 else "wrong")
+    if wrong:
+        rec["error"] = f"Gunrock wrong on {wrong} of {n} vertices (first: {first})"
+    return rec
+
+
+def measure_gunrock(args, name, path, label, algos, drivers, deadline):
+    """Gunrock's cases of one graph; drivers is gunrock_drivers' answer."""
+    bindir, why = drivers
+    mtx = os.path.join(args.data, label + ".mtx")
+    if bindir is not None and not os.path.exists(mtx):
+        p = subprocess.run([args.mgraph, "convert", path, mtx], capture_output=True, text=True)
+        if p.returncode != 0:
+            die(f"writing {mtx} for Gunrock failed: {p.stderr.strip()}", 1)
+    recs = []
+    for a in algos:
+        rec = {"algorithm": a, "engine": "gunrock", "trace": []}
+        if a not in GUNROCK_ALGOS:
+            recs.append({**rec, "status": "skipped", "error": "Gunrock 2.x has no " + a})
+        elif bindir is None:
+            recs.append({**rec, "status": why[0], "error": why[1]})
+        elif deadline is not None and time.monotonic() >= deadline:
+            recs.append({**rec, "status": "not-run", "error": "--max-seconds reached before this case"})
+        else:
+            recs.append(gunrock_case(args, bindir, name, path, mtx, label, a, deadline))
+    return recs
 
 
 def main():
@@ -419,7 +701,8 @@ def main():
     ap.add_argument("--suite", default="full", choices=["full", "quick"])
     ap.add_argument("--graphs", help="comma-separated subset of the suite's graph names")
     ap.add_argument("--algos", help="comma-separated subset of " + ",".join(ALGOS))
-    ap.add_argument("--engines", help="comma-separated subset of " + ",".join(ENGINES))
+    ap.add_argument("--engines", help="comma-separated subset of " + ",".join(ENGINES + PEER_ENGINES) +
+                    " (all but gunrock)")
     ap.add_argument("--runs", type=int, default=5, help="timed runs per case after a warm-up (5)")
     ap.add_argument("--datasets", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                        "..", "..", "shared", "datasets"),
@@ -429,6 +712,11 @@ def main():
     ap.add_argument("--max-seconds", type=float,
                     help="stop measuring after this many seconds (a device call's limit): the case "
                          "running then and every later one are recorded 'not-run' (no limit)")
+    ap.add_argument("--gunrock", default=os.path.normpath(os.path.join(
+                        os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "peers", "gunrock")),
+                    help="the Gunrock 2.x bundle (../shared/peers/gunrock)")
+    ap.add_argument("--gunrock-build", help="where Gunrock's drivers are built when the bundle has "
+                                            "none built (--data/gunrock-build)")
     ap.add_argument("--resume", action="store_true",
                     help="keep the cases --out's results.json holds, measure only the missing ones")
     args = ap.parse_args()
@@ -446,12 +734,13 @@ def main():
                 graphs[f[:-4]] = os.path.join(args.datasets, f)  # a file, not generator arguments
     names = pick(args.graphs, graphs, "graph")
     algos = pick(args.algos, ALGOS, "algorithm")
-    engines = pick(args.engines, ENGINES, "engine")
+    engines = pick(args.engines, ENGINES + PEER_ENGINES, "engine", ENGINES)
+    args.gunrock_build = args.gunrock_build or os.path.join(args.data, "gunrock-build")
     variants = pick(args.variants, ["original", "renumbered"], "variant")
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.data, exist_ok=True)
 
-    records, traces = [], {}
+    records, traces, drivers = [], {}, None
     if args.resume:
         records, traces = previous(args.out)
     for name, variant in [(n, v) for n in names for v in variants]:
@@ -460,10 +749,20 @@ def main():
         if not run_algos:
             print(f"{label:18} kept from {args.out} (--resume)", flush=True)
             continue
+        ours = [e for e in run_engines if e not in PEER_ENGINES]
+        have = {(r["algorithm"], r["engine"]) for r in records if r["graph"] == label}
+        gunrock_algos = [a for a in algos if "gunrock" in engines and (a, "gunrock") not in have]
         if deadline is not None and time.monotonic() >= deadline:
-            recs = not_run(run_algos, run_engines, "--max-seconds reached before this graph")
+            recs = not_run(run_algos, ours, "--max-seconds reached before this graph") + \
+                not_run(gunrock_algos, ["gunrock"], "--max-seconds reached before this graph")
         else:
-            recs = measure_graph(args, graphs, name, variant, run_algos, run_engines, deadline)
+            path = prepare_graph(args, graphs, name, variant)
+            recs = measure_graph(args, name, path, run_algos, ours, deadline) if ours else []
+            if gunrock_algos:
+                drivers = drivers or gunrock_drivers(args, algos, deadline)
+                recs += measure_gunrock(args, name, path, label, gunrock_algos, drivers, deadline)
+                if drivers[1] is not None and drivers[1][0] == "not-run":
+                    drivers = None  # a build the deadline stopped: --resume builds on
         # what this run measured replaces what --resume kept of the same cases
         fresh = {(r["algorithm"], r["engine"]) for r in recs if r["status"] != "not-run"}
         records = [r for r in records if r["graph"] != label or (r["algorithm"], r["engine"]) not in fresh]
@@ -475,7 +774,7 @@ def main():
             derived(rec)
             trace = rec.pop("trace")
             records.append(rec)
-            if rec["status"] == "ok":
+            if rec["status"] == "ok" and trace:
                 traces[(label, rec["algorithm"], rec["engine"])] = trace
             shown = (f"{rec['run_s']:.6f} s, {rec['mteps']:.1f} MTEPS" if rec["status"] == "ok"
                      else rec.get("error", ""))
