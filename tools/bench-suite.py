@@ -38,7 +38,7 @@ per-step minimum of the sparse and dense engines (the thesis' "best possible tim
 pull and dense, where all took the same steps.
 Graphs are generated once into --data (.mgb).
 
-  python3 tools/bench-suite.py [--mgraph PATH] [--out DIR] [--data DIR] [--suite full|quick]
+  python3 tools/bench-suite.py [--mgraph PATH] [--out DIR] [--data DIR] [--suite full|quick|peer]
                                [--graphs a,b] [--algos bfs,sssp,cc,pr,bc] [--engines ...] [--runs R]
                                [--variants original,renumbered] [--datasets DIR]
                                [--max-seconds S] [--resume] [--gunrock DIR] [--gunrock-build DIR]
@@ -53,7 +53,8 @@ on the device: device form, and the dense blocks where an engine built them) per
 algorithm, as a multiple of one hybrid run, the upload beside it, and device memory as x CSR.
 The full suite is issue 5's: R-MAT 22 and 24, Kronecker 22, uniform 22, geometric 2^22, a 2048^2
 grid, and the real graphs (*.txt) in --datasets (default ../shared/datasets beside the clone, where
-present); quick is the generated families at scale 10 (for machines without a GPU, and the tests).
+present); quick is the generated families at scale 10 (for machines without a GPU, and the tests);
+peer is issue 17's side-by-side with real Gunrock: R-MAT 20 and a 1024^2 grid.
 """
 import argparse
 import csv
@@ -72,6 +73,12 @@ ALGOS = ["bfs", "sssp", "cc", "pr", "bc"]
 
 
 def suite(kind):
+    if kind == "peer":  # issue 17's side-by-side with real Gunrock: its table's graphs
+        graphs = {"rmat20": ["rmat", "--scale", "20", "--edge-factor", "16"],
+                  "grid1024x1024": ["grid", "--width", "1024", "--height", "1024"]}
+        for spec in graphs.values():
+            spec += ["--weights", "int"]
+        return graphs
     s, g = (22, 2048) if kind == "full" else (10, 32)
     graphs = {
         f"rmat{s}": ["rmat", "--scale", str(s), "--edge-factor", "16"],
@@ -90,7 +97,7 @@ def suite(kind):
 # Sources (BFS, SSSP, BC) other than mgraph's default, the first vertex with an edge: a grid's
 # centre, as from its corner one BFS level's path counts span more than a double holds (BC reports
 # a range error). The renumbered grid gets the same id: a vertex somewhere else in it.
-SOURCES = {f"grid{g}x{g}": ["--source", str(g // 2 * g + g // 2)] for g in (32, 2048)}
+SOURCES = {f"grid{g}x{g}": ["--source", str(g // 2 * g + g // 2)] for g in (32, 1024, 2048)}
 
 
 def die(msg, code=2):
@@ -698,7 +705,7 @@ def main():
     ap.add_argument("--mgraph", default="build/mgraph", help="the mgraph executable (build/mgraph)")
     ap.add_argument("--out", default="bench-data/suite", help="where results go (bench-data/suite)")
     ap.add_argument("--data", default="bench-data/graphs", help="generated graphs (bench-data/graphs)")
-    ap.add_argument("--suite", default="full", choices=["full", "quick"])
+    ap.add_argument("--suite", default="full", choices=["full", "quick", "peer"])
     ap.add_argument("--graphs", help="comma-separated subset of the suite's graph names")
     ap.add_argument("--algos", help="comma-separated subset of " + ",".join(ALGOS))
     ap.add_argument("--engines", help="comma-separated subset of " + ",".join(ENGINES + PEER_ENGINES) +
