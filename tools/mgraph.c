@@ -130,7 +130,8 @@ static const char HELP_SSSP[] =
     "with a negative weight is refused.\n"
     "  --source N         the source vertex, in the file's numbering (default: the first vertex\n"
     "                     with at least one out-edge)\n"
-    "  --delta D          bucket width of the delta-stepping schedule (0: chosen from the weights)\n"
+    "  --delta D          bucket width of the delta-stepping schedule (0: chosen from the weights,\n"
+    "                     the mean degree and the backend)\n"
     "--output values: the distance, or 'inf' for a vertex the source does not reach.\n"
     "\n" HELP_COMMON_ALGO;
 

@@ -696,7 +696,8 @@ mg_status mg_bfs(mg_context ctx, const mg_graph g, uint32_t source, mg_vector de
 /* Single-source shortest paths over non-negative, finite weights (an unweighted graph has weight 1
  * per edge). dist is MG_INT64 for integer weights and unweighted graphs, MG_DOUBLE for float
  * weights; unreached vertices hold INT64_MAX or +infinity. delta: the bucket width of the
- * near-far (delta-stepping) schedule, 0 for a default from the weights. */
+ * near-far (delta-stepping) schedule, 0 for a default from the weights, the mean degree and the
+ * backend (wider on a GPU: algos/sssp.c). */
 mg_status mg_sssp(mg_context ctx, const mg_graph g, uint32_t source, double delta, mg_vector dist);
 
 /* Connected components (weakly connected on directed graphs): label (MG_VERTEX) = the smallest
