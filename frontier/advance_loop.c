@@ -8,11 +8,9 @@
  *
  * When a stretch is tried: when the frontier, at the graph's mean degree (at first) or at the
  * degree of the frontiers so far (after a host step), would be cheap to push (the push/pull rule's
- * bound, m / 32 edges). A
- * stretch stops itself before a step past that bound, and the host takes that step (where the
- * engine may pull). Stretches start at kFirstStretch steps and double while they run to their end,
- * up to MG__GPU_LOOP_MAX_STEPS: the steps launched past the frontier's end cost a few microseconds
- * each, so the length grows only on graphs that keep going.
+ * bound, m / 32 edges). A stretch is one persistent kernel that stops by itself when the frontier
+ * is empty or before a step past that bound, which the host then takes (where the engine may
+ * pull); it is asked for as many steps as may be taken (MG__GPU_LOOP_MAX_STEPS at most).
  */
 #include "engine.h"
 
@@ -23,8 +21,6 @@
 #endif
 
 #define LOOP "mg_advance_loop: "
-
-enum { kFirstStretch = 4 };
 
 #define TRY(call)                                                                                  \
     do {                                                                                           \
@@ -113,7 +109,7 @@ mg_status mg_advance_loop(mg_context ctx, const mg_graph g, const mg_program *pr
     const uint32_t n = mg_graph_num_vertices(g);
     const double mean_degree = n ? (double)mg_graph_num_edges(g) / n : 0;
     bool try_device = (double)frontier->count * mean_degree < (double)cheap;
-    uint32_t stretch = kFirstStretch, largest = frontier->count;
+    uint32_t largest = frontier->count;
     uint64_t seen_vertices = 0, seen_edges = 0;
 #endif
     while (frontier->count > 0 && (o->max_steps == 0 || k < o->max_steps)) {
@@ -121,16 +117,13 @@ mg_status mg_advance_loop(mg_context ctx, const mg_graph g, const mg_program *pr
         if (ctx->backend == MG_BACKEND_GPU && try_device) {
             const uint32_t budget = o->max_steps == 0 ? UINT32_MAX : o->max_steps - k;
             mg__advance_call call = {ctx, g, program, frontier, x, y, mask, out};
-            const uint32_t want = budget < stretch ? budget : stretch;
             uint32_t ran = 0;
-            TRY(mg__gpu_run_loop(&call, o, o->first_step + k, want, &largest, &ran));
+            TRY(mg__gpu_run_loop(&call, o, o->first_step + k, budget, &largest, &ran));
             k += ran;
-            if (ran == want && stretch < MG__GPU_LOOP_MAX_STEPS) stretch *= 2;
             if (ran > 0) continue;
             /* the first step was too costly to push: a host step, and no stretch until the
              * frontier looks cheap again */
             try_device = false;
-            stretch = kFirstStretch;
         }
 #endif
         TRY(mg_advance(ctx, g, program, frontier, x, y, mask, out));

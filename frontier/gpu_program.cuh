@@ -39,9 +39,6 @@ template <typename T> struct Params {
     int wt;                          /* mg_weight_type                                   */
     const uint32_t *list;            /* push: active sources (NULL: all)                 */
     uint32_t count;
-    const ull *d_count;              /* push in a device loop: count on the device, and   */
-    const ull *d_edges;              /* the frontier's edges; no step past edge_limit     */
-    ull edge_limit;
     const uint64_t *active_bm;       /* pull: active sources (NULL: all)                 */
     const uint64_t *mask;
     bool complement;

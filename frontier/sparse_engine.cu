@@ -52,18 +52,21 @@ constexpr int kHubShift = 40;        /* hub_count: (hubs << kHubShift) | chunks 
 
 /* One edge e of source s (per-source value xs). */
 template <typename T>
-__device__ __forceinline__ void push_edge(const Params<T> &P, int K, int C, T xs, uint64_t e) {
+__device__ __forceinline__ void push_edge(const Params<T> &P, int K, int C, T xs, uint64_t e, ull *out_count) {
     const uint32_t d = P.push_idx[e];
     if (!eligible(P, d)) return;
     const T c = edge_value<T>(P, K, xs, P.push_w, e);
     bool touched;
     const bool joined = push_update(P, C, d, c, &touched);
-    if (joined && bit_claim(P.out_bm, d)) append(P.out_list, P.out_count, d);
+    if (joined && bit_claim(P.out_bm, d)) append(P.out_list, out_count, d);
     if (touched && bit_claim(P.touched, d)) append(P.tlist, P.tcount, d);
 }
 
-/* MultiGraphS: a block of 256 threads per group of 64 frontier vertices, three stages. */
-template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) push_kernel(Params<T> P) {
+/* MultiGraphS: a block of 256 threads per group of 64 frontier vertices, three stages. The body is
+ * a device function so that loop_kernel runs it as a phase of each step; out_count and hub_count
+ * are the step's counters. */
+template <typename T, int K_, int C_>
+__device__ __forceinline__ void push_body(const Params<T> &P, uint32_t count, ull *out_count, ull *hub_count) {
     const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
     __shared__ uint64_t s_lo[kGroup];
     __shared__ uint64_t s_deg[kGroup];
@@ -71,11 +74,6 @@ template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) 
     __shared__ uint32_t s_big[kGroup];   /* vertices with stage-3 edges */
     __shared__ uint32_t s_nbig;
     const int tid = threadIdx.x;
-    uint32_t count = P.count;
-    if (P.d_count != nullptr) { /* a step of mg__gpu_advance_loop: sized on the device */
-        if (*P.d_edges > P.edge_limit) return;
-        count = (uint32_t)*P.d_count;
-    }
     const uint32_t groups = (count + kGroup - 1) / kGroup;
     for (uint32_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
         if (tid == 0) s_nbig = 0;
@@ -104,7 +102,7 @@ template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) 
             const uint64_t r3 = deg - deg % 32 - (deg - deg % 32) % 256;
             if (r3 >= kHubEdges && P.hubs != nullptr) {
                 const ull chunks = (r3 + kHubChunk - 1) / kHubChunk;
-                const ull at = atomicAdd(P.hub_count, (1ull << kHubShift) | chunks);
+                const ull at = atomicAdd(hub_count, (1ull << kHubShift) | chunks);
                 P.hubs[at >> kHubShift] = (at & ((1ull << kHubShift) - 1)) << 32 | s;
             } else if (r3 > 0) {
                 cg::coalesced_group g = cg::coalesced_threads();
@@ -120,7 +118,7 @@ template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) 
             const int k = tid >> 2;
             const uint64_t deg = s_deg[k], r1 = deg % 32, from = s_lo[k] + deg - r1;
             const T xs = s_xs[k];
-            for (uint64_t j = tid & 3; j < r1; j += 4) push_edge<T>(P, K, C, xs, from + j);
+            for (uint64_t j = tid & 3; j < r1; j += 4) push_edge<T>(P, K, C, xs, from + j, out_count);
         }
         /* stage 2: warp w takes vertices 8w..8w+7, (E - E % 32) % 256 edges each */
         {
@@ -129,7 +127,7 @@ template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) 
                 const uint64_t deg = s_deg[k], rest = deg - deg % 32, r2 = rest % 256;
                 const uint64_t from = s_lo[k] + rest - r2;
                 const T xs = s_xs[k];
-                for (uint64_t j = lane; j < r2; j += 32) push_edge<T>(P, K, C, xs, from + j);
+                for (uint64_t j = lane; j < r2; j += 32) push_edge<T>(P, K, C, xs, from + j, out_count);
             }
         }
         /* stage 3: the whole block, vertex after vertex, a multiple of 256 edges each */
@@ -138,17 +136,21 @@ template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) 
             const int k = s_big[b];
             const uint64_t deg = s_deg[k], rest = deg - deg % 32, r3 = rest - rest % 256;
             const T xs = s_xs[k];
-            for (uint64_t j = tid; j < r3; j += kBlock) push_edge<T>(P, K, C, xs, s_lo[k] + j);
+            for (uint64_t j = tid; j < r3; j += kBlock) push_edge<T>(P, K, C, xs, s_lo[k] + j, out_count);
         }
         __syncthreads(); /* the shared arrays are rewritten for the next group */
     }
 }
+template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) push_kernel(Params<T> P) {
+    push_body<T, K_, C_>(P, P.count, P.out_count, P.hub_count);
+}
 
 /* Stage 3 of the hubs push_kernel listed, a chunk of kHubChunk edges per block at a time: chunk c
  * belongs to the last hub whose first chunk is <= c (the list is in that order). */
-template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) hub_kernel(Params<T> P) {
+template <typename T, int K_, int C_>
+__device__ __forceinline__ void hub_body(const Params<T> &P, const ull *hub_count, ull *out_count) {
     const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
-    const ull counted = *P.hub_count;
+    const ull counted = *hub_count;
     const uint32_t hubs = (uint32_t)(counted >> kHubShift);
     const ull chunks = counted & ((1ull << kHubShift) - 1);
     for (ull c = blockIdx.x; c < chunks; c += gridDim.x) {
@@ -166,8 +168,11 @@ template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) 
         const uint64_t from = (c - (h >> 32)) * kHubChunk;
         const uint64_t to = from + kHubChunk < r3 ? from + kHubChunk : r3;
         const T xs = source_value<T>(P, K, s);
-        for (uint64_t j = from + threadIdx.x; j < to; j += kBlock) push_edge<T>(P, K, C, xs, lo + j);
+        for (uint64_t j = from + threadIdx.x; j < to; j += kBlock) push_edge<T>(P, K, C, xs, lo + j, out_count);
     }
+}
+template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) hub_kernel(Params<T> P) {
+    hub_body<T, K_, C_>(P, P.hub_count, P.out_count);
 }
 
 /* Destination segments with shared-memory atomics (Sec. 3.5, Figure 3.7): block b takes segment
@@ -276,7 +281,7 @@ template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) 
         const uint64_t lo = P.push_off[s], hi = P.push_off[s + 1];
         if (lo == hi) continue;
         const T xs = source_value<T>(P, K, s);
-        for (uint64_t e = lo; e < hi; e++) push_edge<T>(P, K, C, xs, e);
+        for (uint64_t e = lo; e < hi; e++) push_edge<T>(P, K, C, xs, e, P.out_count);
     }
 }
 
@@ -473,6 +478,7 @@ enum { CNT_OUT = 0, CNT_TOUCHED, CNT_SCANNED, CNT_FRONTIER_EDGES, CNT_ELIGIBLE_E
 
 struct Workspace {
     int device;
+    int sms;              /* the device's multiprocessors (mg__gpu_advance_loop's grid), 0: not asked */
     uint32_t capacity;
     ull *counters;        /* CNT_COUNT, on the device */
     ull *host_counters;   /* CNT_COUNT, pinned        */
@@ -780,7 +786,7 @@ struct LoopCommit {
 /* Step j's output, as mg_advance_loop says: each vertex gets its step, joins the mask, and goes to
  * the far pile or the next frontier (whose edges are summed for step j + 1's check). The loop keeps
  * every lane of a warp on the same trip, so the edge sums reduce per warp. */
-template <typename T> __global__ void __launch_bounds__(kBlock) loop_commit_kernel(LoopCommit L, const T *y, uint32_t j) {
+template <typename T> __device__ __forceinline__ void commit_body(const LoopCommit &L, const T *y, uint32_t j) {
     const ull count = L.counters[LOOP_RAW + j];
     ull edges = 0;
     for (ull base = (ull)blockIdx.x * kBlock; base < count; base += (ull)gridDim.x * kBlock) {
@@ -804,7 +810,47 @@ template <typename T> __global__ void __launch_bounds__(kBlock) loop_commit_kern
     }
 }
 
+/* The stretch as one persistent kernel (a cooperative launch: every block resident, grid.sync()
+ * between phases): per step the push (MultiGraphS, push_body), the hubs it listed, the commit. Every
+ * thread reads the same counters after a grid.sync(), so all leave the loop together: at an empty
+ * frontier, or before a step whose frontier has more than edge_limit edges (the host takes it). */
+template <typename T, int K_, int C_>
+__global__ void __launch_bounds__(kBlock) loop_kernel(Params<T> P, LoopCommit L, uint32_t steps, ull edge_limit,
+                                                      bool hubs) {
+    cg::grid_group grid = cg::this_grid();
+    ull *c = L.counters;
+    for (uint32_t j = 0; j < steps; j++) {
+        const ull count = *(volatile ull *)&c[LOOP_COUNT + j];
+        if (count == 0 || *(volatile ull *)&c[LOOP_EDGES + j] > edge_limit) break;
+        push_body<T, K_, C_>(P, (uint32_t)count, c + LOOP_RAW + j, c + LOOP_HUBS + j);
+        grid.sync();
+        if (hubs) {
+            hub_body<T, K_, C_>(P, c + LOOP_HUBS + j, c + LOOP_RAW + j);
+            grid.sync();
+        }
+        commit_body<T>(L, P.y, j);
+        grid.sync();
+    }
+}
+
 uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* A cooperative launch of loop_kernel<T, K, C> on at most `want` blocks (never more than can be
+ * resident at once, which a grid.sync() needs). */
+template <typename T, int K, int C>
+void launch_loop(Params<T> P, LoopCommit L, uint32_t steps, ull edge_limit, bool hubs, unsigned want,
+                 int sms, cudaError_t *err) {
+    static int per_sm = 0; /* the same for every device of one architecture, asked once */
+    if (per_sm == 0) {
+        *err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, loop_kernel<T, K, C>, kBlock, 0);
+        if (*err != cudaSuccess) return;
+    }
+    const unsigned most = (unsigned)(sms * per_sm);
+    const unsigned grid = want < most ? want : most;
+    void *args[] = {&P, &L, &steps, &edge_limit, &hubs};
+    *err = cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(loop_kernel<T, K, C>), dim3(grid ? grid : 1),
+                                       dim3(kBlock), args, 0, 0);
+}
 
 template <typename T> mg_status advance_loop_t(mg_context ctx, mg__gpu_advance_args *a, mg__gpu_loop *L,
                                                mg_advance_info *infos) {
@@ -830,7 +876,7 @@ template <typename T> mg_status advance_loop_t(mg_context ctx, mg__gpu_advance_a
     P.list = L->d_frontier;
     P.op = push_op(p);
     P.out_bm = a->d_out_bitmap;
-    P.edge_limit = g->m / kPushCheap;
+    const ull edge_limit = g->m / kPushCheap;
     if (a->in_count > 0) {
         mg__gpu_degree_sum_async(P.push_off, L->d_frontier, a->in_count, c + LOOP_EDGES);
         LAUNCHED("degree_sum");
@@ -850,39 +896,27 @@ template <typename T> mg_status advance_loop_t(mg_context ctx, mg__gpu_advance_a
     C.far = L->d_far;
     C.far_list = L->d_far_list ? L->d_far_list + L->far_count : nullptr;
     C.far_from = L->far_from;
-    const uint64_t hint = L->grid_hint > a->in_count ? L->grid_hint : a->in_count;
-    /* grids for twice the largest frontier seen lately, within [16, 1024] blocks: they loop */
-    const unsigned push_grid = (unsigned)clamp_u64((2 * hint + kGroup - 1) / kGroup, 16, 1024);
-    const unsigned commit_grid = (unsigned)clamp_u64(grid_for(2 * hint), 16, 1024);
     /* hubs as in a step of advance_t: one block would take milliseconds over R-MAT's largest */
     const bool hubs = (p->edges == MG_EDGES_OUT ? g->max_out_degree : g->max_in_degree) >= kHubEdges;
-    if (hubs) TRY(workspace_array(ctx, &w->hubs, (size_t)w->capacity * sizeof(ull), "the hub list"));
-    const int K = (int)p->contribution, Cb = (int)p->combine;
-    /* A step's push writes y while the commit of the one before has finished (stream order): the
-     * next frontier, the mask and the pile are settled before a step reads them, as in the loop of
-     * mg_advance calls. The output list is the push's out_list; its count this step's LOOP_RAW. */
-    for (uint32_t j = 0; j < steps; j++) {
-        P.d_count = c + LOOP_COUNT + j;
-        P.d_edges = c + LOOP_EDGES + j;
-        P.out_count = c + LOOP_RAW + j;
-        if (hubs) {
-            P.hubs = w->hubs;
-            P.hub_count = c + LOOP_HUBS + j;
-        }
-        LAUNCH_BY_PROGRAM(Hot<T>, K, Cb, launch_push, P, push_grid);
-        LAUNCHED("push_kernel (loop)");
-        if (hubs) {
-            LAUNCH_BY_PROGRAM(Hot<T>, K, Cb, launch_hubs, P);
-            LAUNCHED("hub_kernel (loop)");
-        }
-        loop_commit_kernel<T><<<commit_grid, kBlock>>>(C, P.y, j);
-        LAUNCHED("loop_commit_kernel");
+    if (hubs) {
+        TRY(workspace_array(ctx, &w->hubs, (size_t)w->capacity * sizeof(ull), "the hub list"));
+        P.hubs = w->hubs;
     }
+    /* blocks for the push of twice the largest frontier seen lately, one per SM at least (a
+     * grid.sync() costs more the more blocks wait in it; the phases loop over what does not fit,
+     * and a stretch's frontier may grow far past the one it started with) */
+    if (w->sms == 0) CU(cudaDeviceGetAttribute(&w->sms, cudaDevAttrMultiProcessorCount, w->device));
+    const uint64_t hint = L->grid_hint > a->in_count ? L->grid_hint : a->in_count;
+    const unsigned want = (unsigned)clamp_u64((2 * hint + kGroup - 1) / kGroup, (uint64_t)w->sms, 65535);
+    cudaError_t err = cudaSuccess;
+    const int K = (int)p->contribution, Cb = (int)p->combine;
+    LAUNCH_BY_PROGRAM(Hot<T>, K, Cb, launch_loop, P, C, steps, edge_limit, hubs, want, w->sms, &err);
+    CU(err);
     CU(cudaMemcpyAsync(w->host_loop, c, loop_bytes, cudaMemcpyDeviceToHost));
     CU(cudaStreamSynchronize(0));
     const ull *h = w->host_loop;
     uint32_t ran = 0;
-    while (ran < steps && h[LOOP_COUNT + ran] > 0 && h[LOOP_EDGES + ran] <= P.edge_limit) {
+    while (ran < steps && h[LOOP_COUNT + ran] > 0 && h[LOOP_EDGES + ran] <= edge_limit) {
         mg_advance_info *info = &infos[ran];
         memset(info, 0, sizeof *info);
         info->frontier_vertices = (uint32_t)h[LOOP_COUNT + ran];
