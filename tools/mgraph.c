@@ -69,7 +69,8 @@ static const char HELP_MAIN[] =
 
 #define HELP_COMMON_ALGO                                                                           \
     "Common options:\n"                                                                            \
-    "  --runs N           run N timed times after one untimed warm-up; report the median (1)\n"   \
+    "  --runs N           run N timed times after an untimed warm-up (on a GPU, repeated for\n"   \
+    "                     0.25 s, so its clock is up); report the median (1)\n"                   \
     "  --validate         check the last run against a serial reference (mg_check_*)\n"           \
     "  --output FILE      write '<vertex id> <value>' per vertex (ids in the file's numbering);\n"\
     "                     the file appears whole or not at all (not written on any failure),\n"  \
@@ -225,8 +226,9 @@ static const char HELP_BENCH[] =
     "Usage: mgraph bench FILE [--algos LIST] [--engines LIST] [--runs N] [OPTIONS]\n"
     "\n"
     "Loads FILE once (and once more with its weights, for sssp) and runs each algorithm on each\n"
-    "engine: one untimed warm-up, N timed runs, the median; every case is validated against the\n"
-    "serial reference, which is computed once per algorithm and reused for every engine.\n"
+    "engine: an untimed warm-up (on a GPU, repeated for 0.25 s), N timed runs, the median; every\n"
+    "case is validated against the serial reference, which is computed once per algorithm and\n"
+    "reused for every engine.\n"
     "  --algos LIST       comma-separated, of bfs, sssp, cc, pr, bc (all five)\n"
     "  --engines LIST     comma-separated, of cpu (the CPU engine, OpenMP), auto (GPU, the\n"
     "                     engines' own rules: mgraph's default), hybrid (GPU, sampled per step),\n"
