@@ -17,7 +17,8 @@
  * neighbour or itself (ECL-CC's initialisation, one in-place edge program; the CPU engine's
  * in-place sweep carries labels further, on a grid numbered row by row across all of it), and
  * only the vertices whose gp changed send it to their neighbours (mngp keeps the least it was
- * ever sent, and gp only decreases), so late iterations touch few edges.
+ * ever sent, and gp only decreases), so late iterations touch few edges (while more than a quarter
+ * changed, all send: cheaper than testing who did).
  *
  * Why the labels are the least ids: every f[v] is a vertex of v's component no larger than v, so
  * the least vertex u of a component keeps f[u] = u. When gp does not change, f[u] <= gp[u] =
@@ -58,8 +59,9 @@ mg_status mg_cc(mg_context ctx, const mg_graph g, mg_vector label) {
     TRY(mg_vector_gather(ctx, gp, NULL, f, f));
     TRY(mg_vector_affine(ctx, mngp, NULL, 1, gp, 0));
 
-    /* The first iteration sends every vertex's gp (in = NULL). */
-    for (mg_frontier in = NULL;; in = changed) {
+    const uint32_t n = mg_graph_num_vertices(g);
+    mg_frontier in = NULL; /* the first iteration sends every vertex's gp */
+    for (;;) {
         for (int k = 0; k < 1 + directed; k++) {
             hook.edges = both[k];
             TRY(mg_advance(ctx, g, &hook, in, gp, mngp, NULL, NULL));
@@ -79,6 +81,11 @@ mg_status mg_cc(mg_context ctx, const mg_graph g, mg_vector label) {
         uint32_t count;
         TRY(mg_frontier_count(ctx, changed, &count));
         if (count == 0) break;
+        /* Where most vertices changed, all send (an unchanged gp sent again changes no mngp): an
+         * all-active step tests no source's bit per edge, and on a GPU runs the dense engine's
+         * 2D blocks (H100, 2048^2 grid: 0.17 ms a step, against 0.48-0.68 ms for a pull from
+         * the changed half to nearly all of the vertices, ten iterations running). */
+        in = count > n / 4 ? NULL : changed;
     }
 
 cleanup:
