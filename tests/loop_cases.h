@@ -30,6 +30,23 @@ static void loop_count_trace(const mg_advance_info *info, void *user) {
     loop_traced_++;
 }
 
+/* A generated graph (max weight 20), built on ctx; NULL on failure (counted). */
+static mg_graph loop_graph(mg_context ctx, mg_generator kind, int scale, uint32_t w, uint32_t h, bool directed,
+                           mg_weight_type wt) {
+    mg_gen_options o;
+    mg_gen_options_init(&o);
+    o.kind = kind;
+    o.scale = scale;
+    o.width = w;
+    o.height = h;
+    o.weights = wt;
+    o.weight_max = 20;
+    o.graph.directed = directed;
+    mg_graph g = NULL;
+    CHECK_OK(ctx, mg_generate(ctx, &g, &o));
+    return g;
+}
+
 /* The definition, step by step with mg_advance (steps as the loop counts them). */
 static mg_status loop_reference(mg_context ctx, mg_graph g, const mg_program *p, mg_frontier frontier,
                                 mg_vector x, mg_vector y, mg_frontier mask, const mg_loop_options *o,

@@ -14,21 +14,6 @@
 
 static mg_context gpu, cpu;
 
-static mg_graph gen(mg_generator kind, int scale, uint32_t w, uint32_t h, bool directed, mg_weight_type wt) {
-    mg_gen_options o;
-    mg_gen_options_init(&o);
-    o.kind = kind;
-    o.scale = scale;
-    o.width = w;
-    o.height = h;
-    o.weights = wt;
-    o.weight_max = 20;
-    o.graph.directed = directed;
-    mg_graph g = NULL;
-    CHECK_OK(cpu, mg_generate(cpu, &g, &o));
-    return g;
-}
-
 static void cases(mg_graph g, const char *name, uint32_t source, bool all) {
     static const uint32_t limits[] = {0, 1, 23, 300};
     for (int l = 0; l < (all ? 4 : 1); l++) {
@@ -58,10 +43,10 @@ int main(void) {
     }
     CHECK_OK(gpu, mg_context_set_backend(gpu, MG_BACKEND_GPU));
     const bool small = getenv("MG_GPU_TEST_SMALL") != NULL;
-    mg_graph grid = gen(MG_GEN_GRID, 0, small ? 40 : 300, small ? 30 : 200, false, MG_WEIGHT_INT32);
-    mg_graph path = gen(MG_GEN_GRID, 0, small ? 600 : 3000, 1, false, MG_WEIGHT_INT32);
-    mg_graph rmat = gen(MG_GEN_RMAT, small ? 10 : 15, 0, 0, false, MG_WEIGHT_INT32);
-    mg_graph directed = gen(MG_GEN_RMAT, small ? 9 : 13, 0, 0, true, MG_WEIGHT_FLOAT);
+    mg_graph grid = loop_graph(cpu, MG_GEN_GRID, 0, small ? 40 : 300, small ? 30 : 200, false, MG_WEIGHT_INT32);
+    mg_graph path = loop_graph(cpu, MG_GEN_GRID, 0, small ? 600 : 3000, 1, false, MG_WEIGHT_INT32);
+    mg_graph rmat = loop_graph(cpu, MG_GEN_RMAT, small ? 10 : 15, 0, 0, false, MG_WEIGHT_INT32);
+    mg_graph directed = loop_graph(cpu, MG_GEN_RMAT, small ? 9 : 13, 0, 0, true, MG_WEIGHT_FLOAT);
     if (grid && path && rmat && directed) {
         const uint32_t centre = mg_graph_num_vertices(grid) / 2 + (small ? 20 : 150);
         cases(grid, "grid", centre, true);

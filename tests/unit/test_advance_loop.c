@@ -10,21 +10,6 @@
 
 static mg_context ctx, ref;
 
-static mg_graph gen(mg_generator kind, int scale, uint32_t w, uint32_t h, bool directed, mg_weight_type wt) {
-    mg_gen_options o;
-    mg_gen_options_init(&o);
-    o.kind = kind;
-    o.scale = scale;
-    o.width = w;
-    o.height = h;
-    o.weights = wt;
-    o.weight_max = 20;
-    o.graph.directed = directed;
-    mg_graph g = NULL;
-    CHECK_OK(ctx, mg_generate(ctx, &g, &o));
-    return g;
-}
-
 static void cases(mg_graph g, const char *name, uint32_t source) {
     static const uint32_t limits[] = {0, 1, 3, 40};
     for (int l = 0; l < 4; l++) {
@@ -123,10 +108,10 @@ static void errors(mg_graph g, mg_graph other) {
 int main(void) {
     if (mg_context_create(&ctx) != MG_SUCCESS || mg_context_create(&ref) != MG_SUCCESS) return 1;
     CHECK_OK(ref, mg_context_set_threads(ref, 1));
-    mg_graph grid = gen(MG_GEN_GRID, 0, 40, 30, false, MG_WEIGHT_INT32);
-    mg_graph rmat = gen(MG_GEN_RMAT, 10, 0, 0, false, MG_WEIGHT_INT32);
-    mg_graph directed = gen(MG_GEN_RMAT, 10, 0, 0, true, MG_WEIGHT_FLOAT);
-    mg_graph path = gen(MG_GEN_GRID, 0, 300, 1, false, MG_WEIGHT_INT32);
+    mg_graph grid = loop_graph(ctx, MG_GEN_GRID, 0, 40, 30, false, MG_WEIGHT_INT32);
+    mg_graph rmat = loop_graph(ctx, MG_GEN_RMAT, 10, 0, 0, false, MG_WEIGHT_INT32);
+    mg_graph directed = loop_graph(ctx, MG_GEN_RMAT, 10, 0, 0, true, MG_WEIGHT_FLOAT);
+    mg_graph path = loop_graph(ctx, MG_GEN_GRID, 0, 300, 1, false, MG_WEIGHT_INT32);
     if (grid && rmat && directed && path) {
         cases(grid, "grid 40x30", 615);
         cases(rmat, "rmat 10", 0);
