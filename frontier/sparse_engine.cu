@@ -29,6 +29,7 @@
  * frontier's edge count).
  */
 #include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
+#include <atomic>
 #include "frontier/gpu_engine_host.cuh"
 #include "core/gpu_resident.h"
 
@@ -837,13 +838,19 @@ uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi) { return v < lo ? lo : 
 
 /* A cooperative launch of loop_kernel<T, K, C> on at most `want` blocks (never more than can be
  * resident at once, which a grid.sync() needs). */
+constexpr int kLoopDevices = 64; /* devices whose occupancy launch_loop remembers */
+
 template <typename T, int K, int C>
 void launch_loop(Params<T> P, LoopCommit L, uint32_t steps, ull edge_limit, bool hubs, unsigned want,
-                 int sms, cudaError_t *err) {
-    static int per_sm = 0; /* the same for every device of one architecture, asked once */
+                 int device, int sms, cudaError_t *err) {
+    /* asked once per device (a process may hold GPUs of different architectures); SSSP runs a
+     * stretch per bucket, hundreds a call */
+    static std::atomic<int> remembered[kLoopDevices]; /* contexts on several threads share it */
+    int per_sm = device >= 0 && device < kLoopDevices ? remembered[device].load(std::memory_order_relaxed) : 0;
     if (per_sm == 0) {
         *err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, loop_kernel<T, K, C>, kBlock, 0);
         if (*err != cudaSuccess) return;
+        if (device >= 0 && device < kLoopDevices) remembered[device].store(per_sm, std::memory_order_relaxed);
     }
     const unsigned most = (unsigned)(sms * per_sm);
     const unsigned grid = want < most ? want : most;
@@ -910,7 +917,7 @@ template <typename T> mg_status advance_loop_t(mg_context ctx, mg__gpu_advance_a
     const unsigned want = (unsigned)clamp_u64((2 * hint + kGroup - 1) / kGroup, (uint64_t)w->sms, 65535);
     cudaError_t err = cudaSuccess;
     const int K = (int)p->contribution, Cb = (int)p->combine;
-    LAUNCH_BY_PROGRAM(Hot<T>, K, Cb, launch_loop, P, C, steps, edge_limit, hubs, want, w->sms, &err);
+    LAUNCH_BY_PROGRAM(Hot<T>, K, Cb, launch_loop, P, C, steps, edge_limit, hubs, want, w->device, w->sms, &err);
     CU(err);
     CU(cudaMemcpyAsync(w->host_loop, c, loop_bytes, cudaMemcpyDeviceToHost));
     CU(cudaStreamSynchronize(0));
