@@ -530,8 +530,11 @@ void mg_loop_options_init(mg_loop_options *o);
  * thousands of small steps (road networks, meshes): a GPU context runs stretches of steps whose
  * frontiers are cheap to push without returning to the host between them, which a loop of
  * mg_advance calls cannot (each call reports its output's size, so each waits for the device).
- * frontier, mask and far must be distinct; far needs no mask_grows and vice versa. The trace hook
- * still sees every step.
+ * frontier, mask and far must be distinct; mask_grows needs a mask; step_of must differ from y.
+ * With x = y (in place), the number of steps and what passes through far depend on the order the
+ * engine runs in, as for mg_advance; the values once the frontier runs dry do not. Arguments are
+ * checked before the first step; a step that fails (out of memory, a device error) ends the call
+ * with the steps before it done. The trace hook still sees every step.
  */
 mg_status mg_advance_loop(mg_context ctx, const mg_graph g, const mg_program *program,
                           mg_frontier frontier, const mg_vector x, mg_vector y, mg_frontier mask,
