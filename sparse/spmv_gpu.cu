@@ -11,8 +11,8 @@
  * launch, the last of a row's chunks to finish combining them (a single dense row of 100k entries
  * spreads over 49 blocks). One launch a product: a matrix with long rows had three (chunks, then
  * their combination), which cost 9-20 us on matrices of 10k-850k entries (rajat01 0.42x -> 1.49x
- * cuSPARSE, R-MAT 15 0.51x -> 1.14x, A/B on the H100). The row blocks and chunk lists are made on
- * the device when the form is built.
+ * cuSPARSE, R-MAT 15 0.51x -> 1.14x, A/B on the H100). The row blocks and chunk lists are made
+ * when the form is built: on the host for a small matrix, else by one cooperative launch.
  *
  * Tried and dropped (docs/PERFORMANCE.md, session 12): 16-bit column offsets for the blocks whose
  * columns span less than 2^16 (2 bytes an entry less: 5% slower, the same binary on and off);
@@ -52,8 +52,7 @@
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
 #include <cuda/functional>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
+#include <cooperative_groups.h>
 
 #include <math.h>
 
@@ -432,12 +431,6 @@ __global__ void convert_values(D *dst, const S *src, uint64_t n) {
     GRID_STRIDE(i, n) dst[i] = (D)src[i];
 }
 
-/* Row i's entries (fewer than 2^32: no row has more entries than the matrix has columns). */
-struct row_length {
-    const uint64_t *off;
-    __host__ __device__ uint32_t operator()(uint32_t i) const { return (uint32_t)(off[i + 1] - off[i]); }
-};
-
 /* Chunks of row i (0 for a row the vector kernel takes; i == n gives 0 so the exclusive scan's last
  * entry is the total). */
 struct chunks_of_row {
@@ -449,11 +442,6 @@ struct chunks_of_row {
         return len > long_len ? (uint32_t)((len + kChunk - 1) / kChunk) : 0;
     }
 };
-struct is_long_row {
-    chunks_of_row c;
-    __host__ __device__ uint32_t operator()(uint32_t i) const { return c(i) != 0 ? 1u : 0u; }
-};
-
 /* Row i starts a stream block: the first row, every kStreamMaxRows-th row (a block's rows stay few
  * enough to reduce; empty rows share a bucket), a row whose first entry is in another bucket than
  * its predecessor's, and a long row and the row after it (a long row is a block alone). i == n
@@ -464,126 +452,160 @@ struct starts_stream_block {
     __host__ __device__ bool operator()(uint32_t i) const {
         if (i == 0 || i >= n || i % kStreamMaxRows == 0) return true;
         const uint64_t a = off[i - 1], b = off[i], c = off[i + 1];
-        return a / bucket != b / bucket || b - a > long_len || c - b > long_len;
+        if (b - a > long_len || c - b > long_len) return true;
+        if (b >> 32 == 0) return (uint32_t)a / bucket != (uint32_t)b / bucket; /* cheaper: most forms */
+        return a / bucket != b / bucket;
     }
 };
 
-__global__ void fill_chunks(const uint64_t *off, uint32_t n, uint32_t long_len,
-                            const uint32_t *chunk_first, const uint32_t *long_index,
-                            uint32_t *long_rows, uint32_t *long_first, uint32_t *chunk_long,
-                            uint64_t *chunk_begin) {
-    GRID_STRIDE(i, (uint64_t)n + 1) {
-        if (i == n) { /* the long rows' end: the chunk count */
-            long_first[long_index[n]] = chunk_first[n];
-            continue;
-        }
-        const uint64_t b = off[i], len = off[i + 1] - b;
-        if (len <= long_len) continue;
-        const uint32_t j = long_index[i], c0 = chunk_first[i];
-        long_rows[j] = (uint32_t)i;
-        long_first[j] = c0;
-        const uint32_t chunks = (uint32_t)((len + kChunk - 1) / kChunk);
-        for (uint32_t k = 0; k < chunks; k++) {
-            chunk_long[c0 + k] = j;
-            chunk_begin[c0 + k] = b + (uint64_t)k * kChunk;
-        }
+/* The whole form in one cooperative launch (form_rows): a thread block per multiprocessor, each
+ * over a contiguous range of rows, in rounds of kFormPer consecutive rows a thread. Phase 1 finds
+ * the longest row and counts each block's chunks, long rows and row block starts (for both
+ * buckets a value type can take: the short form's, chosen by the longest row, and the other);
+ * phase 2, after a grid.sync, writes the chunk lists, the row blocks, their first entries and the
+ * 32-bit offsets, placed by a block scan over the rounds and the earlier blocks' totals. It
+ * replaced a dozen CUB launches with two host round trips (0.2-0.3 ms, 15-27 calls of a 1M-entry
+ * product), and, under 32768 rows, a launch of one block (0.05-0.16 ms, 5-12 calls; H100, sessions
+ * 16-18). */
+constexpr int kFormThreads = 512;
+constexpr int kFormPer = 8;
+
+struct form_counts {
+    uint32_t starts[4]; /* float, double with the short form's buckets; float, double without */
+    uint32_t chunks, longs;
+};
+struct form_sum {
+    __device__ form_counts operator()(const form_counts &a, const form_counts &b) const {
+        form_counts c;
+        for (int k = 0; k < 4; k++) c.starts[k] = a.starts[k] + b.starts[k];
+        c.chunks = a.chunks + b.chunks;
+        c.longs = a.longs + b.longs;
+        return c;
     }
-}
+};
 
-/* The whole form of a matrix of at most kOneBlockRows rows in one launch of one block: the CUB
- * passes cost a dozen launches (each with its own dispatch queries) and two host round trips,
- * 0.2-0.3 ms against a 10 us product. Each thread takes a run of consecutive rows; block scans
- * place its row block starts, long rows and chunks, with the same predicates as the CUB passes.
- * small[k]: type k takes the small bucket (known from nnz); sizes[]: longest row, chunks, long
- * rows, row blocks + 1 float, double. The arrays are sized for the worst case. One multiprocessor
- * does it all, so its time grows with the rows: 62,500 rows took 0.36 ms against the CUB path's
- * 0.28, hence the limit (H100, session 16). Rounds of a thread's 16 rows loaded together with one
- * scan of all four counts were slower still (256 threads to keep them in registers: 0.70-0.88 ms
- * on 156k-200k rows, the 64-bit divisions of the bucket test one multiprocessor's work). */
-constexpr uint32_t kOneBlockRows = 32768;
-constexpr int kOneBlockThreads = 1024;
-
-struct small_form_out {
-    uint32_t *blk_row[2], *blk_e[2], *off32;
+struct form_rows_args {
+    const uint64_t *off;
+    uint32_t n;
+    uint64_t nnz;
+    uint32_t bucket[4];                       /* as form_counts::starts */
+    uint32_t *blk_row[2], *blk_e[2], *off32;  /* blk_e[k] and off32 are NULL where they cannot be used */
     uint32_t *long_rows, *long_first, *chunk_long, *arrive;
     uint64_t *chunk_begin;
-    uint32_t *sizes;
+    form_counts *totals;                      /* gridDim.x: each block's phase 1 counts */
+    unsigned long long *longest;              /* 0 on entry */
+    uint32_t *sizes;                          /* out: longest, chunks, long rows, row blocks + 1 float, double */
 };
 
-__global__ void __launch_bounds__(kOneBlockThreads)
-small_form(const uint64_t *__restrict__ off, uint32_t n, uint64_t nnz, bool small0, bool small1,
-           small_form_out o) {
-    typedef cub::BlockReduce<uint32_t, kOneBlockThreads> Reduce;
-    typedef cub::BlockScan<uint32_t, kOneBlockThreads> Scan;
+__global__ void __launch_bounds__(kFormThreads, 1) form_rows(form_rows_args a) {
+    typedef cub::BlockReduce<form_counts, kFormThreads> Reduce;
+    typedef cub::BlockReduce<unsigned long long, kFormThreads> ReduceMax;
+    typedef cub::BlockScan<form_counts, kFormThreads> Scan;
     __shared__ union {
         typename Reduce::TempStorage reduce;
+        typename ReduceMax::TempStorage most;
         typename Scan::TempStorage scan;
     } tmp;
-    __shared__ uint32_t longest, bucket[2];
-    __shared__ bool pipelined[2];
-    const uint32_t items = n + 1, per = (items + kOneBlockThreads - 1) / kOneBlockThreads;
-    const uint32_t lo = min(items, threadIdx.x * per), hi = min(items, lo + per);
-    uint32_t mine = 0;
-    for (uint32_t i = lo; i < hi && i < n; i++) mine = max(mine, (uint32_t)(off[i + 1] - off[i]));
-    mine = Reduce(tmp.reduce).Reduce(mine, cuda::maximum<uint32_t>());
+    __shared__ form_counts carry;
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    constexpr uint32_t kRound = kFormThreads * kFormPer;
+    const form_counts none = {{0, 0, 0, 0}, 0, 0};
+    const uint64_t items = (uint64_t)a.n + 1, span = (items + gridDim.x - 1) / gridDim.x;
+    const uint64_t lo = min(items, blockIdx.x * span), hi = min(items, lo + span);
+    const chunks_of_row chunks_of{a.off, a.n, kLongRow};
+    starts_stream_block pred[4];
+    for (int k = 0; k < 4; k++) pred[k] = {a.off, a.n, a.bucket[k], kLongRow};
+
+    /* Phase 1 */
+    unsigned long long longest = 0;
+    form_counts mine = none;
+    for (uint64_t base = lo; base < hi; base += kRound)
+        for (int p = 0; p < kFormPer; p++) {
+            const uint32_t i = (uint32_t)(base + threadIdx.x * kFormPer + p);
+            if (i >= hi) continue;
+            if (i < a.n) longest = max(longest, (unsigned long long)(a.off[i + 1] - a.off[i]));
+            const uint32_t c = chunks_of(i);
+            mine.chunks += c;
+            mine.longs += c != 0;
+            for (int k = 0; k < 4; k++) mine.starts[k] += pred[k](i);
+        }
+    longest = ReduceMax(tmp.most).Reduce(longest, cuda::maximum<unsigned long long>());
+    if (threadIdx.x == 0 && longest > 0) atomicMax(a.longest, longest);
+    __syncthreads();
+    mine = Reduce(tmp.reduce).Reduce(mine, form_sum());
+    if (threadIdx.x == 0) a.totals[blockIdx.x] = mine;
+    grid.sync();
+
+    /* Phase 2; every block decides the buckets alike */
+    const unsigned long long most = *(volatile unsigned long long *)a.longest;
+    const bool short_rows = most <= kShortRow && a.nnz < (1ull << 32);
+    /* each type's bucket, and from here on starts[k] counts type k's blocks */
+    const starts_stream_block use[2] = {short_rows ? pred[0] : pred[2], short_rows ? pred[1] : pred[3]};
+    const bool keep_e[2] = {short_rows && a.bucket[0] != kSmallBucket && a.blk_e[0] != nullptr,
+                            short_rows && a.bucket[1] != kSmallBucket && a.blk_e[1] != nullptr};
+    const bool keep_off32 = short_rows && a.off32 != nullptr;
+    mine = none;
+    for (uint32_t b = threadIdx.x; b < blockIdx.x; b += kFormThreads) mine = form_sum()(mine, a.totals[b]);
+    mine = Reduce(tmp.reduce).Reduce(mine, form_sum());
     if (threadIdx.x == 0) {
-        longest = mine;
-        const bool short_rows = mine <= kShortRow && nnz < (1ull << 32);
-        const bool small[2] = {small0, small1};
-        for (int k = 0; k < 2; k++) {
-            const uint32_t big = k ? kStreamBucket<double> : kStreamBucket<float>;
-            const uint32_t shrt = (k ? kShortTile<double> : kShortTile<float>) - kShortRow;
-            bucket[k] = small[k] ? kSmallBucket : short_rows ? shrt : big;
-            pipelined[k] = short_rows && !small[k];
+        carry = mine;
+        if (!short_rows) {
+            carry.starts[0] = mine.starts[2];
+            carry.starts[1] = mine.starts[3];
         }
     }
     __syncthreads();
-    for (int k = 0; k < 2; k++) {
-        const starts_stream_block pred{off, n, bucket[k], kLongRow};
-        uint32_t count = 0, at;
-        for (uint32_t i = lo; i < hi; i++) count += pred(i);
-        __syncthreads(); /* tmp reused */
-        Scan(tmp.scan).ExclusiveSum(count, at);
-        for (uint32_t i = lo; i < hi; i++)
-            if (pred(i)) {
-                o.blk_row[k][at] = i;
-                if (pipelined[k]) o.blk_e[k][at] = (uint32_t)off[i];
-                at++;
+    for (uint64_t base = lo; base < hi; base += kRound) {
+        mine = none;
+        uint32_t sel = 0; /* bit p: row p starts a float block; bit p + kFormPer: a double one */
+        for (int p = 0; p < kFormPer; p++) {
+            const uint32_t i = (uint32_t)(base + threadIdx.x * kFormPer + p);
+            if (i >= hi) continue;
+            const uint32_t c = chunks_of(i);
+            mine.chunks += c;
+            mine.longs += c != 0;
+            for (int k = 0; k < 2; k++)
+                if (use[k](i)) {
+                    mine.starts[k]++;
+                    sel |= 1u << (p + k * kFormPer);
+                }
+            if (keep_off32) a.off32[i] = (uint32_t)a.off[i];
+        }
+        form_counts at, round;
+        Scan(tmp.scan).ExclusiveScan(mine, at, none, form_sum(), round);
+        at = form_sum()(at, carry);
+        for (int p = 0; p < kFormPer && (sel != 0 || mine.longs != 0); p++) {
+            const uint32_t i = (uint32_t)(base + threadIdx.x * kFormPer + p);
+            if (i >= hi) continue;
+            for (int k = 0; k < 2; k++)
+                if (sel >> (p + k * kFormPer) & 1u) {
+                    a.blk_row[k][at.starts[k]] = i;
+                    if (keep_e[k]) a.blk_e[k][at.starts[k]] = (uint32_t)a.off[i];
+                    at.starts[k]++;
+                }
+            const uint32_t c = chunks_of(i);
+            if (c == 0) continue;
+            a.long_rows[at.longs] = i;
+            a.long_first[at.longs] = at.chunks;
+            a.arrive[at.longs] = 0;
+            for (uint32_t q = 0; q < c; q++) {
+                a.chunk_long[at.chunks + q] = at.longs;
+                a.chunk_begin[at.chunks + q] = a.off[i] + (uint64_t)q * kChunk;
             }
-        if (hi == items && lo < hi) o.sizes[3 + k] = at; /* the thread holding row n: the total */
-    }
-    if (pipelined[0] || pipelined[1])
-        for (uint32_t i = lo; i < hi; i++) o.off32[i] = (uint32_t)off[i];
-    const chunks_of_row chunks_of{off, n, kLongRow};
-    uint32_t nchunks = 0, nlong = 0;
-    for (uint32_t i = lo; i < hi; i++) {
-        const uint32_t c = chunks_of(i);
-        nchunks += c;
-        nlong += c != 0;
-    }
-    uint32_t c0, j;
-    __syncthreads();
-    Scan(tmp.scan).ExclusiveSum(nchunks, c0);
-    __syncthreads();
-    Scan(tmp.scan).ExclusiveSum(nlong, j);
-    for (uint32_t i = lo; i < hi; i++) {
-        const uint32_t c = chunks_of(i);
-        if (c == 0) continue;
-        o.long_rows[j] = i;
-        o.long_first[j] = c0;
-        o.arrive[j] = 0;
-        for (uint32_t q = 0; q < c; q++) {
-            o.chunk_long[c0 + q] = j;
-            o.chunk_begin[c0 + q] = off[i] + (uint64_t)q * kChunk;
+            at.chunks += c;
+            at.longs++;
         }
-        c0 += c;
-        j++;
+        __syncthreads(); /* carry and tmp are read */
+        if (threadIdx.x == 0) carry = form_sum()(carry, round);
+        __syncthreads();
     }
-    if (hi == items && lo < hi) {
-        if (o.long_first != nullptr) o.long_first[j] = c0;
-        o.sizes[0] = longest;
-        o.sizes[1] = c0;
-        o.sizes[2] = j;
+    if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) { /* its carry: every block's */
+        if (a.long_first != nullptr) a.long_first[carry.longs] = carry.chunks;
+        a.sizes[0] = (uint32_t)min(most, 0xffffffffull);
+        a.sizes[1] = carry.chunks;
+        a.sizes[2] = carry.longs;
+        a.sizes[3] = carry.starts[0];
+        a.sizes[4] = carry.starts[1];
     }
 }
 
@@ -602,6 +624,13 @@ mg_status form_alloc(mg_context ctx, mg__spmv_form *f, void **p, size_t bytes, c
 }
 
 void form_free(mg__spmv_form *f) {
+    if (f->d_pack != nullptr) { /* the row blocks are carved from it (form_bins_host) */
+        dfree(f->d_pack);
+        f->d_long_rows = f->d_long_first = f->d_chunk_long = f->d_arrive = f->d_off32 = nullptr;
+        f->d_blk_row[0] = f->d_blk_row[1] = f->d_blk_e[0] = f->d_blk_e[1] = nullptr;
+        f->d_chunk_begin = nullptr;
+        f->d_partial = nullptr;
+    }
     dfree(f->d_off);
     dfree(f->d_idx);
     dfree(f->d_val[0]);
@@ -629,13 +658,6 @@ void gpu_matrix_free(void *p) {
     mg__free(g);
 }
 
-/* The stream kernel's row blocks (starts_stream_block) for value type k (0 float, 1 double),
- * selected on the device. */
-/* Each short-form row block's first entry, in 32 bits (the short form has fewer than 2^32). */
-__global__ void fill_blk_e(const uint64_t *off, const uint32_t *blk_row, uint32_t nblk, uint32_t *blk_e) {
-    GRID_STRIDE(i, (uint64_t)nblk + 1) blk_e[i] = (uint32_t)off[blk_row[i]];
-}
-
 /* The stream kernel's tile and bucket for value type k (0 float, 1 double). */
 void form_tile(mg__spmv_form *f, int k, int sms) {
     const uint32_t big = k ? kStreamBucket<double> : kStreamBucket<float>;
@@ -651,27 +673,174 @@ void form_tile(mg__spmv_form *f, int k, int sms) {
     }
 }
 
-/* form_bins for a matrix of fewer than kOneBlockRows rows: small_form's one launch into arrays
- * of the worst case's size (those it did not need freed after), one host round trip. */
-mg_status form_bins_small(mg_context ctx, mg__spmv_form *f, int sms) {
+/* The form of a matrix of fewer than kHostFormRows rows is made on the host, from the CSR it was
+ * uploaded from, and goes up in one copy into one allocation (f->d_pack). form_rows's fixed cost
+ * (its allocations and frees, the cooperative launch and the round trip: 60-80 us, 6-8 calls of a
+ * 500-row product) is more than the host's time below about 12k rows (15 us and 7 ns a row, H100
+ * host, session 18). The rules are starts_stream_block's and chunks_of_row's; a row's bucket is
+ * tracked by its bounds, not divided for (two 64-bit divisions a row cost 75 us on 16k rows). */
+constexpr uint32_t kHostFormRows = 12288;
+
+/* The row blocks of bucket `bucket` into blk_row (the rows where starts_stream_block holds, then
+ * n); returns their count. */
+uint32_t host_row_blocks(const uint64_t *off, uint32_t n, uint32_t bucket, uint32_t long_len,
+                         uint32_t *blk_row) {
+    uint32_t nb = 0;
+    uint64_t next = bucket; /* the first entry of the bucket after off[i - 1]'s */
+    blk_row[nb++] = 0;
+    for (uint32_t i = 1; i < n; i++) {
+        const uint64_t a = off[i - 1], b = off[i], c = off[i + 1];
+        bool start = i % kStreamMaxRows == 0 || b - a > long_len || c - b > long_len;
+        if (b >= next) {
+            start = true;
+            next = b - b % bucket + bucket;
+        }
+        if (start) blk_row[nb++] = i;
+    }
+    blk_row[nb] = n;
+    return nb;
+}
+
+/* A host buffer freed when it goes out of scope. */
+struct host_buf {
+    void *p = nullptr;
+    ~host_buf() { mg__free(p); }
+};
+
+mg_status form_bins_host(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *off) {
+    const uint32_t n = f->n;
+    const chunks_of_row chunks_of{off, n, f->long_len};
+    uint64_t longest = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t len = off[i + 1] - off[i];
+        longest = len > longest ? len : longest;
+        const uint32_t c = chunks_of(i);
+        f->nchunks += c;
+        f->nlong += c != 0;
+    }
+    f->short_rows = longest <= kShortRow && f->nnz < (1ull << 32);
+    form_tile(f, 0, sms);
+    form_tile(f, 1, sms);
+    const bool pipelined[2] = {f->short_rows && f->bucket[0] != kSmallBucket,
+                               f->short_rows && f->bucket[1] != kSmallBucket};
+
+    /* The pack, as on the device: the chunks' first entries, the 4-byte arrays, then (not copied)
+     * the 32-bit offsets (converted there) and the chunk sums. Sized here for the most row blocks
+     * there can be. */
+    const size_t items = (size_t)n + 1, nch = f->nchunks, nl = f->nlong;
+    const size_t most_words = 4 * items + (nl ? 3 * nl + 1 + nch : 0);
+    host_buf hb;
+    hb.p = mg__malloc(nch * 8 + most_words * 4 + 8);
+    if (hb.p == nullptr)
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "out of host memory for the SpMV row blocks (%zu bytes)",
+                         nch * 8 + most_words * 4);
+    char *const h = static_cast<char *>(hb.p);
+    uint64_t *chunk_begin = reinterpret_cast<uint64_t *>(h);
+    uint32_t *w = reinterpret_cast<uint32_t *>(chunk_begin + nch), *blk_row[2], *blk_e[2] = {};
+    for (int k = 0; k < 2; k++) {
+        blk_row[k] = w;
+        f->nblk[k] = host_row_blocks(off, n, f->bucket[k], f->long_len, blk_row[k]);
+        w += f->nblk[k] + 1;
+    }
+    for (int k = 0; k < 2; k++)
+        if (pipelined[k]) {
+            blk_e[k] = w;
+            for (uint32_t b = 0; b <= f->nblk[k]; b++) blk_e[k][b] = (uint32_t)off[blk_row[k][b]];
+            w += f->nblk[k] + 1;
+        }
+    uint32_t *long_rows = w, *long_first = w + nl, *arrive = long_first + nl + 1, *chunk_long = arrive + nl;
+    if (nl != 0) {
+        uint32_t j = 0, c0 = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t c = chunks_of(i);
+            if (c == 0) continue;
+            long_rows[j] = i;
+            long_first[j] = c0;
+            arrive[j] = 0;
+            for (uint32_t q = 0; q < c; q++) {
+                chunk_long[c0 + q] = j;
+                chunk_begin[c0 + q] = off[i] + (uint64_t)q * kChunk;
+            }
+            c0 += c;
+            j++;
+        }
+        long_first[nl] = c0;
+        w = chunk_long + nch;
+    }
+    const size_t copied = ((size_t)(reinterpret_cast<char *>(w) - h) + 7) / 8 * 8;
+    const bool off32 = pipelined[0] || pipelined[1];
+    const size_t off32_bytes = off32 ? (items * 4 + 7) / 8 * 8 : 0;
+    TRY(form_alloc(ctx, f, &f->d_pack, copied + off32_bytes + nch * 8, "the SpMV row blocks"));
+    CU(cudaMemcpy(f->d_pack, h, copied, cudaMemcpyHostToDevice));
+
+    /* the same layout on the device */
+    char *const d = static_cast<char *>(f->d_pack);
+    const auto on_device = [&](const uint32_t *p) { return reinterpret_cast<uint32_t *>(d + ((const char *)p - h)); };
+    for (int k = 0; k < 2; k++) {
+        f->d_blk_row[k] = on_device(blk_row[k]);
+        if (pipelined[k]) f->d_blk_e[k] = on_device(blk_e[k]);
+    }
+    if (off32) {
+        f->d_off32 = reinterpret_cast<uint32_t *>(d + copied);
+        convert_values<<<blocks_for((uint64_t)items), kThreads>>>(f->d_off32, f->d_off, (uint64_t)items);
+        LAUNCHED("the SpMV 32-bit offsets");
+    }
+    if (nl != 0) {
+        f->d_chunk_begin = reinterpret_cast<uint64_t *>(d);
+        f->d_long_rows = on_device(long_rows);
+        f->d_long_first = on_device(long_first);
+        f->d_arrive = on_device(arrive);
+        f->d_chunk_long = on_device(chunk_long);
+        f->d_partial = reinterpret_cast<double *>(d + copied + off32_bytes);
+    }
+    return MG_SUCCESS;
+}
+
+/* The row bins of an uploaded form (h_off: the host's row offsets it was uploaded from): a small
+ * matrix's made on the host (form_bins_host), the others by form_rows's one launch into arrays of
+ * the worst case's size (those it did not need freed after), then one host round trip for their
+ * sizes. */
+mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *h_off) {
+    f->long_len = kLongRow;
+    f->sms = (uint32_t)sms;
+    f->nlong = f->nchunks = f->nblk[0] = f->nblk[1] = 0;
+    if (f->n == 0) return MG_SUCCESS;
+    if (f->n < kHostFormRows) return form_bins_host(ctx, f, sms, h_off);
     const size_t items = (size_t)f->n + 1, most_chunks = f->nnz / kLongRow + 1;
-    const bool small[2] = {f->nnz * 2 < (uint64_t)kStreamBucket<float> * sms,
-                           f->nnz * 2 < (uint64_t)kStreamBucket<double> * sms};
-    small_form_out o = {};
-    dbuf sizes;
-    TRY(dbuf_alloc(ctx, &sizes, 5 * 4, "the SpMV row bins"));
-    o.sizes = (uint32_t *)sizes.p;
+    const unsigned grid = (unsigned)sms;
+    form_rows_args a = {};
+    a.off = f->d_off;
+    a.n = f->n;
+    a.nnz = f->nnz;
+    mg__spmv_form shape = *f; /* the buckets each value type takes with and without the short form */
+    for (int k = 0; k < 2; k++) {
+        shape.short_rows = true;
+        form_tile(&shape, k, sms);
+        a.bucket[k] = shape.bucket[k];
+        shape.short_rows = false;
+        form_tile(&shape, k, sms);
+        a.bucket[2 + k] = shape.bucket[k];
+    }
+    dbuf scratch;
+    const size_t totals_bytes = (size_t)grid * sizeof(form_counts);
+    TRY(dbuf_alloc(ctx, &scratch, totals_bytes + 8 + 5 * 4, "the SpMV row bins"));
+    a.totals = (form_counts *)scratch.p;
+    a.longest = (unsigned long long *)((char *)scratch.p + totals_bytes);
+    a.sizes = (uint32_t *)(a.longest + 1);
+    CU(cudaMemsetAsync(a.longest, 0, 8));
+    bool any_e = false;
     for (int k = 0; k < 2; k++) {
         TRY(form_alloc(ctx, f, (void **)&f->d_blk_row[k], items * 4, "the SpMV row blocks"));
-        o.blk_row[k] = f->d_blk_row[k];
-        if (!small[k]) {
+        a.blk_row[k] = f->d_blk_row[k];
+        if (a.bucket[k] != kSmallBucket && f->nnz < (1ull << 32)) {
             TRY(form_alloc(ctx, f, (void **)&f->d_blk_e[k], items * 4, "the SpMV row blocks"));
-            o.blk_e[k] = f->d_blk_e[k];
+            a.blk_e[k] = f->d_blk_e[k];
+            any_e = true;
         }
     }
-    if (!small[0] || !small[1]) {
+    if (any_e) {
         TRY(form_alloc(ctx, f, (void **)&f->d_off32, items * 4, "the SpMV 32-bit offsets"));
-        o.off32 = f->d_off32;
+        a.off32 = f->d_off32;
     }
     if (f->nnz > kLongRow) {
         TRY(form_alloc(ctx, f, (void **)&f->d_long_rows, items * 4, "the SpMV long rows"));
@@ -680,16 +849,17 @@ mg_status form_bins_small(mg_context ctx, mg__spmv_form *f, int sms) {
         TRY(form_alloc(ctx, f, (void **)&f->d_chunk_long, most_chunks * 4, "the SpMV chunks"));
         TRY(form_alloc(ctx, f, (void **)&f->d_chunk_begin, most_chunks * 8, "the SpMV chunks"));
         TRY(form_alloc(ctx, f, (void **)&f->d_partial, most_chunks * 8, "the SpMV chunk sums"));
-        o.long_rows = f->d_long_rows;
-        o.long_first = f->d_long_first;
-        o.arrive = f->d_arrive;
-        o.chunk_long = f->d_chunk_long;
-        o.chunk_begin = f->d_chunk_begin;
+        a.long_rows = f->d_long_rows;
+        a.long_first = f->d_long_first;
+        a.arrive = f->d_arrive;
+        a.chunk_long = f->d_chunk_long;
+        a.chunk_begin = f->d_chunk_begin;
     }
-    small_form<<<1, kOneBlockThreads>>>(f->d_off, f->n, f->nnz, small[0], small[1], o);
-    LAUNCHED("small_form");
+    void *args[] = {&a};
+    CU(cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(form_rows), dim3(grid), dim3(kFormThreads),
+                                   args, 0, 0));
     uint32_t h[5];
-    CU(cudaMemcpy(h, o.sizes, sizeof h, cudaMemcpyDeviceToHost));
+    CU(cudaMemcpy(h, a.sizes, sizeof h, cudaMemcpyDeviceToHost));
     f->nchunks = h[1];
     f->nlong = h[2];
     f->nblk[0] = h[3] - 1;
@@ -699,12 +869,12 @@ mg_status form_bins_small(mg_context ctx, mg__spmv_form *f, int sms) {
     form_tile(f, 1, sms);
     /* the short form's arrays are kept only where it is used */
     for (int k = 0; k < 2; k++)
-        if (!f->short_rows && f->d_blk_e[k] != nullptr) {
+        if ((!f->short_rows || f->bucket[k] == kSmallBucket) && f->d_blk_e[k] != nullptr) {
             dfree(f->d_blk_e[k]);
             f->d_blk_e[k] = nullptr;
             f->bytes -= items * 4;
         }
-    if (!f->short_rows && f->d_off32 != nullptr) {
+    if (f->d_blk_e[0] == nullptr && f->d_blk_e[1] == nullptr && f->d_off32 != nullptr) {
         dfree(f->d_off32);
         f->d_off32 = nullptr;
         f->bytes -= items * 4;
@@ -720,97 +890,6 @@ mg_status form_bins_small(mg_context ctx, mg__spmv_form *f, int sms) {
         f->d_partial = nullptr;
         f->bytes -= items * 12 + most_chunks * 20;
     }
-    return MG_SUCCESS;
-}
-
-/* The row bins of an uploaded form, made on the device with two host round trips (each one about
- * a call of a small matrix's product): first the longest row and the long rows' chunk counts (two
- * scans), then both value types' row blocks (starts_stream_block, selected); the rest is queued. */
-mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms) {
-    f->long_len = kLongRow;
-    f->sms = (uint32_t)sms;
-    f->nlong = f->nchunks = f->nblk[0] = f->nblk[1] = 0;
-    if (f->n == 0) return MG_SUCCESS;
-    if (f->n < kOneBlockRows) return form_bins_small(ctx, f, sms);
-    const auto rows = thrust::counting_iterator<uint32_t>(0);
-    const int64_t items = (int64_t)f->n + 1;
-
-    /* Round 1: the longest row, the chunks and the long rows before each row. */
-    const chunks_of_row count{f->d_off, f->n, f->long_len};
-    const auto chunks = thrust::make_transform_iterator(rows, count);
-    const auto longs = thrust::make_transform_iterator(rows, is_long_row{count});
-    const auto lens = thrust::make_transform_iterator(rows, row_length{f->d_off});
-    dbuf chunk_first, long_index, sizes, temp;
-    TRY(dbuf_alloc(ctx, &chunk_first, (size_t)items * 4, "the SpMV row bins"));
-    TRY(dbuf_alloc(ctx, &long_index, (size_t)items * 4, "the SpMV row bins"));
-    TRY(dbuf_alloc(ctx, &sizes, 5 * 4, "the SpMV row bins"));
-    uint32_t *d_sizes = (uint32_t *)sizes.p; /* longest, chunks, long rows, blocks float, double */
-    dbuf starts[2];
-    size_t bytes[4] = {0, 0, 0, 0};
-    CU(cub::DeviceScan::ExclusiveSum(nullptr, bytes[0], chunks, (uint32_t *)chunk_first.p, items));
-    CU(cub::DeviceScan::ExclusiveSum(nullptr, bytes[1], longs, (uint32_t *)long_index.p, items));
-    CU(cub::DeviceReduce::Max(nullptr, bytes[2], lens, d_sizes, (int64_t)f->n));
-    CU(cub::DeviceSelect::If(nullptr, bytes[3], rows, (uint32_t *)nullptr, d_sizes + 3, items,
-                             starts_stream_block{f->d_off, f->n, kSmallBucket, f->long_len}));
-    size_t most = 0;
-    for (size_t b : bytes) most = b > most ? b : most;
-    TRY(dbuf_alloc(ctx, &temp, most, "the SpMV row bins' scans"));
-    CU(cub::DeviceScan::ExclusiveSum(temp.p, bytes[0], chunks, (uint32_t *)chunk_first.p, items));
-    CU(cub::DeviceScan::ExclusiveSum(temp.p, bytes[1], longs, (uint32_t *)long_index.p, items));
-    CU(cub::DeviceReduce::Max(temp.p, bytes[2], lens, d_sizes, (int64_t)f->n));
-    CU(cudaMemcpyAsync(d_sizes + 1, (uint32_t *)chunk_first.p + f->n, 4, cudaMemcpyDeviceToDevice));
-    CU(cudaMemcpyAsync(d_sizes + 2, (uint32_t *)long_index.p + f->n, 4, cudaMemcpyDeviceToDevice));
-    uint32_t h_sizes[5];
-    CU(cudaMemcpy(h_sizes, d_sizes, 3 * 4, cudaMemcpyDeviceToHost));
-    f->nchunks = h_sizes[1];
-    f->nlong = h_sizes[2];
-    /* The short form: every row at most kShortRow entries (stencils, meshes, banded and
-     * block-diagonal matrices), fewer than 2^32 entries. */
-    f->short_rows = h_sizes[0] <= kShortRow && f->nnz < (1ull << 32);
-    form_tile(f, 0, sms);
-    form_tile(f, 1, sms);
-    const bool pipelined[2] = {f->short_rows && f->bucket[0] != kSmallBucket,
-                               f->short_rows && f->bucket[1] != kSmallBucket};
-
-    /* Round 2: both value types' row blocks. */
-    for (int k = 0; k < 2; k++) {
-        const starts_stream_block pred{f->d_off, f->n, f->bucket[k], f->long_len};
-        TRY(dbuf_alloc(ctx, &starts[k], (size_t)items * 4, "the SpMV row blocks"));
-        CU(cub::DeviceSelect::If(temp.p, bytes[3], rows, (uint32_t *)starts[k].p, d_sizes + 3 + k, items,
-                                 pred));
-    }
-    if (pipelined[0] || pipelined[1]) {
-        TRY(form_alloc(ctx, f, (void **)&f->d_off32, (size_t)items * 4, "the SpMV 32-bit offsets"));
-        convert_values<<<blocks_for((uint64_t)items), kThreads>>>(f->d_off32, f->d_off, (uint64_t)items);
-        LAUNCHED("the SpMV 32-bit offsets");
-    }
-    CU(cudaMemcpy(h_sizes + 3, d_sizes + 3, 2 * 4, cudaMemcpyDeviceToHost));
-    for (int k = 0; k < 2; k++) {
-        const uint32_t nblk = h_sizes[3 + k] - 1; /* the selection ends with n */
-        f->nblk[k] = nblk;
-        TRY(form_alloc(ctx, f, (void **)&f->d_blk_row[k], ((size_t)nblk + 1) * 4, "the SpMV row blocks"));
-        CU(cudaMemcpyAsync(f->d_blk_row[k], starts[k].p, ((size_t)nblk + 1) * 4, cudaMemcpyDeviceToDevice));
-        if (pipelined[k]) {
-            TRY(form_alloc(ctx, f, (void **)&f->d_blk_e[k], ((size_t)nblk + 1) * 4, "the SpMV row blocks"));
-            fill_blk_e<<<blocks_for((uint64_t)nblk + 1), kThreads>>>(f->d_off, f->d_blk_row[k], nblk,
-                                                                    f->d_blk_e[k]);
-            LAUNCHED("fill_blk_e");
-        }
-    }
-    if (f->nlong == 0) return MG_SUCCESS;
-
-    TRY(form_alloc(ctx, f, (void **)&f->d_long_rows, (size_t)f->nlong * 4, "the SpMV long rows"));
-    TRY(form_alloc(ctx, f, (void **)&f->d_long_first, ((size_t)f->nlong + 1) * 4, "the SpMV long rows"));
-    TRY(form_alloc(ctx, f, (void **)&f->d_chunk_long, (size_t)f->nchunks * 4, "the SpMV chunks"));
-    TRY(form_alloc(ctx, f, (void **)&f->d_arrive, (size_t)f->nlong * 4, "the SpMV long rows"));
-    CU(cudaMemsetAsync(f->d_arrive, 0, (size_t)f->nlong * 4));
-    TRY(form_alloc(ctx, f, (void **)&f->d_chunk_begin, (size_t)f->nchunks * 8, "the SpMV chunks"));
-    TRY(form_alloc(ctx, f, (void **)&f->d_partial, (size_t)f->nchunks * 8, "the SpMV chunk sums"));
-    fill_chunks<<<blocks_for((uint64_t)items), kThreads>>>(f->d_off, f->n, f->long_len,
-                                                           (const uint32_t *)chunk_first.p,
-                                                           (const uint32_t *)long_index.p, f->d_long_rows,
-                                                           f->d_long_first, f->d_chunk_long, f->d_chunk_begin);
-    LAUNCHED("fill_chunks");
     return MG_SUCCESS;
 }
 
@@ -839,7 +918,7 @@ mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->upload_seconds += ms / 1e3;
     TRY(mg__gpu_timer_start(ctx, timer.t));
-    TRY(form_bins(ctx, f, g->sms));
+    TRY(form_bins(ctx, f, g->sms, off));
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->seconds += ms / 1e3;
     return MG_SUCCESS;

@@ -60,6 +60,8 @@ struct mg__spmv_form {
     uint32_t *d_blk_e[2];          /* short form: nblk + 1 each, each block's first entry, then nnz */
     uint32_t nblk[2];              /* the stream kernel's row blocks, for float [0] and double [1] */
     uint32_t *d_blk_row[2];        /* nblk + 1 each: each block's first row, then n */
+    void *d_pack;                  /* a small matrix's row blocks, chunks and offsets in one
+                                      allocation, the pointers above carved from it (else NULL) */
     size_t bytes;                  /* device memory held */
     uint32_t sms;                  /* the device's multiprocessors */
 };
