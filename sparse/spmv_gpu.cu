@@ -15,7 +15,11 @@
  * when the form is built: on the host for a small matrix, else by one cooperative launch.
  *
  * Tried and dropped (docs/PERFORMANCE.md, session 12): 16-bit column offsets for the blocks whose
- * columns span less than 2^16 (2 bytes an entry less: 5% slower, the same binary on and off);
+ * columns span less than 2^16 (2 bytes an entry less: 5% slower, the same binary on and off),
+ * and again in session 18 as a kernel of its own for the short form (16-bit offsets from each
+ * aligned run of 4096 entries' least column, no per-block branch): A/B on the 16M-64M stencils,
+ * banded and block-diagonal matrices, float 25-40% slower, double 10-20% (a 16-bit load a lane
+ * is as many requests for half the bytes);
  * 2048-entry buckets (fp32 stencils faster, fp64 slower: half the resident blocks); 4096-entry
  * tiles of 512 threads (slower everywhere); the row starts staged in shared memory in the entries'
  * round of loads (slower in an A/B, tools/gpu-ab.sh); the entries read in aligned quads with 16-byte
