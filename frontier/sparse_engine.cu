@@ -47,6 +47,7 @@ constexpr int kGroup = 64;           /* frontier vertices per push block (MultiG
 constexpr uint64_t kHubEdges = 2048; /* stage-3 edges from which a vertex goes to hub_kernel */
 constexpr uint64_t kHubChunk = 2048; /* edges of one hub_kernel work item                    */
 constexpr unsigned kHubBlocks = 1024;
+constexpr unsigned kApplyBlocks = 1024; /* the most blocks an apply over the touched list takes */
 constexpr int kHubShift = 40;        /* hub_count: (hubs << kHubShift) | chunks              */
 
 /* ---- push ------------------------------------------------------------------------------------- */
@@ -294,7 +295,10 @@ template <typename T> __global__ void apply_touched_kernel(Params<T> P) {
         const uint32_t d = P.tlist[i];
         bool joins;
         if (P.op == OP_ADD) joins = fabs((double)load(P.y + d)) > P.eps;
-        else joins = apply_one(P, d, P.acc[d], true);
+        else {
+            joins = apply_one(P, d, P.acc[d], true);
+            P.acc[d] = identity<T>(P.combine); /* the accumulator is clean for the next step */
+        }
         if (joins) {
             atomicOr(reinterpret_cast<ull *>(&P.out_bm[d >> 6]), 1ull << (d & 63));
             append(P.out_list, P.out_count, d);
@@ -307,7 +311,9 @@ template <typename T> __global__ void apply_all_kernel(Params<T> P) {
     for (uint32_t d = blockIdx.x * blockDim.x + threadIdx.x; d < P.n; d += gridDim.x * blockDim.x) {
         if (!eligible(P, d)) continue;
         const bool found = bit(P.touched, d);
-        if (apply_one(P, d, found ? P.acc[d] : (T)0, found)) {
+        const T v = found ? P.acc[d] : (T)0;
+        if (found && P.op == OP_ACC) P.acc[d] = identity<T>(P.combine);
+        if (apply_one(P, d, v, found)) {
             atomicOr(reinterpret_cast<ull *>(&P.out_bm[d >> 6]), 1ull << (d & 63));
             append(P.out_list, P.out_count, d);
         }
@@ -488,6 +494,12 @@ struct Workspace {
     uint32_t *sample;     /* a push sample's frontier (mg__gpu_advance_forced with stride > 1) */
     ull *hubs;            /* the push's vertices with kHubEdges stage-3 edges and more       */
     void *acc;            /* capacity values of up to 8 bytes */
+    /* acc's first acc_n values are the identity whose bytes are acc_bits (acc_size of them) while
+     * acc_clean: a push's apply puts back every value it read, so a step with a small frontier
+     * does not fill all n (BC's forward pass on the 2048^2 grid: 4,096 steps, 32 MB each) */
+    bool acc_clean;
+    uint64_t acc_bits;
+    uint32_t acc_size, acc_n;
     ull *loop, *host_loop;/* mg__gpu_advance_loop's per-step counters (LOOP_COUNTERS), device
                              and pinned                                                         */
 };
@@ -658,6 +670,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
     }
 
     const int K = (int)p->contribution, C = (int)p->combine;
+    bool acc_step = false; /* this step used (and put back) the accumulator */
     if (pull) {
         if (a->d_in_list != nullptr) {
             TRY(workspace_array(ctx, &w->active_bm, cap_words * sizeof(uint64_t), "the active-source bitmap"));
@@ -689,10 +702,19 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
         if (P.op == OP_ACC) {
             TRY(workspace_array(ctx, &w->acc, (size_t)w->capacity * 8, "the accumulator"));
             P.acc = static_cast<T *>(w->acc);
-            if (n > 0) {
-                fill_kernel<T><<<grid_for(n), kBlock>>>(P.acc, n, host_identity<T>(C));
+            const T id = host_identity<T>(C);
+            uint64_t bits = 0;
+            memcpy(&bits, &id, sizeof id);
+            const bool clean = w->acc_clean && w->acc_bits == bits && w->acc_size == sizeof(T) && w->acc_n >= n;
+            w->acc_clean = false; /* until this step's apply has put back what it read */
+            if (!clean && n > 0) {
+                fill_kernel<T><<<grid_for(n), kBlock>>>(P.acc, n, id);
                 LAUNCHED("fill_kernel");
+                w->acc_bits = bits;
+                w->acc_size = sizeof(T);
+                w->acc_n = n;
             }
+            acc_step = true;
         }
         if (P.count > 0 && baseline) {
             LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_baseline, P, grid_for(P.count));
@@ -733,13 +755,17 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
                 LAUNCHED("apply_all_kernel");
             }
         } else if (P.op == OP_ACC || P.op == OP_ADD) {
-            apply_touched_kernel<T><<<grid_for(n), kBlock>>>(P);
+            /* over the touched list (its length is on the device): a grid of at most kApplyBlocks
+             * loops, where grid_for(n) launched 16k blocks a step on 4M vertices, nearly all idle */
+            const uint32_t blocks = grid_for(n) < kApplyBlocks ? grid_for(n) : kApplyBlocks;
+            apply_touched_kernel<T><<<blocks, kBlock>>>(P);
             LAUNCHED("apply_touched_kernel");
         }
     }
     /* the one wait of a call: the counters, after every kernel above */
     CU(cudaMemcpyAsync(w->host_counters, counters, CNT_COUNT * sizeof(ull), cudaMemcpyDeviceToHost));
     CU(cudaStreamSynchronize(0));
+    if (acc_step) w->acc_clean = true;
     if (!mf_known) mf = w->host_counters[CNT_FRONTIER_EDGES];
     const ull out = w->host_counters[CNT_OUT];
     a->out_count = (uint32_t)out;
