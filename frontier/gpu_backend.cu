@@ -47,6 +47,10 @@ extern "C" mg_status mg__gpu_run_advance(const mg__advance_call *call, mg_advanc
     a.d_x = call->x != NULL ? call->x->d_data : NULL;
     a.d_y = call->y->d_data;
     a.d_mask = call->mask != NULL ? call->mask->d_bitmap : NULL;
+    if (call->mask != NULL && call->mask != call->out && call->mask->on_device && call->mask->d_list_valid) {
+        a.d_mask_list = call->mask->d_list;
+        a.mask_count = call->mask->count;
+    }
     a.d_out_list = call->out != NULL ? call->out->d_list : NULL;
     a.d_out_bitmap = call->out != NULL ? call->out->d_bitmap : NULL;
     /* a user-defined program through its NVRTC-compiled kernels (udf_gpu.cu); else MultiGraph's

@@ -35,6 +35,9 @@ typedef struct {
     void *d_y;                       /* destination values, updated in place (may be d_x)        */
     const uint64_t *d_mask;          /* eligible-destination bitmap (NULL = all); complement via
                                         program->mask_complement                                 */
+    const uint32_t *d_mask_list;     /* the mask's vertices, each once, where its list is current
+                                        (NULL: not known; a pull may then visit just these)      */
+    uint32_t mask_count;
     uint32_t *d_out_list;            /* capacity n: destinations that joined, each once (NULL: not
                                         wanted)                                                   */
     uint64_t *d_out_bitmap;          /* (n+63)/64 words, the same set (NULL: not wanted)          */

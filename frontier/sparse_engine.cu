@@ -47,7 +47,8 @@ constexpr int kGroup = 64;           /* frontier vertices per push block (MultiG
 constexpr uint64_t kHubEdges = 2048; /* stage-3 edges from which a vertex goes to hub_kernel */
 constexpr uint64_t kHubChunk = 2048; /* edges of one hub_kernel work item                    */
 constexpr unsigned kHubBlocks = 1024;
-constexpr unsigned kApplyBlocks = 1024; /* the most blocks an apply over the touched list takes */
+constexpr unsigned kApplyBlocks = 1024;
+constexpr uint32_t kMaskListShare = 16; /* a mask of fewer than n / this pulls from its list */ /* the most blocks an apply over the touched list takes */
 constexpr int kHubShift = 40;        /* hub_count: (hubs << kHubShift) | chunks              */
 
 /* ---- push ------------------------------------------------------------------------------------- */
@@ -397,6 +398,20 @@ pull_warp_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
     add_scanned(P.scanned, scanned);
 }
 
+/* One warp per destination of a list (a small mask's own list: BC's backward pass pulls one level
+ * of a grid's 4M vertices, which over all destinations was 60-70 us a step). */
+template <typename T, int K_, int C_>
+__global__ void __launch_bounds__(kBlock)
+pull_list_kernel(Params<T> P, const uint32_t *list, uint32_t count) {
+    const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
+    ull scanned = 0;
+    const int lane = threadIdx.x & 31;
+    const uint32_t warps = gridDim.x * (blockDim.x / 32);
+    for (uint32_t i = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; i < count; i += warps)
+        pull_one<T, 32>(P, K, C, list[i], lane, scanned);
+    add_scanned(P.scanned, scanned);
+}
+
 /* One block per destination from, from + step, ... below to (the hubs: in-degree group 1, 2048 edges
  * and more; a warp would take R-MAT 22's largest, 162,775 edges, in 5,000 rounds). */
 template <typename T, int K_, int C_>
@@ -586,6 +601,11 @@ template <typename T, int K, int C> void launch_seg(const Params<T> &P, uint32_t
 template <typename T, int K, int C> void launch_baseline(const Params<T> &P, unsigned grid) {
     baseline_kernel<T, K, C><<<grid, kBlock>>>(P);
 }
+template <typename T, int K, int C> void launch_pull_list(const Params<T> &P, const uint32_t *list, uint32_t count) {
+    const uint64_t threads = (uint64_t)count * 32;
+    pull_list_kernel<T, K, C><<<grid_for(threads) < kApplyBlocks ? grid_for(threads) : kApplyBlocks, kBlock>>>(
+        P, list, count);
+}
 template <typename T, int K, int C> void launch_pull(const Params<T> &P, uint32_t block_end, uint32_t warp_end,
                                                     uint32_t step) {
     if (block_end > 0)
@@ -686,7 +706,16 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
         const bool grouped = along_out || g->in_shares_out;
         const uint32_t block_end = grouped ? g->group_start[1] : 0;
         const uint32_t warp_end = grouped ? g->group_start[MG__GPU_GROUPS - 1] : 0;
-        if (n > 0) {
+        /* a small mask's destinations from its own list, a warp each (the whole pull, not a
+         * sample), where no destination has hub degree: R-MAT 20's BC, whose early levels hold
+         * its hubs, was 1.3x slower so than with a block per hub (A/B on the H100, session 18) */
+        const uint64_t pull_degree = along_out ? g->max_in_degree : g->max_out_degree;
+        const bool by_list = stride == 1 && a->d_mask_list != nullptr && !P.complement &&
+                             a->mask_count < n / kMaskListShare && pull_degree < kHubEdges;
+        if (by_list && a->mask_count > 0) {
+            LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_pull_list, P, a->d_mask_list, a->mask_count);
+            LAUNCHED("pull list kernel");
+        } else if (!by_list && n > 0) {
             LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_pull, P, block_end, warp_end, stride);
             LAUNCHED("pull kernel");
         }
