@@ -47,8 +47,8 @@ constexpr int kGroup = 64;           /* frontier vertices per push block (MultiG
 constexpr uint64_t kHubEdges = 2048; /* stage-3 edges from which a vertex goes to hub_kernel */
 constexpr uint64_t kHubChunk = 2048; /* edges of one hub_kernel work item                    */
 constexpr unsigned kHubBlocks = 1024;
-constexpr unsigned kApplyBlocks = 1024;
-constexpr uint32_t kMaskListShare = 16; /* a mask of fewer than n / this pulls from its list */ /* the most blocks an apply over the touched list takes */
+constexpr unsigned kApplyBlocks = 1024;       /* the most blocks an apply over the touched list takes */
+constexpr uint32_t kMaskListShare = 16;       /* a mask of fewer than n / this pulls from its list    */
 constexpr int kHubShift = 40;        /* hub_count: (hubs << kHubShift) | chunks              */
 
 /* ---- push ------------------------------------------------------------------------------------- */
