@@ -1,7 +1,7 @@
 /*
  * context.c — contexts, status names, the per-context error message and handle checks.
  */
-#include "mg_internal.h"
+#include "dist.h"
 
 #include <omp.h>
 
@@ -82,6 +82,7 @@ mg_status mg_context_free(mg_context *ctx) {
     if ((*ctx)->free_gpu_hybrid != NULL) (*ctx)->free_gpu_hybrid((*ctx)->gpu_hybrid);
     if ((*ctx)->free_cpu_udf != NULL) (*ctx)->free_cpu_udf((*ctx)->cpu_udf);
     if ((*ctx)->free_gpu_udf != NULL) (*ctx)->free_gpu_udf((*ctx)->gpu_udf);
+    mg__dist_free((*ctx)->dist);
     mg__free(*ctx);
     *ctx = NULL;
     return MG_SUCCESS;
@@ -114,7 +115,8 @@ mg_status mg_context_set_backend(mg_context ctx, mg_backend backend) {
         return MG_SUCCESS;
     case MG_BACKEND_GPU: {
         mg__gpu_info gpu;
-        if (mg__gpu_query(ctx, 0, &gpu) != MG_SUCCESS) {
+        /* the current device: 0, or the rank's (mg_context_set_ranks) */
+        if (mg__gpu_query(ctx, -1, &gpu) != MG_SUCCESS) {
             char why[MG__ERROR_SIZE];
             const char *prefix = "mg_gpu_query: ";
             const char *msg = ctx->error;
@@ -123,8 +125,11 @@ mg_status mg_context_set_backend(mg_context ctx, mg_backend backend) {
             return mg__error(ctx, MG_UNAVAILABLE,
                              "mg_context_set_backend: the GPU backend is unavailable: %s", why);
         }
-        /* device 0, the one the GPU backend uses */
-        mg_status kept = mg__gpu_keep_pool(ctx, 0);
+        if (ctx->dist != NULL && ctx->dist->ranks.size > 1 && !mg__dist_gpu_available())
+            return mg__error(ctx, MG_UNAVAILABLE,
+                             "mg_context_set_backend: the ranks' GPUs exchange through NCCL, which "
+                             "this build lacks (configure where nccl.h and libnccl are found)");
+        mg_status kept = mg__gpu_keep_pool(ctx, gpu.device);
         if (kept != MG_SUCCESS) return kept;
         ctx->backend = MG_BACKEND_GPU;
         return MG_SUCCESS;

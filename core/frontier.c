@@ -2,7 +2,7 @@
  * frontier.c — vertex sets with two forms: a list (cheap to iterate when small) and a bitmap (cheap
  * membership tests when large). Either form is computed from the other on demand and cached.
  */
-#include "mg_internal.h"
+#include "dist.h"
 
 #include <omp.h>
 
@@ -301,10 +301,10 @@ mg_status mg_frontier_out_edges(mg_context ctx, const mg_frontier f, uint64_t *e
     if (edges == NULL)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_frontier_out_edges: edges is NULL");
 #ifdef MG_HAVE_CUDA
-    if (ON_GPU(ctx)) return mg__gpu_frontier_out_edges(ctx, f, edges);
+    if (ON_GPU(ctx) && f->graph->dist == NULL) return mg__gpu_frontier_out_edges(ctx, f, edges);
 #endif
     if ((status = mg__frontier_need_list(ctx, f)) != MG_SUCCESS) return status;
-    const uint64_t *off = f->graph->out.offsets;
+    const uint64_t *off = mg__graph_degree_offsets(f->graph);
     uint64_t sum = 0;
 #pragma omp parallel for reduction(+ : sum) schedule(static)
     for (int64_t i = 0; i < (int64_t)f->count; i++) sum += off[f->list[i] + 1] - off[f->list[i]];

@@ -97,7 +97,27 @@ mg_status mg__gpu_keep_pool(mg_context ctx, int device) {
     return MG_SUCCESS;
 }
 
+mg_status mg__gpu_use_device(mg_context ctx, int index, int *device) {
+    int count = 0;
+    mg_status status = mg__gpu_device_count(ctx, "mg_context_set_ranks", &count);
+    if (status != MG_SUCCESS) return status;
+    *device = index % count;
+    const cudaError_t e = cudaSetDevice(*device);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return mg__error(ctx, MG_DEVICE_ERROR, "mg_context_set_ranks: cudaSetDevice(%d): %s", *device,
+                         cudaGetErrorString(e));
+    }
+    return MG_SUCCESS;
+}
+
 #else
+
+mg_status mg__gpu_use_device(mg_context ctx, int index, int *device) {
+    (void)index;
+    *device = -1;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg_context_set_ranks: this build has no CUDA backend");
+}
 
 mg_status mg__gpu_device_count(mg_context ctx, const char *who, int *count) {
     *count = 0;

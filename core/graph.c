@@ -7,7 +7,7 @@
  * as packed 64-bit keys (neighbour << 32 | order-preserving weight bits), so among parallel edges the
  * least weight comes first and is the one kept.
  */
-#include "mg_internal.h"
+#include "dist.h"
 
 #include <math.h>
 #include <omp.h>
@@ -267,6 +267,17 @@ static uint32_t *expand_rows(const mg__csr *c, uint32_t n, uint64_t m) {
 
 mg_status mg__graph_from_coo(mg_context ctx, mg_graph *g, const mg__coo *coo,
                              const mg_graph_options *opts) {
+    mg_graph_options defaults;
+    if (opts == NULL) {
+        mg_graph_options_init(&defaults);
+        opts = &defaults;
+    }
+    if (mg__dist_splits(ctx)) return mg__dist_build(ctx, g, coo, opts);
+    return mg__graph_build(ctx, g, coo, opts);
+}
+
+mg_status mg__graph_build(mg_context ctx, mg_graph *g, const mg__coo *coo,
+                          const mg_graph_options *opts) {
     mg_status status = MG_SUCCESS;
     mg_graph graph = NULL;
     uint32_t *rows = NULL;
@@ -460,6 +471,7 @@ mg_status mg_graph_free(mg_graph *g) {
     for (int i = 0; i < MG__REFERENCE_SLOTS; i++) free_reference(graph->reference[i]);
     if (graph->in.offsets != graph->out.offsets) free_csr(&graph->in);
     free_csr(&graph->out);
+    mg__dist_graph_free(graph->dist);
     mg__free(graph);
     *g = NULL;
     return MG_SUCCESS;
@@ -470,8 +482,11 @@ mg_status mg_graph_free(mg_graph *g) {
 static bool live(const mg_graph g) { return g != NULL && g->magic == MG__MAGIC_GRAPH; }
 
 uint32_t mg_graph_num_vertices(const mg_graph g) { return live(g) ? g->n : 0; }
-uint64_t mg_graph_num_edges(const mg_graph g) { return live(g) ? g->m : 0; }
-bool mg_graph_is_directed(const mg_graph g) { return live(g) ? g->directed : true; }
+/* a share answers for the whole graph (its own counts are the engines') */
+uint64_t mg_graph_num_edges(const mg_graph g) { return live(g) ? (g->dist ? g->dist->m : g->m) : 0; }
+bool mg_graph_is_directed(const mg_graph g) {
+    return live(g) ? (g->dist ? g->dist->directed : g->directed) : true;
+}
 mg_weight_type mg_graph_weight_type(const mg_graph g) {
     return live(g) ? g->weight_type : MG_WEIGHT_NONE;
 }
@@ -641,6 +656,8 @@ mg_status mg_graph_permute(mg_context ctx, const mg_graph g, const uint32_t *new
             MG__FAIL(ctx, MG_INVALID_ARGUMENT, "mg_graph_permute: new_of_old[%u] = %u repeats an "
                      "earlier vertex's new id (not a permutation)", v, w);
     }
+    if (g->dist != NULL)
+        MG__FAIL(ctx, MG_UNAVAILABLE, "mg_graph_permute: g is one rank's share of a split graph");
     MG__TRY(mg__graph_edges(ctx, g, &coo));
 #pragma omp parallel for schedule(static)
     for (int64_t e = 0; e < (int64_t)coo.m; e++) {

@@ -49,6 +49,8 @@ struct mg_context_s {
     void *gpu_udf;
     void (*free_gpu_udf)(void *workspace);
     double sample_fraction;
+    /* The ranks this context is one of (mg_context_set_ranks; core/dist.c), or NULL. */
+    struct mg__dist *dist;
 };
 
 /* Compressed sparse rows: offsets[n+1], indices[m], weights[m] (NULL when unweighted). */
@@ -90,6 +92,9 @@ struct mg_graph_s {
     /* The verifiers' serial results (algos/check_*.c), the last one of each, kept so that checking
      * several engines' results of one call costs one serial run. */
     struct mg__reference *reference[MG__REFERENCE_SLOTS];
+    /* A rank's share of a graph split over ranks (core/dist.h): NULL for a whole graph. Then out and
+     * in hold only the edges into the rank's vertices, and n, m, directed describe the share. */
+    struct mg__graph_dist *dist;
 };
 
 struct mg_vector_s {
@@ -231,9 +236,13 @@ mg_status mg__coo_init(mg_context ctx, mg__coo *coo, uint64_t capacity, bool wei
 mg_status mg__coo_reserve(mg_context ctx, mg__coo *coo, uint64_t capacity);
 void mg__coo_free(mg__coo *coo);
 
-/* Builds g from coo (ids already 0-based and < coo->n). Consumes nothing; coo stays valid. */
+/* Builds g from coo (ids already 0-based and < coo->n). Consumes nothing; coo stays valid. On a
+ * context with several ranks g is this rank's share (core/dist.c), else the whole graph. */
 mg_status mg__graph_from_coo(mg_context ctx, mg_graph *g, const mg__coo *coo,
                              const mg_graph_options *opts);
+/* The whole graph of coo, whatever the context's ranks (what a share is built with). */
+mg_status mg__graph_build(mg_context ctx, mg_graph *g, const mg__coo *coo,
+                          const mg_graph_options *opts);
 
 /* g's edges as a coo that mg__graph_from_coo (or the device build) turns back into the same graph:
  * every stored arc of a directed graph, each undirected edge once (source <= destination). */
@@ -336,6 +345,9 @@ mg_status mg__gpu_finish(mg_context ctx, const char *who);
  * hands freed memory back to the driver at every synchronisation, so each temporary (core's dbuf,
  * the baseline engine's scratch) became a real driver allocation again, every BFS level. */
 mg_status mg__gpu_keep_pool(mg_context ctx, int device);
+/* Makes device `index` modulo the device count the calling thread's current device (a rank's GPU,
+ * core/dist.c) and returns it in *device; MG_UNAVAILABLE where there is no device or no CUDA. */
+mg_status mg__gpu_use_device(mg_context ctx, int index, int *device);
 
 /* ---- MultiGraph's in-degree groups (Table 3.1), for host and device code ----------------------- */
 

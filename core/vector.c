@@ -3,7 +3,7 @@
  * mg_advance (assign, affine, element-wise binary ops, reductions, degrees, and the indexed gather
  * and scatter).
  */
-#include "mg_internal.h"
+#include "dist.h"
 
 #include <math.h>
 
@@ -314,8 +314,8 @@ mg_status mg_vector_ewise(mg_context ctx, mg_vector z, const mg_frontier mask, m
     return MG_SUCCESS;
 }
 
-mg_status mg_vector_reduce(mg_context ctx, const mg_vector v, const mg_frontier mask,
-                           mg_binary_op op, double *result) {
+static mg_status reduce_here(mg_context ctx, const mg_vector v, const mg_frontier mask,
+                             mg_binary_op op, double *result) {
     VECTOR_PROLOGUE(v, "mg_vector_reduce: v");
     if (result == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_reduce: result is NULL");
     if (op != MG_OP_ADD && op != MG_OP_MIN && op != MG_OP_MAX)
@@ -356,8 +356,8 @@ _Pragma("omp parallel for reduction(max : s) schedule(static)")
     return MG_SUCCESS;
 }
 
-mg_status mg_vector_l1_distance(mg_context ctx, const mg_vector x, const mg_vector y,
-                                double *result) {
+static mg_status l1_distance_here(mg_context ctx, const mg_vector x, const mg_vector y,
+                                  double *result) {
     VECTOR_PROLOGUE(x, "mg_vector_l1_distance: x");
     if ((status = mg__check_vector(ctx, y, "mg_vector_l1_distance: y")) != MG_SUCCESS) return status;
     if ((status = same_shape(ctx, x, y, "mg_vector_l1_distance")) != MG_SUCCESS) return status;
@@ -376,6 +376,22 @@ _Pragma("omp parallel for reduction(+ : s) schedule(static)")
     });
     *result = s;
     return MG_SUCCESS;
+}
+
+/* On a split graph every rank computed these on its own copy; rank 0's sum is taken by all, so
+ * that all take the same branch after it (a sum's last bits depend on its order). */
+mg_status mg_vector_reduce(mg_context ctx, const mg_vector v, const mg_frontier mask,
+                           mg_binary_op op, double *result) {
+    mg_status status = reduce_here(ctx, v, mask, op, result);
+    if (status == MG_SUCCESS && ctx->dist != NULL) status = mg__dist_agree(ctx, v->graph, result, sizeof *result);
+    return status;
+}
+
+mg_status mg_vector_l1_distance(mg_context ctx, const mg_vector x, const mg_vector y,
+                                double *result) {
+    mg_status status = l1_distance_here(ctx, x, y, result);
+    if (status == MG_SUCCESS && ctx->dist != NULL) status = mg__dist_agree(ctx, x->graph, result, sizeof *result);
+    return status;
 }
 
 /* Checks the operands of mg_vector_gather / _scatter (call: its name): live vectors of one graph,
@@ -512,15 +528,22 @@ mg_status mg_vector_degree(mg_context ctx, mg_vector v, mg_edges which) {
     if (which != MG_EDGES_OUT && which != MG_EDGES_IN)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_degree: unknown edge direction %d",
                          (int)which);
+    const struct mg_graph_s *g = v->graph;
 #ifdef MG_HAVE_CUDA
-    if (ON_GPU(ctx)) return mg__gpu_vector_degree(ctx, v, which);
+    if (ON_GPU(ctx) && g->dist == NULL) return mg__gpu_vector_degree(ctx, v, which);
 #endif
     v->on_device = false; /* every value is overwritten */
-    const uint64_t *off = which == MG_EDGES_OUT ? v->graph->out.offsets : v->graph->in.offsets;
+    /* A share's out-degrees are the whole graph's by degree_offsets; its in-degrees are whole
+     * for its own vertices, which the exchange below brings to every rank (an undirected graph's
+     * are its out-degrees). */
+    const bool share_in = g->dist != NULL && which == MG_EDGES_IN && g->dist->directed;
+    const uint64_t *off = which == MG_EDGES_OUT || (g->dist != NULL && !share_in)
+                              ? mg__graph_degree_offsets(g)
+                              : g->in.offsets;
     MG__WITH_TYPE(v->type, {
         T *x = v->data;
 _Pragma("omp parallel for schedule(static)")
         for (int64_t i = 0; i < (int64_t)v->n; i++) x[i] = (T)(off[i + 1] - off[i]);
     });
-    return MG_SUCCESS;
+    return share_in ? mg__dist_sync_vector(ctx, v) : MG_SUCCESS;
 }

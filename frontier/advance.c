@@ -3,6 +3,7 @@
  * context's backend (the CPU engine today; the GPU engines plug in here).
  */
 #include "engine.h"
+#include "core/dist.h"
 #ifdef MG_HAVE_CUDA
 #include "core/gpu_resident.h"
 #endif
@@ -83,6 +84,20 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
             return mg__error(ctx, MG_INVALID_ARGUMENT, ADV "out must differ from in and mask");
     }
 
+    mg_program on_share;
+    if (g->dist != NULL) {
+        if (p->udf != NULL)
+            return mg__error(ctx, MG_UNAVAILABLE,
+                             ADV "user-defined programs do not run on a split graph yet (several ranks)");
+        if (p->edges == MG_EDGES_IN && g->dist->directed)
+            return mg__error(ctx, MG_UNAVAILABLE,
+                             ADV "MG_EDGES_IN on a directed graph split over ranks: a rank holds the "
+                                 "edges into its vertices only (make the graph undirected)");
+        /* a share is stored directed; on an undirected graph the reversed edges are the same ones */
+        on_share = *p;
+        on_share.edges = MG_EDGES_OUT;
+        p = &on_share;
+    }
     mg__advance_call call = {ctx, g, p, in, x, y, mask, out};
     mg_advance_info info;
     memset(&info, 0, sizeof info);
@@ -106,6 +121,12 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
         status = mg__error(ctx, MG_UNAVAILABLE, ADV "this build has no CUDA backend");
 #endif
         break;
+    }
+    /* a split graph's ranks each completed their own destinations: every rank gets them all */
+    if (status == MG_SUCCESS && g->dist != NULL) status = mg__dist_sync_vector(ctx, y);
+    if (status == MG_SUCCESS && g->dist != NULL && out != NULL) {
+        status = mg__dist_sync_frontier(ctx, out);
+        info.output_vertices = out->count;
     }
     info.seconds = omp_get_wtime() - t0;
     if (status == MG_SUCCESS) {

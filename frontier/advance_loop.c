@@ -108,7 +108,9 @@ mg_status mg_advance_loop(mg_context ctx, const mg_graph g, const mg_program *pr
     const uint64_t cheap = mg_graph_num_edges(g) / 32; /* sparse_engine.cu's kPushCheap */
     const uint32_t n = mg_graph_num_vertices(g);
     const double mean_degree = n ? (double)mg_graph_num_edges(g) / n : 0;
-    bool try_device = (double)frontier->count * mean_degree < (double)cheap;
+    /* a split graph's steps each end in an exchange between the ranks, which a stretch on the
+     * device cannot make */
+    bool try_device = g->dist == NULL && (double)frontier->count * mean_degree < (double)cheap;
     uint32_t largest = frontier->count;
     uint64_t seen_vertices = 0, seen_edges = 0;
 #endif
@@ -133,7 +135,7 @@ mg_status mg_advance_loop(mg_context ctx, const mg_graph g, const mg_program *pr
         seen_vertices += ctx->last_advance.frontier_vertices;
         seen_edges += ctx->last_advance.frontier_edges;
         const double degree = seen_vertices ? (double)seen_edges / (double)seen_vertices : 0;
-        try_device = (double)frontier->count * degree < (double)cheap;
+        try_device = g->dist == NULL && (double)frontier->count * degree < (double)cheap;
         largest = frontier->count;
 #endif
     }

@@ -17,6 +17,7 @@
  * other program runs one generic copy per value type that reads them at run time.
  */
 #include "engine.h"
+#include "core/dist.h"
 
 #include <math.h>
 #include <omp.h>
@@ -550,7 +551,7 @@ mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info) {
         .n = g->n, .p = p,
         .push_off = push_csr->offsets, .push_idx = push_csr->indices, .push_w = push_csr->weights,
         .pull_off = pull_csr->offsets, .pull_idx = pull_csr->indices, .pull_w = pull_csr->weights,
-        .outdeg_off = g->out.offsets, .wt = g->weight_type,
+        .outdeg_off = mg__graph_degree_offsets(g), .wt = g->weight_type,
         .complement = p->mask_complement,
         .x = call->x ? call->x->data : NULL, .y = call->y->data, .ws = ws,
     };

@@ -143,7 +143,7 @@ template <typename T> void params_init(Params<T> &P, const mg__gpu_advance_args 
     P.pull_off = along_out ? g->d_in_offsets : g->d_out_offsets;
     P.pull_idx = along_out ? g->d_in_indices : g->d_out_indices;
     P.pull_w = along_out ? g->d_in_weights : g->d_out_weights;
-    P.outdeg_off = g->d_out_offsets;
+    P.outdeg_off = g->d_degree_offsets != nullptr ? g->d_degree_offsets : g->d_out_offsets;
     P.old_of_new = g->d_old_of_new;
     P.wt = (int)g->weight_type;
     P.list = a->d_in_list;

@@ -6,6 +6,7 @@
  */
 #include "preprocess/dense_blocks.h"
 #include "preprocess/gpu_preprocess.h"
+#include "core/dist.h"
 
 #include <omp.h>
 
@@ -15,7 +16,7 @@ mg_status mg_gpu_query(mg_context ctx, mg_gpu_info *info) {
     if (info == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_gpu_query: info is NULL");
     memset(info, 0, sizeof *info);
     mg__gpu_info dev;
-    status = mg__gpu_query(ctx, 0, &dev);
+    status = mg__gpu_query(ctx, -1, &dev); /* the current device: 0, or a rank's */
     if (status == MG_UNAVAILABLE) {
         /* Not an error for the caller: there is simply no GPU to describe. */
         const char *why = mg_context_error(ctx);
@@ -86,6 +87,12 @@ mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph cg, mg_gpu_graph_i
                                  .keep_duplicates = true};
         status = mg__gpu_graph_build_produced(ctx, &shape, &edges, &opts, gg);
         if (status != MG_SUCCESS) {
+            mg__free(gg);
+            goto cleanup;
+        }
+        if (g->dist != NULL &&
+            (status = mg__dist_gpu_degree_offsets(ctx, g, gg->d_old_of_new, &gg->d_degree_offsets)) != MG_SUCCESS) {
+            mg__gpu_graph_free(gg);
             mg__free(gg);
             goto cleanup;
         }

@@ -587,7 +587,7 @@ extern "C" void mg__gpu_graph_free(mg__gpu_graph *g) {
                             g->in_shares_out ? nullptr : g->d_in_offsets,
                             g->in_shares_out ? nullptr : g->d_in_indices,
                             g->in_shares_out ? nullptr : g->d_in_weights,
-                            g->d_new_of_old, g->d_old_of_new, g->d_seg_ptr};
+                            g->d_new_of_old, g->d_old_of_new, g->d_seg_ptr, g->d_degree_offsets};
     for (void *p : arrays)
         if (p != nullptr) cudaFree(p);
     mg__gpu_dense_free(&g->dense[MG_EDGES_OUT]);

@@ -45,6 +45,10 @@ typedef struct {
     uint32_t *d_in_indices;
     void *d_in_weights;
     bool in_shares_out;
+    /* A rank's share of a split graph (core/dist.h): n + 1 offsets whose differences are the whole
+     * graph's out-degrees, in this form's numbering (what MG_CONTRIB_SRC_DIV_OUTDEG divides by);
+     * NULL for a whole graph. */
+    uint64_t *d_degree_offsets;
     uint32_t *d_new_of_old;     /* n: new id of each caller vertex */
     uint32_t *d_old_of_new;     /* n: caller id of each new vertex */
     /* Group g (1..6) holds the new ids [group_start[g-1], group_start[g]); group_start[0] = 0 and

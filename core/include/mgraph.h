@@ -117,6 +117,49 @@ const char *mg_context_error(const mg_context ctx);
 /* True when this build of the library contains the CUDA backend. */
 bool mg_built_with_cuda(void);
 
+/*
+ * Several ranks: one process per GPU (or per share of the CPUs), started by mpirun, all making the
+ * same calls in the same order on their own context (SPMD, as MPI programs are written). The library
+ * does not link MPI: the caller hands it the collectives below, and <mgraph_mpi.h> (installed beside
+ * this header) fills them from an MPI communicator in one call, mg_context_set_mpi(ctx, comm).
+ *
+ * Once set, graphs made on ctx (mg_graph_read, mg_generate, mg_graph_create_from_coo) are split in
+ * one dimension: the vertices into `size` contiguous ranges of about equal in-edges (each a multiple
+ * of 64 vertices), rank r holding the stored edges INTO its range (destination-owned), with CSR and
+ * CSC of those. Every rank reads (or generates) the whole edge list and keeps its share; the graph
+ * it builds holds only that share. Vectors and frontiers stay whole on every rank and hold the same
+ * values everywhere: mg_advance runs each rank's edges, which complete its own destinations, then
+ * hands each range from its owner to every rank (the CPU through allgatherv; GPU contexts through
+ * NCCL between the devices, each rank on device local_rank % devices). Vector and frontier
+ * operations run on each rank's whole copy, without communication; so do the algorithms (algos/),
+ * unchanged. mg_graph_num_edges and mg_graph_is_directed describe the whole graph, mg_graph_csr /
+ * mg_graph_csc the rank's share; MG_CONTRIB_SRC_DIV_OUTDEG, mg_vector_degree and
+ * mg_frontier_out_edges count whole-graph degrees. Not (yet) on a split graph, MG_UNAVAILABLE:
+ * user-defined programs, MG_EDGES_IN programs on a directed graph (a share holds in-edges only: CC
+ * and BC need the graph undirected), and the sparse layer (mg_graph_matrix). With size 1 nothing is
+ * split and nothing is exchanged.
+ *
+ * Each collective returns 0 on success, else a nonzero code (reported as MG_IO_ERROR naming it).
+ */
+typedef struct {
+    int rank, size;   /* this process's rank, 0 .. size - 1, and the number of ranks              */
+    int local_rank;   /* its rank among those on its host (which GPU it takes)                    */
+    /* In place: rank r's count[r] bytes at buffer + offset[r] reach every rank's same place. */
+    int (*allgatherv)(void *user, void *buffer, const uint64_t *offset, const uint64_t *count);
+    /* bytes at buffer on rank root reach every rank's buffer */
+    int (*broadcast)(void *user, void *buffer, uint64_t bytes, int root);
+    /* In place: values[i] becomes the sum over ranks of values[i], i < count. */
+    int (*allreduce_sum_u64)(void *user, uint64_t *values, uint64_t count);
+    void *user;
+} mg_ranks;
+/* Makes ctx one rank of `ranks` (copied). Call it before making the graphs, vectors and frontiers
+ * the ranks share, and on a GPU context before its first device work (it picks the device).
+ * MG_INVALID_ARGUMENT for a missing collective or rank out of range; MG_UNAVAILABLE when the ranks'
+ * GPUs are asked for (MG_BACKEND_GPU) in a build without NCCL. */
+mg_status mg_context_set_ranks(mg_context ctx, const mg_ranks *ranks);
+/* This rank and the number of ranks (0 and 1 for a context without ranks). */
+mg_status mg_context_get_ranks(const mg_context ctx, int *rank, int *size);
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Graphs                                                                                           */
 /* ------------------------------------------------------------------------------------------------ */

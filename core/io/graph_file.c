@@ -8,6 +8,7 @@
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "io_internal.h"
+#include "dist.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +59,24 @@ static mg_format format_from_extension(const char *path) {
 /* The binary file holds a graph built with some directedness; when the caller asks for the other,
  * the graph is rebuilt from its edges (keep_self_loops / keep_duplicates apply then; otherwise
  * they were applied when the file's graph was built). */
+/* A binary file holds a built whole graph: on a context of several ranks, its share replaces it. */
+static mg_status split(mg_context ctx, mg_graph *g) {
+    mg_status status = MG_SUCCESS;
+    mg_graph whole = *g, share = NULL;
+    mg__coo coo;
+    memset(&coo, 0, sizeof coo);
+    MG__TRY(mg__graph_edges(ctx, whole, &coo));
+    /* the graph already holds what its options kept: keep all of it */
+    mg_graph_options go = {.directed = whole->directed, .keep_self_loops = true, .keep_duplicates = true};
+    MG__TRY(mg__dist_build(ctx, &share, &coo, &go));
+    share->index_base = whole->index_base;
+    mg_graph_free(g);
+    *g = share;
+cleanup:
+    mg__coo_free(&coo);
+    return status;
+}
+
 static mg_status rebuild(mg_context ctx, mg_graph *g, const mg_read_options *opts, bool directed) {
     mg_status status = MG_SUCCESS;
     mg_graph old = *g, fresh = NULL;
@@ -139,6 +158,7 @@ mg_status mg_graph_read(mg_context ctx, mg_graph *g, const char *path,
         if (opts->undirected != -1 && (opts->undirected == 1) == graph->directed)
             MG__TRY(rebuild(ctx, &graph, opts, opts->undirected == 0));
         if (opts->ignore_weights) drop_weights(graph);
+        if (mg__dist_splits(ctx) && graph->dist == NULL) MG__TRY(split(ctx, &graph));
     } else {
         if (format == MG_FORMAT_MATRIX_MARKET)
             MG__TRY(mg__read_matrix_market(ctx, path, opts, &coo));
@@ -358,6 +378,8 @@ mg_status mg_graph_write(mg_context ctx, const mg_graph g, const char *path, mg_
     if (status != MG_SUCCESS) return status;
     status = mg__check_graph(ctx, g, "mg_graph_write: g");
     if (status != MG_SUCCESS) return status;
+    if (g->dist != NULL)
+        return mg__error(ctx, MG_UNAVAILABLE, "mg_graph_write: g is one rank's share of a split graph");
     if (path == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_graph_write: path is NULL");
     if (format == MG_FORMAT_AUTO) {
         if (mg__io_gzipped(path))

@@ -1,0 +1,306 @@
+/*
+ * dist.c — contexts over several ranks and graphs split over them (dist.h says the layout).
+ *
+ * Why replicated vectors with split edges: the edges are what outgrow a device (R-MAT 30 has 2^34
+ * stored edges, its vertex values 2^30 x 8 bytes), and an advance's work is its edges; keeping every
+ * vector whole on every rank lets each vector or frontier operation, and so each algorithm of
+ * algos/, run unchanged with no communication but the one exchange after each advance. The cost is
+ * that those operations do not get faster with more ranks (docs/ARCHITECTURE.md weighs it).
+ */
+#include "dist.h"
+
+#include <math.h>
+#include <omp.h>
+
+#define SET "mg_context_set_ranks: "
+
+void mg__dist_free(struct mg__dist *d) {
+    if (d == NULL) return;
+    mg__dist_gpu_release(d);
+    mg__free(d);
+}
+
+void mg__dist_graph_free(struct mg__graph_dist *d) {
+    if (d == NULL) return;
+    mg__free(d->first);
+    mg__free(d->degree_offsets);
+    mg__free(d);
+}
+
+mg_status mg_context_set_ranks(mg_context ctx, const mg_ranks *ranks) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (ranks == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, SET "ranks is NULL");
+    if (ranks->size < 1 || ranks->rank < 0 || ranks->rank >= ranks->size)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, SET "rank %d of %d ranks is out of range",
+                         ranks->rank, ranks->size);
+    if (ranks->local_rank < 0)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, SET "local_rank %d is negative", ranks->local_rank);
+    if (ranks->allgatherv == NULL || ranks->broadcast == NULL || ranks->allreduce_sum_u64 == NULL)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, SET "ranks->%s is NULL",
+                         ranks->allgatherv == NULL  ? "allgatherv"
+                         : ranks->broadcast == NULL ? "broadcast"
+                                                    : "allreduce_sum_u64");
+    if (ctx->dist != NULL)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, SET "the context already has its ranks");
+    if (ctx->backend == MG_BACKEND_GPU && ranks->size > 1 && !mg__dist_gpu_available())
+        return mg__error(ctx, MG_UNAVAILABLE,
+                         SET "the ranks' GPUs exchange through NCCL, which this build lacks "
+                             "(configure where nccl.h and libnccl are found)");
+    struct mg__dist *d = mg__calloc(1, sizeof *d);
+    if (d == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, SET "out of memory");
+    d->ranks = *ranks;
+    d->device = -1;
+    /* Each rank takes its own GPU (its rank on the host, modulo the devices) before any device
+     * work; no device is no error: the ranks run on the CPU. */
+    if (mg__gpu_use_device(ctx, ranks->local_rank, &d->device) != MG_SUCCESS) {
+        d->device = -1;
+        ctx->error[0] = '\0';
+    }
+    if (ctx->backend == MG_BACKEND_GPU && d->device >= 0 &&
+        (status = mg__gpu_keep_pool(ctx, d->device)) != MG_SUCCESS) {
+        mg__free(d);
+        return status;
+    }
+    ctx->dist = d;
+    return MG_SUCCESS;
+}
+
+mg_status mg_context_get_ranks(const mg_context ctx, int *rank, int *size) {
+    mg_status status = mg__check_context(ctx);
+    if (status != MG_SUCCESS) return status;
+    if (rank != NULL) *rank = ctx->dist ? ctx->dist->ranks.rank : 0;
+    if (size != NULL) *size = ctx->dist ? ctx->dist->ranks.size : 1;
+    return MG_SUCCESS;
+}
+
+static mg_status collective_failed(mg_context ctx, const char *what, int rc) {
+    return mg__error(ctx, MG_IO_ERROR, "%s: the ranks' %s failed (code %d)", "mg_context ranks",
+                     what, rc);
+}
+
+/* ---- the split ---------------------------------------------------------------------------------- */
+
+/* Range ends at multiples of 64 where the in-edges seen so far pass r / size of them. */
+static void choose_ranges(const uint64_t *in_degree, uint32_t n, int size, uint32_t *first) {
+    uint64_t total = 0;
+    for (uint32_t v = 0; v < n; v++) total += in_degree[v];
+    first[0] = 0;
+    uint64_t seen = 0;
+    uint32_t v = 0;
+    for (int r = 1; r < size; r++) {
+        const double target = (double)total * r / size;
+        while (v < n && (double)seen < target) {
+            const uint32_t end = v + 64 < n ? v + 64 : n;
+            for (; v < end; v++) seen += in_degree[v];
+        }
+        first[r] = v;
+    }
+    first[size] = n;
+}
+
+mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const mg_graph_options *opts) {
+    mg_status status = MG_SUCCESS;
+    const mg_ranks *R = &ctx->dist->ranks;
+    const int size = R->size, rank = R->rank;
+    const uint32_t n = coo->n;
+    const int64_t m = (int64_t)coo->m;
+    const bool directed = opts->directed;
+    const bool drop_loops = !opts->keep_self_loops;
+    mg__coo mine;
+    memset(&mine, 0, sizeof mine);
+    uint64_t *in_degree = NULL, *counts = NULL;
+    struct mg__graph_dist *d = NULL;
+    mg_graph share = NULL;
+    *g = NULL;
+    const double t0 = omp_get_wtime();
+
+    d = mg__calloc(1, sizeof *d);
+    in_degree = mg__calloc((size_t)n + 1, sizeof *in_degree);
+    if (d == NULL || in_degree == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
+    d->first = mg__malloc(((size_t)size + 1) * sizeof *d->first);
+    if (d->first == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
+#pragma omp parallel for schedule(static)
+    for (int64_t e = 0; e < m; e++) {
+        const uint32_t u = coo->src[e], v = coo->dst[e];
+        if (u == v && drop_loops) continue;
+#pragma omp atomic
+        in_degree[v]++;
+        if (!directed && u != v) {
+#pragma omp atomic
+            in_degree[u]++;
+        }
+    }
+    choose_ranges(in_degree, n, size, d->first);
+    const uint32_t lo = d->first[rank], hi = d->first[rank + 1];
+
+    /* the arcs into [lo, hi): an undirected edge {u, v} gives u -> v and v -> u */
+    uint64_t kept = 0;
+#pragma omp parallel for reduction(+ : kept) schedule(static)
+    for (int64_t e = 0; e < m; e++) {
+        const uint32_t u = coo->src[e], v = coo->dst[e];
+        if (u == v && drop_loops) continue;
+        kept += v >= lo && v < hi;
+        kept += !directed && u != v && u >= lo && u < hi;
+    }
+    MG__TRY(mg__coo_init(ctx, &mine, kept, coo->weights != NULL, coo->weight_type));
+    mine.n = n;
+    mine.m = kept;
+    mine.index_base = coo->index_base;
+    {
+        uint64_t k = 0;
+        const size_t ws = 4;
+        for (int64_t e = 0; e < m; e++) {
+            const uint32_t u = coo->src[e], v = coo->dst[e];
+            if (u == v && drop_loops) continue;
+            for (int turn = 0; turn < 1 + (!directed && u != v); turn++) {
+                const uint32_t s = turn ? v : u, t = turn ? u : v;
+                if (t < lo || t >= hi) continue;
+                mine.src[k] = s;
+                mine.dst[k] = t;
+                if (coo->weights != NULL)
+                    memcpy((char *)mine.weights + k * ws, (const char *)coo->weights + e * ws, ws);
+                k++;
+            }
+        }
+    }
+    mg_graph_options local = *opts;
+    local.directed = true; /* a share holds arcs: both of an undirected edge's when both are its */
+    MG__TRY(mg__graph_build(ctx, &share, &mine, &local));
+    mg__coo_free(&mine);
+
+    /* the whole graph's out-degrees: each share's, summed over the ranks */
+    counts = mg__malloc(((size_t)n + 1) * sizeof *counts);
+    if (counts == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory for a split graph's degrees");
+#pragma omp parallel for schedule(static)
+    for (int64_t v = 0; v < (int64_t)n; v++) counts[v] = share->out.offsets[v + 1] - share->out.offsets[v];
+    int rc = R->allreduce_sum_u64(R->user, counts, n);
+    if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "mg_graph: the ranks' sum of out-degrees failed (code %d)", rc);
+    counts[n] = 0;
+    d->m = mg__exclusive_scan_u64(counts, (size_t)n + 1);
+    d->degree_offsets = counts;
+    counts = NULL;
+    d->rank = rank;
+    d->size = size;
+    d->directed = directed;
+
+    /* the whole graph's weight range, from each share's (an empty share has none) */
+    {
+        double *w = mg__calloc((size_t)size * 3, sizeof *w);
+        uint64_t *off = mg__malloc((size_t)size * sizeof *off), *cnt = mg__malloc((size_t)size * sizeof *cnt);
+        if (w == NULL || off == NULL || cnt == NULL) {
+            mg__free(w);
+            mg__free(off);
+            mg__free(cnt);
+            MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory for a split graph's weight range");
+        }
+        for (int r = 0; r < size; r++) {
+            off[r] = (uint64_t)r * 3 * sizeof *w;
+            cnt[r] = 3 * sizeof *w;
+        }
+        w[3 * rank] = (double)share->m;
+        w[3 * rank + 1] = share->weight_min;
+        w[3 * rank + 2] = share->weight_max;
+        rc = R->allgatherv(R->user, w, off, cnt);
+        double wmin = INFINITY, wmax = -INFINITY;
+        for (int r = 0; r < size; r++)
+            if (w[3 * r] > 0) {
+                wmin = fmin(wmin, w[3 * r + 1]);
+                wmax = fmax(wmax, w[3 * r + 2]);
+            }
+        mg__free(w);
+        mg__free(off);
+        mg__free(cnt);
+        if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "mg_graph: the ranks' weight ranges failed (code %d)", rc);
+        if (d->m == 0) wmin = wmax = 0;
+        share->weight_min = wmin;
+        share->weight_max = wmax;
+    }
+    share->dist = d;
+    d = NULL;
+    share->build_seconds = omp_get_wtime() - t0;
+    *g = share;
+    share = NULL;
+
+cleanup:
+    mg__coo_free(&mine);
+    mg__free(in_degree);
+    mg__free(counts);
+    mg__dist_graph_free(d);
+    mg_graph_free(&share);
+    return status;
+}
+
+/* ---- the exchanges ------------------------------------------------------------------------------ */
+
+/* offsets and counts (bytes) of every rank's range of elements of es bytes. */
+static mg_status ranges(mg_context ctx, const struct mg__graph_dist *d, size_t es, uint64_t **off,
+                        uint64_t **cnt) {
+    *off = mg__malloc((size_t)d->size * sizeof **off);
+    *cnt = mg__malloc((size_t)d->size * sizeof **cnt);
+    if (*off == NULL || *cnt == NULL) {
+        mg__free(*off);
+        mg__free(*cnt);
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory exchanging a split graph's values");
+    }
+    for (int r = 0; r < d->size; r++) {
+        (*off)[r] = (uint64_t)d->first[r] * es;
+        (*cnt)[r] = (uint64_t)(d->first[r + 1] - d->first[r]) * es;
+    }
+    return MG_SUCCESS;
+}
+
+mg_status mg__dist_sync_vector(mg_context ctx, mg_vector v) {
+    const struct mg__graph_dist *d = v->graph->dist;
+    if (d == NULL) return MG_SUCCESS;
+    if (v->on_device) return mg__dist_gpu_sync_vector(ctx, v);
+    uint64_t *off, *cnt;
+    mg_status status = ranges(ctx, d, mg__type_size(v->type), &off, &cnt);
+    if (status != MG_SUCCESS) return status;
+    const mg_ranks *R = &ctx->dist->ranks;
+    const int rc = R->allgatherv(R->user, v->data, off, cnt);
+    mg__free(off);
+    mg__free(cnt);
+    return rc != 0 ? collective_failed(ctx, "exchange of a vector", rc) : MG_SUCCESS;
+}
+
+mg_status mg__dist_sync_frontier(mg_context ctx, mg_frontier f) {
+    const struct mg__graph_dist *d = f->graph->dist;
+    if (d == NULL) return MG_SUCCESS;
+    if (f->on_device) return mg__dist_gpu_sync_frontier(ctx, f);
+    mg_status status = mg__frontier_need_bitmap(ctx, f);
+    if (status != MG_SUCCESS) return status;
+    /* ranges start at multiples of 64: each is whole words of the bitmap */
+    uint64_t *off = mg__malloc((size_t)d->size * sizeof *off);
+    uint64_t *cnt = mg__malloc((size_t)d->size * sizeof *cnt);
+    if (off == NULL || cnt == NULL) {
+        mg__free(off);
+        mg__free(cnt);
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory exchanging a frontier");
+    }
+    for (int r = 0; r < d->size; r++) {
+        const uint64_t w0 = d->first[r] / 64, w1 = mg__bitmap_words(d->first[r + 1]);
+        off[r] = w0 * 8;
+        cnt[r] = (w1 > w0 ? w1 - w0 : 0) * 8;
+    }
+    const mg_ranks *R = &ctx->dist->ranks;
+    const int rc = R->allgatherv(R->user, f->bitmap, off, cnt);
+    mg__free(off);
+    mg__free(cnt);
+    if (rc != 0) return collective_failed(ctx, "exchange of a frontier", rc);
+    const int64_t words = (int64_t)mg__bitmap_words(f->n);
+    uint64_t count = 0;
+#pragma omp parallel for reduction(+ : count) schedule(static)
+    for (int64_t w = 0; w < words; w++) count += (uint64_t)__builtin_popcountll(f->bitmap[w]);
+    f->count = (uint32_t)count;
+    f->bitmap_valid = true;
+    f->list_valid = false;
+    return MG_SUCCESS;
+}
+
+mg_status mg__dist_agree(mg_context ctx, const struct mg_graph_s *g, void *value, size_t bytes) {
+    if (g->dist == NULL) return MG_SUCCESS;
+    const mg_ranks *R = &ctx->dist->ranks;
+    const int rc = R->broadcast(R->user, value, bytes, 0);
+    return rc != 0 ? collective_failed(ctx, "broadcast of a result", rc) : MG_SUCCESS;
+}

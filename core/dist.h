@@ -1,0 +1,79 @@
+/*
+ * dist.h — a context's ranks and a graph split over them (internal; issue 19, mgraph.h's mg_ranks).
+ *
+ * 1D, destination-owned: rank r owns the vertices [first[r], first[r + 1]) and holds every stored
+ * edge into them, so one mg_advance on its share completes its own destinations; vectors and
+ * frontiers stay whole and alike on every rank, and after each advance every range goes from its
+ * owner to all (mg__dist_sync_*). Ranges are multiples of 64 vertices (whole bitmap words).
+ */
+#ifndef MG_DIST_H
+#define MG_DIST_H
+
+#include "mg_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mg__dist {
+    mg_ranks ranks;
+    int device;            /* the rank's CUDA device, -1 where there is none              */
+    /* GPU exchanges (core/dist_gpu.cu): the NCCL communicator, made on first use, and a staging
+     * array of the vector exchange, kept between calls. */
+    void *nccl;
+    void *d_stage;
+    size_t d_stage_bytes;
+    uint32_t *d_count;
+};
+
+struct mg__graph_dist {
+    int rank, size;
+    uint32_t *first;          /* size + 1 entries: rank r owns [first[r], first[r + 1])      */
+    uint64_t m;               /* the whole graph's stored edges                               */
+    bool directed;            /* the whole graph's                                            */
+    uint64_t *degree_offsets; /* n + 1: prefix sums of the whole graph's out-degrees          */
+};
+
+/* Whether graphs made on ctx are split (several ranks). */
+static inline bool mg__dist_splits(const mg_context ctx) {
+    return ctx != NULL && ctx->dist != NULL && ctx->dist->ranks.size > 1;
+}
+
+/* The offsets whose differences are the whole graph's out-degrees (a share's own CSR counts only
+ * its edges). */
+static inline const uint64_t *mg__graph_degree_offsets(const struct mg_graph_s *g) {
+    return g->dist != NULL ? g->dist->degree_offsets : g->out.offsets;
+}
+
+void mg__dist_free(struct mg__dist *d);
+void mg__dist_graph_free(struct mg__graph_dist *d);
+
+/* This rank's share of the graph coo describes (every rank passes the same coo and options). */
+mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const mg_graph_options *opts);
+
+/* After an advance on a split graph: every rank's own range of v (of f) reaches every rank. */
+mg_status mg__dist_sync_vector(mg_context ctx, mg_vector v);
+mg_status mg__dist_sync_frontier(mg_context ctx, mg_frontier f);
+/* Rank 0's `bytes` at value on every rank: a floating-point result that every rank computed on
+ * its own copy (sums on a GPU may differ in the last bits), so that every rank takes the same
+ * branch after it. */
+mg_status mg__dist_agree(mg_context ctx, const struct mg_graph_s *g, void *value, size_t bytes);
+
+/* ---- the GPU's side (core/dist_gpu.cu; without CUDA or NCCL, MG_UNAVAILABLE) ------------------ */
+
+/* The vector exchange on device-resident values, through NCCL. */
+mg_status mg__dist_gpu_sync_vector(mg_context ctx, mg_vector v);
+/* The frontier exchange on a device-resident frontier, through NCCL. */
+mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f);
+/* The device form's degree offsets in its own numbering (*d_offsets, n + 1 entries, cudaMalloc'ed):
+ * what MG_CONTRIB_SRC_DIV_OUTDEG divides by on a share. old_of_new: the form's permutation. */
+mg_status mg__dist_gpu_degree_offsets(mg_context ctx, const struct mg_graph_s *g,
+                                      const uint32_t *d_old_of_new, uint64_t **d_offsets);
+/* Whether this build has NCCL (the GPU exchanges). */
+bool mg__dist_gpu_available(void);
+void mg__dist_gpu_release(struct mg__dist *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MG_DIST_H */

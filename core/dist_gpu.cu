@@ -1,0 +1,258 @@
+/*
+ * dist_gpu.cu — the exchanges of a split graph between the ranks' GPUs, through NCCL (dist.h).
+ *
+ * A device-resident vector or frontier is in its device form's numbering, which differs between
+ * ranks (each share's form orders vertices by its own in-degrees, preprocess/gpu_preprocess.h). So
+ * an exchange stages in caller numbering, where ranges are contiguous: the owner's range is
+ * gathered into a staging array, every range is broadcast from its owner (one NCCL group of P
+ * broadcasts: an allgather of unequal blocks), and the others' ranges are scattered back into this
+ * rank's numbering. A frontier goes as a caller-numbered bitmap (ranges are whole words), then back
+ * to a device list.
+ */
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "mg_internal.h"
+#include "dist.h"
+#include "gpu_resident.h"
+}
+#include "preprocess/gpu_preprocess.h"
+
+#ifdef MG_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+namespace {
+
+#include "gpu_util.cuh"
+
+#ifdef MG_HAVE_NCCL
+
+#define NCCL(expr)                                                                                 \
+    do {                                                                                           \
+        ncclResult_t r_ = (expr);                                                                  \
+        if (r_ != ncclSuccess)                                                                     \
+            return mg__error(ctx, MG_DEVICE_ERROR, "%s: %s: %s", __func__, #expr,                  \
+                             ncclGetErrorString(r_));                                              \
+    } while (0)
+
+/* The ranks' NCCL communicator, made on the first exchange: rank 0's id reaches the others through
+ * the caller's broadcast (MPI). */
+mg_status comm_of(mg_context ctx, ncclComm_t *comm) {
+    struct mg__dist *d = ctx->dist;
+    if (d->nccl == nullptr) {
+        ncclUniqueId id;
+        if (d->ranks.rank == 0) NCCL(ncclGetUniqueId(&id));
+        const int rc = d->ranks.broadcast(d->ranks.user, &id, sizeof id, 0);
+        if (rc != 0)
+            return mg__error(ctx, MG_IO_ERROR, "the ranks' broadcast of NCCL's id failed (code %d)", rc);
+        ncclComm_t c;
+        NCCL(ncclCommInitRank(&c, d->ranks.size, id, d->ranks.rank));
+        d->nccl = c;
+    }
+    *comm = (ncclComm_t)d->nccl;
+    return MG_SUCCESS;
+}
+
+/* A staging array of at least `bytes`, kept on the context (every step exchanges one). */
+mg_status stage_of(mg_context ctx, size_t bytes, void **p) {
+    struct mg__dist *d = ctx->dist;
+    if (d->d_stage_bytes < bytes) {
+        if (d->d_stage != nullptr) CU(cudaFree(d->d_stage));
+        d->d_stage = nullptr;
+        d->d_stage_bytes = 0;
+        CU(cudaMalloc(&d->d_stage, bytes ? bytes : 8));
+        d->d_stage_bytes = bytes;
+    }
+    if (d->d_count == nullptr) CU(cudaMalloc(&d->d_count, sizeof *d->d_count));
+    *p = d->d_stage;
+    return MG_SUCCESS;
+}
+
+/* every rank's byte range [at[r], at[r] + bytes[r]) of buffer from rank r, in one group */
+mg_status broadcast_ranges(mg_context ctx, char *buffer, const uint64_t *at, const uint64_t *bytes) {
+    ncclComm_t comm;
+    TRY(comm_of(ctx, &comm));
+    const int size = ctx->dist->ranks.size;
+    NCCL(ncclGroupStart());
+    for (int r = 0; r < size; r++)
+        if (bytes[r] > 0) NCCL(ncclBroadcast(buffer + at[r], buffer + at[r], bytes[r], ncclUint8, r, comm, 0));
+    NCCL(ncclGroupEnd());
+    return MG_SUCCESS;
+}
+
+template <typename E>
+__global__ void gather_own(E *stage, const E *data, const uint32_t *new_of_old, uint32_t lo, uint32_t hi) {
+    GRID_STRIDE(k, hi - lo) {
+        const uint32_t v = lo + (uint32_t)k;
+        stage[v] = data[new_of_old[v]];
+    }
+}
+
+template <typename E>
+__global__ void scatter_others(E *data, const E *stage, const uint32_t *new_of_old, uint32_t n,
+                               uint32_t lo, uint32_t hi) {
+    GRID_STRIDE(v, n) {
+        if (v < lo || v >= hi) data[new_of_old[v]] = stage[v];
+    }
+}
+
+__global__ void own_bits(uint64_t *bits, const uint32_t *list, uint32_t count,
+                         const uint32_t *old_of_new, uint32_t lo, uint32_t hi) {
+    GRID_STRIDE(i, count) {
+        const uint32_t v = old_of_new[list[i]];
+        if (v >= lo && v < hi) atomicOr((unsigned long long *)&bits[v >> 6], 1ull << (v & 63));
+    }
+}
+
+/* the set bits of a caller-numbered bitmap as a list of device ids (one atomic per word) */
+__global__ void bits_to_list(const uint64_t *bits, uint64_t words, const uint32_t *new_of_old,
+                             uint32_t *list, uint32_t *count) {
+    GRID_STRIDE(w, words) {
+        uint64_t word = bits[w];
+        if (word == 0) continue;
+        uint32_t at = atomicAdd(count, (uint32_t)__popcll(word));
+        while (word) {
+            const int b = __ffsll((long long)word) - 1;
+            word &= word - 1;
+            list[at++] = new_of_old[w * 64 + (uint64_t)b];
+        }
+    }
+}
+
+template <typename E>
+mg_status sync_vector(mg_context ctx, mg_vector v, const mg__gpu_graph *gg) {
+    const struct mg__graph_dist *d = v->graph->dist;
+    const int size = d->size, rank = d->rank;
+    const uint32_t n = v->n, lo = d->first[rank], hi = d->first[rank + 1];
+    void *p;
+    TRY(stage_of(ctx, (size_t)n * sizeof(E), &p));
+    E *stage = static_cast<E *>(p), *data = static_cast<E *>(v->d_data);
+    if (hi > lo) {
+        gather_own<E><<<blocks_for(hi - lo), kThreads>>>(stage, data, gg->d_new_of_old, lo, hi);
+        LAUNCHED("gather_own");
+    }
+    uint64_t at[64], bytes[64];
+    if (size > 64) return mg__error(ctx, MG_INVALID_ARGUMENT, "more than 64 ranks' GPUs are not supported yet");
+    for (int r = 0; r < size; r++) {
+        at[r] = (uint64_t)d->first[r] * sizeof(E);
+        bytes[r] = (uint64_t)(d->first[r + 1] - d->first[r]) * sizeof(E);
+    }
+    TRY(broadcast_ranges(ctx, (char *)stage, at, bytes));
+    if (n > 0) {
+        scatter_others<E><<<blocks_for(n), kThreads>>>(data, stage, gg->d_new_of_old, n, lo, hi);
+        LAUNCHED("scatter_others");
+    }
+    return MG_SUCCESS;
+}
+
+#endif /* MG_HAVE_NCCL */
+
+} // namespace
+
+#ifdef MG_HAVE_NCCL
+
+extern "C" bool mg__dist_gpu_available(void) { return true; }
+
+extern "C" void mg__dist_gpu_release(struct mg__dist *d) {
+    if (d->nccl != nullptr) (void)ncclCommDestroy((ncclComm_t)d->nccl);
+    if (d->d_stage != nullptr) (void)cudaFree(d->d_stage);
+    if (d->d_count != nullptr) (void)cudaFree(d->d_count);
+    d->nccl = nullptr;
+    d->d_stage = nullptr;
+    d->d_count = nullptr;
+}
+
+extern "C" mg_status mg__dist_gpu_sync_vector(mg_context ctx, mg_vector v) {
+    const mg__gpu_graph *gg = (const mg__gpu_graph *)v->graph->gpu;
+    if (gg == nullptr) return mg__error(ctx, MG_INTERNAL_ERROR, "a device vector of a graph with no device form");
+    return mg__type_size(v->type) == 4 ? sync_vector<uint32_t>(ctx, v, gg) : sync_vector<uint64_t>(ctx, v, gg);
+}
+
+extern "C" mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f) {
+    const struct mg__graph_dist *d = f->graph->dist;
+    const mg__gpu_graph *gg = (const mg__gpu_graph *)f->graph->gpu;
+    if (gg == nullptr) return mg__error(ctx, MG_INTERNAL_ERROR, "a device frontier of a graph with no device form");
+    const int size = d->size, rank = d->rank;
+    if (size > 64) return mg__error(ctx, MG_INVALID_ARGUMENT, "more than 64 ranks' GPUs are not supported yet");
+    const uint32_t n = f->n, lo = d->first[rank], hi = d->first[rank + 1];
+    const uint64_t words = mg__bitmap_words(n);
+    TRY(mg__gpu_frontier_need_dlist(ctx, f));
+    void *p;
+    TRY(stage_of(ctx, words * 8, &p));
+    uint64_t *bits = static_cast<uint64_t *>(p);
+    CU(cudaMemsetAsync(bits, 0, words * 8, 0));
+    if (f->count > 0) {
+        own_bits<<<blocks_for(f->count), kThreads>>>(bits, f->d_list, f->count, gg->d_old_of_new, lo, hi);
+        LAUNCHED("own_bits");
+    }
+    uint64_t at[64], bytes[64];
+    for (int r = 0; r < size; r++) {
+        const uint64_t w0 = d->first[r] / 64, w1 = mg__bitmap_words(d->first[r + 1]);
+        at[r] = w0 * 8;
+        bytes[r] = (w1 > w0 ? w1 - w0 : 0) * 8;
+    }
+    TRY(broadcast_ranges(ctx, (char *)bits, at, bytes));
+    TRY(mg__gpu_frontier_reserve_device(ctx, f));
+    uint32_t *count = ctx->dist->d_count;
+    CU(cudaMemsetAsync(count, 0, sizeof *count, 0));
+    if (words > 0) {
+        bits_to_list<<<blocks_for(words), kThreads>>>(bits, words, gg->d_new_of_old, f->d_list, count);
+        LAUNCHED("bits_to_list");
+    }
+    uint32_t total = 0;
+    CU(cudaMemcpy(&total, count, sizeof total, cudaMemcpyDeviceToHost));
+    f->count = total;
+    f->d_list_valid = true;
+    f->d_bitmap_valid = false;
+    return MG_SUCCESS;
+}
+
+#else /* CUDA without NCCL */
+
+extern "C" bool mg__dist_gpu_available(void) { return false; }
+extern "C" void mg__dist_gpu_release(struct mg__dist *d) { (void)d; }
+
+extern "C" mg_status mg__dist_gpu_sync_vector(mg_context ctx, mg_vector v) {
+    (void)v;
+    return mg__error(ctx, MG_UNAVAILABLE, "a split graph's GPUs exchange through NCCL, which this build lacks");
+}
+
+extern "C" mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f) {
+    (void)f;
+    return mg__error(ctx, MG_UNAVAILABLE, "a split graph's GPUs exchange through NCCL, which this build lacks");
+}
+
+#endif
+
+extern "C" mg_status mg__dist_gpu_degree_offsets(mg_context ctx, const struct mg_graph_s *g,
+                                                 const uint32_t *d_old_of_new, uint64_t **d_offsets) {
+    *d_offsets = nullptr;
+    const uint32_t n = g->n;
+    uint32_t *old_of_new = (uint32_t *)mg__malloc(((size_t)n + 1) * sizeof *old_of_new);
+    uint64_t *off = (uint64_t *)mg__malloc(((size_t)n + 1) * sizeof *off);
+    if (old_of_new == nullptr || off == nullptr) {
+        mg__free(old_of_new);
+        mg__free(off);
+        return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory for a split graph's device degrees");
+    }
+    cudaError_t e = cudaMemcpy(old_of_new, d_old_of_new, (size_t)n * 4, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess) {
+        const uint64_t *whole = g->dist->degree_offsets;
+        uint64_t sum = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            off[i] = sum;
+            sum += whole[old_of_new[i] + 1] - whole[old_of_new[i]];
+        }
+        off[n] = sum;
+        void *p = nullptr;
+        e = cudaMalloc(&p, ((size_t)n + 1) * 8);
+        if (e == cudaSuccess) e = cudaMemcpy(p, off, ((size_t)n + 1) * 8, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess) *d_offsets = (uint64_t *)p;
+        else if (p != nullptr) (void)cudaFree(p);
+    }
+    mg__free(old_of_new);
+    mg__free(off);
+    if (e != cudaSuccess) return cu_fail(ctx, e, __func__, "a split graph's device degrees");
+    return MG_SUCCESS;
+}

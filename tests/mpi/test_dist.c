@@ -1,0 +1,348 @@
+/*
+ * test_dist.c — a context over MPI ranks (mg_context_set_mpi), run by ctest under mpirun with 1, 2
+ * and 3 ranks (oversubscribed on a 2-core machine): on graphs split over the ranks, BFS, SSSP, CC,
+ * PageRank and BC from algos/, unchanged, give on every rank what one whole-graph context gives
+ * (exactly, or PageRank and BC to rounding); the split is real (the shares' edges add up to the
+ * graph's, each under it with several ranks); degrees and frontier edges count the whole graph;
+ * every way of making a graph splits (generated, from COO, a SNAP file, a binary file); what a
+ * share cannot do yet is refused with a message; bad mg_ranks are refused.
+ *
+ * `test_dist gpu` runs the split contexts on the GPU backend, one device a rank (NCCL between
+ * them); it exits 77 (skipped) on every rank where there are fewer devices than ranks.
+ */
+#include <mpi.h>
+
+#include "check.h"
+#include "mgraph.h"
+#include "mgraph_mpi.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static mg_context ctx, ref;
+static int rank, size;
+
+/* the values of v (any type) as doubles */
+static double *values(mg_context c, mg_vector v, mg_type t, uint32_t n) {
+    double *out = malloc(((size_t)n + 1) * sizeof *out);
+    void *raw = malloc(((size_t)n + 1) * 8);
+    CHECK_OK(c, mg_vector_extract(c, v, raw));
+    for (uint32_t i = 0; i < n; i++) {
+        switch (t) {
+        case MG_INT32: case MG_VERTEX: out[i] = ((int32_t *)raw)[i]; break;
+        case MG_INT64: out[i] = (double)((int64_t *)raw)[i]; break;
+        case MG_FLOAT: out[i] = ((float *)raw)[i]; break;
+        case MG_DOUBLE: out[i] = ((double *)raw)[i]; break;
+        }
+    }
+    free(raw);
+    return out;
+}
+
+/* Every value within tol (relative, or absolute under 1), equal infinities. */
+static void same(const char *what, const char *name, const double *a, const double *b, uint32_t n,
+                 double tol) {
+    uint32_t bad = 0, first = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const double scale = fabs(b[i]) > 1 ? fabs(b[i]) : 1;
+        const bool ok = a[i] == b[i] || fabs(a[i] - b[i]) <= tol * scale;
+        if (!ok && bad++ == 0) first = i;
+    }
+    CHECK(bad == 0);
+    if (bad)
+        fprintf(stderr, "rank %d/%d: %s on %s: %u values differ, first at %u: %.17g against %.17g\n",
+                rank, size, what, name, bad, first, a[first], b[first]);
+}
+
+typedef enum { BFS, SSSP, CC, PR, BC } algo;
+static const char *algo_name[] = {"bfs", "sssp", "cc", "pagerank", "bc"};
+
+/* One algorithm on the split graph and on the whole one, compared. */
+static void run(algo a, mg_graph split, mg_graph whole, const char *name) {
+    const uint32_t n = mg_graph_num_vertices(whole);
+    const mg_type t = a == BFS    ? MG_INT32
+                      : a == CC   ? MG_VERTEX
+                      : a == SSSP ? (mg_graph_weight_type(whole) == MG_WEIGHT_INT32 ? MG_INT64 : MG_DOUBLE)
+                                  : MG_DOUBLE;
+    mg_vector vs = NULL, vw = NULL;
+    CHECK_OK(ctx, mg_vector_create(ctx, &vs, split, t));
+    CHECK_OK(ref, mg_vector_create(ref, &vw, whole, t));
+    const uint32_t source = n / 3;
+    mg_pagerank_options po;
+    mg_pagerank_options_init(&po);
+    po.tolerance = 1e-9;
+    po.max_iterations = 1000;
+    const uint32_t sources[3] = {0, n / 2, n - 1};
+    double tol = 0;
+    switch (a) {
+    case BFS:
+        CHECK_OK(ctx, mg_bfs(ctx, split, source, vs, NULL));
+        CHECK_OK(ref, mg_bfs(ref, whole, source, vw, NULL));
+        break;
+    case SSSP:
+        CHECK_OK(ctx, mg_sssp(ctx, split, source, 0, vs));
+        CHECK_OK(ref, mg_sssp(ref, whole, source, 0, vw));
+        tol = 1e-12;
+        break;
+    case CC:
+        CHECK_OK(ctx, mg_cc(ctx, split, vs));
+        CHECK_OK(ref, mg_cc(ref, whole, vw));
+        break;
+    case PR:
+        CHECK_OK(ctx, mg_pagerank(ctx, split, &po, vs));
+        CHECK_OK(ref, mg_pagerank(ref, whole, &po, vw));
+        tol = 1e-9;
+        break;
+    case BC:
+        CHECK_OK(ctx, mg_bc(ctx, split, sources, 3, vs));
+        CHECK_OK(ref, mg_bc(ref, whole, sources, 3, vw));
+        tol = 1e-9;
+        break;
+    }
+    double *x = values(ctx, vs, t, n), *y = values(ref, vw, t, n);
+    same(algo_name[a], name, x, y, n, tol);
+    free(x);
+    free(y);
+    mg_vector_free(&vs);
+    mg_vector_free(&vw);
+}
+
+/* The whole graph's counts from a share; the shares' edges add up to the graph's. */
+static void shape(mg_graph split, mg_graph whole, const char *name) {
+    const uint32_t n = mg_graph_num_vertices(whole);
+    CHECK(mg_graph_num_vertices(split) == n);
+    CHECK(mg_graph_num_edges(split) == mg_graph_num_edges(whole));
+    CHECK(mg_graph_is_directed(split) == mg_graph_is_directed(whole));
+    const uint64_t *off;
+    const uint32_t *idx;
+    const void *w;
+    CHECK_OK(ctx, mg_graph_csr(split, &off, &idx, &w));
+    unsigned long long mine = off[n], total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    /* an undirected graph's share holds both arcs of an edge whose ends are both its own, one
+     * arc of the others: arcs in all, as the whole graph stores them */
+    CHECK(total == mg_graph_num_edges(whole));
+    if (size > 1 && mg_graph_num_edges(whole) > 100) CHECK(mine < mg_graph_num_edges(whole));
+    double wlo, whi, rlo, rhi;
+    CHECK(mg_graph_weight_range(split, &wlo, &whi) == MG_SUCCESS);
+    CHECK(mg_graph_weight_range(whole, &rlo, &rhi) == MG_SUCCESS);
+    CHECK(wlo == rlo && whi == rhi);
+    for (int e = 0; e < 2; e++) {
+        mg_vector ds = NULL, dw = NULL;
+        CHECK_OK(ctx, mg_vector_create(ctx, &ds, split, MG_INT64));
+        CHECK_OK(ref, mg_vector_create(ref, &dw, whole, MG_INT64));
+        CHECK_OK(ctx, mg_vector_degree(ctx, ds, e ? MG_EDGES_IN : MG_EDGES_OUT));
+        CHECK_OK(ref, mg_vector_degree(ref, dw, e ? MG_EDGES_IN : MG_EDGES_OUT));
+        double *x = values(ctx, ds, MG_INT64, n), *y = values(ref, dw, MG_INT64, n);
+        same(e ? "in-degrees" : "out-degrees", name, x, y, n, 0);
+        free(x);
+        free(y);
+        mg_vector_free(&ds);
+        mg_vector_free(&dw);
+    }
+    mg_frontier fs = NULL, fw = NULL;
+    CHECK_OK(ctx, mg_frontier_create(ctx, &fs, split));
+    CHECK_OK(ref, mg_frontier_create(ref, &fw, whole));
+    for (uint32_t v = 0; v < n; v += 7) {
+        CHECK_OK(ctx, mg_frontier_add(ctx, fs, v));
+        CHECK_OK(ref, mg_frontier_add(ref, fw, v));
+    }
+    uint64_t es = 0, ew = 1;
+    CHECK_OK(ctx, mg_frontier_out_edges(ctx, fs, &es));
+    CHECK_OK(ref, mg_frontier_out_edges(ref, fw, &ew));
+    CHECK(es == ew);
+    mg_frontier_free(&fs);
+    mg_frontier_free(&fw);
+}
+
+static void all(mg_graph split, mg_graph whole, const char *name) {
+    shape(split, whole, name);
+    run(BFS, split, whole, name);
+    run(PR, split, whole, name);
+    if (mg_graph_weight_type(whole) != MG_WEIGHT_NONE) run(SSSP, split, whole, name);
+    if (!mg_graph_is_directed(whole)) {
+        run(CC, split, whole, name);
+        run(BC, split, whole, name);
+    } else {
+        /* CC on a directed graph follows in-edges, which a share does not hold */
+        mg_vector l = NULL;
+        CHECK_OK(ctx, mg_vector_create(ctx, &l, split, MG_VERTEX));
+        CHECK(mg_cc(ctx, split, l) == (size > 1 ? MG_UNAVAILABLE : MG_SUCCESS));
+        if (size > 1) CHECK(strstr(mg_context_error(ctx), "MG_EDGES_IN") != NULL);
+        mg_vector_free(&l);
+    }
+}
+
+static void generated(mg_generator kind, int scale, bool directed, mg_weight_type w, const char *name) {
+    mg_gen_options o;
+    mg_gen_options_init(&o);
+    o.kind = kind;
+    o.scale = scale;
+    o.edge_factor = 8;
+    o.weights = w;
+    o.seed = 7;
+    o.graph.directed = directed;
+    if (kind == MG_GEN_GRID) {
+        o.width = 37;
+        o.height = 23;
+    }
+    mg_graph split = NULL, whole = NULL;
+    CHECK_OK(ctx, mg_generate(ctx, &split, &o));
+    CHECK_OK(ref, mg_generate(ref, &whole, &o));
+    if (split != NULL && whole != NULL) all(split, whole, name);
+    mg_graph_free(&split);
+    mg_graph_free(&whole);
+}
+
+/* n = 200 (not a multiple of 64), isolated vertices, a self-loop and a parallel edge dropped */
+static void from_coo(bool directed) {
+    enum { N = 200, M = 400 };
+    uint32_t src[M], dst[M];
+    int32_t w[M];
+    uint64_t s = 12345;
+    for (int i = 0; i < M; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        src[i] = (uint32_t)(s >> 33) % 150;
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        dst[i] = (uint32_t)(s >> 33) % 150;
+        w[i] = 1 + (int32_t)((s >> 20) % 9);
+    }
+    src[0] = dst[0] = 5;
+    src[1] = src[2] = 3;
+    dst[1] = dst[2] = 140;
+    mg_graph_options go;
+    mg_graph_options_init(&go);
+    go.directed = directed;
+    mg_graph split = NULL, whole = NULL;
+    CHECK_OK(ctx, mg_graph_create_from_coo(ctx, &split, N, M, src, dst, w, MG_WEIGHT_INT32, &go));
+    CHECK_OK(ref, mg_graph_create_from_coo(ref, &whole, N, M, src, dst, w, MG_WEIGHT_INT32, &go));
+    if (split != NULL && whole != NULL) all(split, whole, directed ? "coo directed" : "coo undirected");
+    mg_graph_free(&split);
+    mg_graph_free(&whole);
+}
+
+static void from_files(void) {
+    const char *samples = getenv("MG_SAMPLES");
+    if (samples == NULL) samples = "datasets/samples";
+    char path[4096], bin[256];
+    snprintf(path, sizeof path, "%s/roadNet-CA-sample.txt", samples);
+    mg_read_options ro;
+    mg_read_options_init(&ro);
+    ro.undirected = 1;
+    mg_graph split = NULL, whole = NULL;
+    CHECK_OK(ctx, mg_graph_read(ctx, &split, path, &ro));
+    CHECK_OK(ref, mg_graph_read(ref, &whole, path, &ro));
+    if (split != NULL && whole != NULL) all(split, whole, "roadNet-CA-sample");
+    /* a binary file holds a built graph: it is split after reading */
+    snprintf(bin, sizeof bin, "/tmp/mg_test_dist_%d_%d.mgb", (int)getpid(), rank);
+    if (whole != NULL) CHECK_OK(ref, mg_graph_write(ref, whole, bin, MG_FORMAT_BINARY));
+    mg_graph split_bin = NULL;
+    CHECK_OK(ctx, mg_graph_read(ctx, &split_bin, bin, NULL));
+    if (split_bin != NULL && whole != NULL) all(split_bin, whole, "roadNet-CA-sample.mgb");
+    unlink(bin);
+    /* a share cannot be written or permuted: only a part of the graph is there */
+    if (size > 1 && split != NULL) {
+        CHECK(mg_graph_write(ctx, split, bin, MG_FORMAT_BINARY) == MG_UNAVAILABLE);
+        CHECK(strstr(mg_context_error(ctx), "share") != NULL);
+        CHECK(access(bin, F_OK) != 0);
+        const uint32_t n = mg_graph_num_vertices(split);
+        uint32_t *perm = malloc((size_t)n * sizeof *perm);
+        for (uint32_t i = 0; i < n; i++) perm[i] = n - 1 - i;
+        mg_graph p = NULL;
+        CHECK(mg_graph_permute(ctx, split, perm, &p) == MG_UNAVAILABLE);
+        CHECK(p == NULL);
+        free(perm);
+    }
+    mg_graph_free(&split_bin);
+    mg_graph_free(&split);
+    mg_graph_free(&whole);
+}
+
+/* bad mg_ranks: refused, naming what is wrong, the context unchanged */
+static void bad_ranks(void) {
+    mg_context c = NULL;
+    CHECK_OK(c, mg_context_create(&c));
+    mg_ranks r;
+    memset(&r, 0, sizeof r);
+    r.rank = 0;
+    r.size = 2;
+    CHECK(mg_context_set_ranks(c, &r) == MG_INVALID_ARGUMENT);
+    CHECK(strstr(mg_context_error(c), "allgatherv") != NULL);
+    r.allgatherv = mg__mpi_allgatherv;
+    r.broadcast = mg__mpi_broadcast;
+    r.allreduce_sum_u64 = mg__mpi_allreduce_sum_u64;
+    r.rank = 2;
+    CHECK(mg_context_set_ranks(c, &r) == MG_INVALID_ARGUMENT);
+    CHECK(strstr(mg_context_error(c), "out of range") != NULL);
+    CHECK(mg_context_set_ranks(c, NULL) == MG_INVALID_ARGUMENT);
+    int rk = -1, sz = -1;
+    CHECK_OK(c, mg_context_get_ranks(c, &rk, &sz));
+    CHECK(rk == 0 && sz == 1);
+    mg_context_free(&c);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const bool gpu = argc > 1 && strcmp(argv[1], "gpu") == 0;
+    mg_context_create(&ctx);
+    mg_context_create(&ref);
+    mg_context_set_threads(ctx, 1);
+    mg_context_set_threads(ref, 1);
+    CHECK_OK(ctx, mg_context_set_mpi(ctx, MPI_COMM_WORLD));
+    int rk = -1, sz = -1;
+    CHECK_OK(ctx, mg_context_get_ranks(ctx, &rk, &sz));
+    CHECK(rk == rank && sz == size);
+    CHECK(mg_context_set_mpi(ctx, MPI_COMM_WORLD) == MG_INVALID_ARGUMENT);
+    if (gpu) {
+        /* every rank a device of its own (NCCL refuses two ranks on one): the devices the ranks
+         * took (mg_context_set_mpi), compared between the ranks of each host */
+        mg_gpu_info info;
+        int mine = -1;
+        if (mg_gpu_query(ctx, &info) == MG_SUCCESS && info.available) mine = info.device;
+        MPI_Comm node;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+        int local = 1;
+        MPI_Comm_size(node, &local);
+        int *devices = calloc((size_t)local, sizeof *devices);
+        MPI_Allgather(&mine, 1, MPI_INT, devices, 1, MPI_INT, node);
+        MPI_Comm_free(&node);
+        int enough = mine >= 0;
+        for (int i = 0; i < local; i++)
+            for (int j = 0; j < i; j++) enough &= devices[i] != devices[j];
+        free(devices);
+        int all_enough = 0;
+        MPI_Allreduce(&enough, &all_enough, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!all_enough) {
+            if (rank == 0) printf("skipped: %d ranks need a GPU each\n", size);
+            mg_context_free(&ctx);
+            mg_context_free(&ref);
+            MPI_Finalize();
+            return 77;
+        }
+        CHECK_OK(ctx, mg_context_set_backend(ctx, MG_BACKEND_GPU));
+    }
+
+    bad_ranks();
+    from_coo(true);
+    from_coo(false);
+    generated(MG_GEN_RMAT, 9, false, MG_WEIGHT_INT32, "rmat9 undirected");
+    generated(MG_GEN_RMAT, 9, true, MG_WEIGHT_FLOAT, "rmat9 directed");
+    generated(MG_GEN_GRID, 0, false, MG_WEIGHT_INT32, "grid 37x23");
+    from_files();
+
+    /* one line per rank, then rank 0's summary of all */
+    int failures = check_failures_, passes = check_passes_, all_failures = 0, all_passes = 0;
+    MPI_Reduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&passes, &all_passes, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    int rc = failures ? 1 : 0, any = 0;
+    MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0) printf("%d ranks%s: %d passed, %d failed\n", size, gpu ? " (GPU)" : "", all_passes, all_failures);
+    mg_context_free(&ctx);
+    mg_context_free(&ref);
+    MPI_Finalize();
+    return any;
+}
