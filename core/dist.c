@@ -134,36 +134,46 @@ mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const 
     choose_ranges(in_degree, n, size, d->first);
     const uint32_t lo = d->first[rank], hi = d->first[rank + 1];
 
-    /* the arcs into [lo, hi): an undirected edge {u, v} gives u -> v and v -> u */
-    uint64_t kept = 0;
-#pragma omp parallel for reduction(+ : kept) schedule(static)
-    for (int64_t e = 0; e < m; e++) {
-        const uint32_t u = coo->src[e], v = coo->dst[e];
-        if (u == v && drop_loops) continue;
-        kept += v >= lo && v < hi;
-        kept += !directed && u != v && u >= lo && u < hi;
+    /* the arcs into [lo, hi): an undirected edge {u, v} gives u -> v and v -> u. Each thread
+     * counts its static block of edges, then writes them from its place in the prefix, so the
+     * share's order is the list's whatever the thread count. */
+    const int threads = omp_get_max_threads();
+    counts = mg__calloc((size_t)threads + 1, sizeof *counts);
+    if (counts == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
+#define OWN_ARCS(BODY)                                                                             \
+    for (int64_t e = m * t / threads; e < m * (t + 1) / threads; e++) {                             \
+        const uint32_t u = coo->src[e], v = coo->dst[e];                                           \
+        if (u == v && drop_loops) continue;                                                        \
+        for (int turn = 0; turn < 1 + (!directed && u != v); turn++) {                             \
+            const uint32_t s = turn ? v : u, d = turn ? u : v;                                     \
+            if (d < lo || d >= hi) continue;                                                       \
+            BODY;                                                                                  \
+        }                                                                                          \
     }
+#pragma omp parallel num_threads(threads)
+    {
+        const int64_t t = omp_get_thread_num();
+        uint64_t c = 0;
+        OWN_ARCS((void)s; c++)
+        counts[t + 1] = c;
+    }
+    for (int t = 0; t < threads; t++) counts[t + 1] += counts[t];
+    const uint64_t kept = counts[threads];
     MG__TRY(mg__coo_init(ctx, &mine, kept, coo->weights != NULL, coo->weight_type));
     mine.n = n;
     mine.m = kept;
     mine.index_base = coo->index_base;
+    const uint32_t *w_in = coo->weights;
+    uint32_t *w_out = mine.weights;
+#pragma omp parallel num_threads(threads)
     {
-        uint64_t k = 0;
-        const size_t ws = 4;
-        for (int64_t e = 0; e < m; e++) {
-            const uint32_t u = coo->src[e], v = coo->dst[e];
-            if (u == v && drop_loops) continue;
-            for (int turn = 0; turn < 1 + (!directed && u != v); turn++) {
-                const uint32_t s = turn ? v : u, t = turn ? u : v;
-                if (t < lo || t >= hi) continue;
-                mine.src[k] = s;
-                mine.dst[k] = t;
-                if (coo->weights != NULL)
-                    memcpy((char *)mine.weights + k * ws, (const char *)coo->weights + e * ws, ws);
-                k++;
-            }
-        }
+        const int64_t t = omp_get_thread_num();
+        uint64_t k = counts[t];
+        OWN_ARCS(mine.src[k] = s; mine.dst[k] = d; if (w_out != NULL) w_out[k] = w_in[e]; k++)
     }
+#undef OWN_ARCS
+    mg__free(counts);
+    counts = NULL;
     mg_graph_options local = *opts;
     local.directed = true; /* a share holds arcs: both of an undirected edge's when both are its */
     MG__TRY(mg__graph_build(ctx, &share, &mine, &local));

@@ -1,0 +1,267 @@
+/*
+ * bench_dist.c — PageRank and BFS on an R-MAT graph split over MPI ranks (issue 19's scaling runs):
+ *
+ *     mpirun -np P bench_dist --scale S [--edge-factor F] [--directed] [--backend gpu|cpu]
+ *                             [--iterations I] [--runs N] [--check-scale C]
+ *
+ * Every rank generates the same R-MAT graph (mg_generate on a context over the ranks keeps the
+ * rank's share), then times, from one warm-up and N timed runs (medians, the slowest rank's time
+ * for each run), PageRank of I fixed iterations (time per iteration) and BFS from the first vertex
+ * with an out-edge (GTEPS: the reached vertices' out-edges of the whole graph over the time), and
+ * the exchange of one PageRank vector between the ranks alone (what each iteration pays to
+ * communicate). Before timing, the same algorithms on a graph of the same family at --check-scale
+ * (default min(S, 16)) are compared with one whole-graph CPU context on rank 0: BFS depths exactly,
+ * ranks within 1e-9 relative. One line `bench_dist:` of results per run, rank 0.
+ */
+#include <mpi.h>
+
+#include "dist.h"
+#include "mgraph.h"
+#include "mgraph_mpi.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size;
+static mg_context ctx;
+
+#define DIE_IF(st)                                                                                 \
+    do {                                                                                           \
+        if ((st) != MG_SUCCESS) {                                                                  \
+            fprintf(stderr, "bench_dist: rank %d: %s (bench_dist.c:%d)\n", rank,                   \
+                    mg_context_error(ctx), __LINE__);                                              \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
+        }                                                                                          \
+    } while (0)
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *t, int n) {
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return t[n / 2];
+}
+
+/* The slowest rank's wall time of fn, each rank starting together. */
+static double timed(void (*fn)(void *), void *arg) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    fn(arg);
+    DIE_IF(mg_context_finish(ctx));
+    double t = MPI_Wtime() - t0, slowest = 0;
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+typedef struct {
+    mg_graph g;
+    mg_vector v;
+    uint32_t source;
+    int iterations;
+} job;
+
+static void pagerank(void *arg) {
+    job *j = arg;
+    mg_pagerank_options o;
+    mg_pagerank_options_init(&o);
+    o.tolerance = 0; /* exactly o.max_iterations iterations */
+    o.max_iterations = j->iterations;
+    DIE_IF(mg_pagerank(ctx, j->g, &o, j->v));
+}
+
+static void bfs(void *arg) {
+    job *j = arg;
+    DIE_IF(mg_bfs(ctx, j->g, j->source, j->v, NULL));
+}
+
+static void exchange(void *arg) {
+    job *j = arg;
+    for (int k = 0; k < j->iterations; k++) DIE_IF(mg__dist_sync_vector(ctx, j->v));
+}
+
+static mg_graph generate(mg_context c, int scale, double ef, bool directed) {
+    mg_gen_options o;
+    mg_gen_options_init(&o);
+    o.kind = MG_GEN_RMAT;
+    o.scale = scale;
+    o.edge_factor = ef;
+    o.seed = 1;
+    o.graph.directed = directed;
+    mg_graph g = NULL;
+    if (mg_generate(c, &g, &o) != MG_SUCCESS) {
+        fprintf(stderr, "bench_dist: rank %d: %s\n", rank, mg_context_error(c));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return g;
+}
+
+static uint32_t first_source(mg_graph g) {
+    mg_vector deg = NULL;
+    DIE_IF(mg_vector_create(ctx, &deg, g, MG_INT64));
+    DIE_IF(mg_vector_degree(ctx, deg, MG_EDGES_OUT));
+    const uint32_t n = mg_graph_num_vertices(g);
+    int64_t *d = malloc((size_t)n * sizeof *d);
+    DIE_IF(mg_vector_extract(ctx, deg, d));
+    uint32_t s = 0;
+    while (s < n && d[s] == 0) s++;
+    free(d);
+    mg_vector_free(&deg);
+    return s < n ? s : 0;
+}
+
+/* The split runs against one whole-graph CPU context on rank 0 (every rank holds the results). */
+static void check(int scale, double ef, bool directed, int iterations) {
+    mg_graph g = generate(ctx, scale, ef, directed);
+    const uint32_t n = mg_graph_num_vertices(g);
+    job j = {g, NULL, first_source(g), iterations};
+    int32_t *depth = malloc((size_t)n * sizeof *depth);
+    double *rank_split = malloc((size_t)n * sizeof *rank_split);
+    DIE_IF(mg_vector_create(ctx, &j.v, g, MG_INT32));
+    bfs(&j);
+    DIE_IF(mg_vector_extract(ctx, j.v, depth));
+    mg_vector_free(&j.v);
+    DIE_IF(mg_vector_create(ctx, &j.v, g, MG_DOUBLE));
+    pagerank(&j);
+    DIE_IF(mg_vector_extract(ctx, j.v, rank_split));
+    mg_vector_free(&j.v);
+    int bad = 0;
+    if (rank == 0) {
+        mg_context whole_ctx = NULL;
+        mg_context_create(&whole_ctx);
+        mg_graph whole = generate(whole_ctx, scale, ef, directed);
+        mg_vector d = NULL, r = NULL;
+        mg_pagerank_options o;
+        mg_pagerank_options_init(&o);
+        o.tolerance = 0;
+        o.max_iterations = iterations;
+        int32_t *depth_whole = malloc((size_t)n * sizeof *depth_whole);
+        double *rank_whole = malloc((size_t)n * sizeof *rank_whole);
+        if (mg_vector_create(whole_ctx, &d, whole, MG_INT32) != MG_SUCCESS ||
+            mg_vector_create(whole_ctx, &r, whole, MG_DOUBLE) != MG_SUCCESS ||
+            mg_bfs(whole_ctx, whole, j.source, d, NULL) != MG_SUCCESS ||
+            mg_pagerank(whole_ctx, whole, &o, r) != MG_SUCCESS ||
+            mg_vector_extract(whole_ctx, d, depth_whole) != MG_SUCCESS ||
+            mg_vector_extract(whole_ctx, r, rank_whole) != MG_SUCCESS) {
+            fprintf(stderr, "bench_dist: the whole-graph reference failed: %s\n", mg_context_error(whole_ctx));
+            bad = 1;
+        }
+        uint32_t bad_depth = 0, bad_rank = 0;
+        for (uint32_t v = 0; !bad && v < n; v++) {
+            bad_depth += depth[v] != depth_whole[v];
+            bad_rank += !(fabs(rank_split[v] - rank_whole[v]) <= 1e-9 * fabs(rank_whole[v]) + 1e-15);
+        }
+        printf("bench_dist: check: rmat%d%s on %d ranks against one CPU context: bfs %s (%u of %u "
+               "depths differ), pagerank %s (%u of %u ranks off by over 1e-9 relative)\n",
+               scale, directed ? " directed" : "", size, bad_depth ? "FAIL" : "PASS", bad_depth, n,
+               bad_rank ? "FAIL" : "PASS", bad_rank, n);
+        bad |= bad_depth || bad_rank;
+        free(depth_whole);
+        free(rank_whole);
+        mg_vector_free(&d);
+        mg_vector_free(&r);
+        mg_graph_free(&whole);
+        mg_context_free(&whole_ctx);
+    }
+    MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free(depth);
+    free(rank_split);
+    mg_graph_free(&g);
+    if (bad) MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int scale = 20, runs = 5, iterations = 20, check_scale = -1;
+    double ef = 16;
+    bool directed = false, gpu = true;
+    for (int i = 1; i < argc; i++) {
+        const bool has = i + 1 < argc;
+        if (!strcmp(argv[i], "--scale") && has) scale = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--edge-factor") && has) ef = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--runs") && has) runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--iterations") && has) iterations = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--check-scale") && has) check_scale = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--directed")) directed = true;
+        else if (!strcmp(argv[i], "--backend") && has) gpu = strcmp(argv[++i], "cpu") != 0;
+        else {
+            if (rank == 0)
+                fprintf(stderr, "usage: mpirun -np P bench_dist --scale S [--edge-factor F] [--directed] "
+                                "[--backend gpu|cpu] [--iterations I] [--runs N] [--check-scale C]\n");
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    if (runs < 1 || runs > 63 || iterations < 1 || scale < 1 || scale > 31) {
+        if (rank == 0) fprintf(stderr, "bench_dist: --runs 1..63, --iterations >= 1, --scale 1..31\n");
+        MPI_Finalize();
+        return 2;
+    }
+    if (check_scale < 0) check_scale = scale < 16 ? scale : 16;
+    mg_context_create(&ctx);
+    DIE_IF(mg_context_set_mpi(ctx, MPI_COMM_WORLD));
+    if (gpu) DIE_IF(mg_context_set_backend(ctx, MG_BACKEND_GPU));
+
+    check(check_scale, ef, directed, iterations);
+
+    double t0 = MPI_Wtime();
+    mg_graph g = generate(ctx, scale, ef, directed);
+    const double build = MPI_Wtime() - t0;
+    const uint32_t n = mg_graph_num_vertices(g);
+    const uint64_t m = mg_graph_num_edges(g);
+    const uint64_t *off;
+    const uint32_t *idx;
+    const void *w;
+    DIE_IF(mg_graph_csr(g, &off, &idx, &w));
+    unsigned long long mine = off[n], most = 0;
+    MPI_Reduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    if (gpu) DIE_IF(mg_graph_gpu_prepare(ctx, g, NULL));
+    const double upload = MPI_Wtime() - t0;
+
+    job j = {g, NULL, first_source(g), iterations};
+    double t[63], pr_ms, bfs_ms, x_ms;
+    DIE_IF(mg_vector_create(ctx, &j.v, g, MG_DOUBLE));
+    pagerank(&j);
+    for (int r = 0; r < runs; r++) t[r] = timed(pagerank, &j);
+    pr_ms = median(t, runs) / iterations * 1e3;
+    exchange(&j);
+    for (int r = 0; r < runs; r++) t[r] = timed(exchange, &j);
+    x_ms = median(t, runs) / iterations * 1e3;
+    mg_vector_free(&j.v);
+
+    DIE_IF(mg_vector_create(ctx, &j.v, g, MG_INT32));
+    bfs(&j);
+    for (int r = 0; r < runs; r++) t[r] = timed(bfs, &j);
+    bfs_ms = median(t, runs) * 1e3;
+    /* traversed edges: the reached vertices' out-edges of the whole graph */
+    int32_t *depth = malloc((size_t)n * sizeof *depth);
+    DIE_IF(mg_vector_extract(ctx, j.v, depth));
+    mg_vector deg = NULL;
+    DIE_IF(mg_vector_create(ctx, &deg, g, MG_INT64));
+    DIE_IF(mg_vector_degree(ctx, deg, MG_EDGES_OUT));
+    int64_t *d = malloc((size_t)n * sizeof *d);
+    DIE_IF(mg_vector_extract(ctx, deg, d));
+    uint64_t traversed = 0;
+    for (uint32_t v = 0; v < n; v++)
+        if (depth[v] >= 0) traversed += (uint64_t)d[v];
+    free(depth);
+    free(d);
+    mg_vector_free(&deg);
+    mg_vector_free(&j.v);
+
+    if (rank == 0)
+        printf("bench_dist: ranks %d backend %s rmat%d%s n %u m %llu largest_share %llu build_s %.2f "
+               "upload_s %.2f pr_iteration_ms %.3f exchange_ms %.3f bfs_ms %.3f bfs_gteps %.3f\n",
+               size, gpu ? "gpu" : "cpu", scale, directed ? "-directed" : "", n, (unsigned long long)m,
+               most, build, upload, pr_ms, x_ms, bfs_ms, traversed / (bfs_ms * 1e-3) / 1e9);
+    mg_graph_free(&g);
+    mg_context_free(&ctx);
+    MPI_Finalize();
+    return 0;
+}
