@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# dist-check.sh — issue 19's device run on a machine of several GPUs, in one call: build, the MPI
+# tests on the CPU (1, 2, 3 ranks) and on the GPUs (a rank per device), then bench_dist's scaling
+# runs from 1 rank to every device (PageRank per iteration, BFS GTEPS, the exchange alone), each
+# after a check against one whole-graph CPU context on a smaller graph of the same family. A table
+# last. Logs in $OUT (or ./dist-check-out).
+#
+#   bash tools/dist-check.sh [SCALES...]      default: 22 24 26 (R-MAT, directed, edge factor 16)
+#
+# Environment: BUILD (build-dist), GPUS (nvidia-smi's count), RUNS (5), SKIP_TESTS=1.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+OUT=${OUT:-$PWD/dist-check-out}
+mkdir -p "$OUT"
+BUILD=${BUILD:-build-dist}
+RUNS=${RUNS:-5}
+SCALES=("$@")
+[ "${#SCALES[@]}" -gt 0 ] || SCALES=(22 24 26)
+# NVLink multicast stays off (the device tool's rule); mpirun as root (the device machine)
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+GPUS=${GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
+CORES=$(nproc)
+table=()
+row() { table+=("$(printf '%-44s %s' "$1" "$2")"); }
+
+t0=$(date +%s)
+if cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1 &&
+   cmake --build "$BUILD" -j"$CORES" --target test_dist bench_dist >"$OUT/build.log" 2>&1; then
+    row "build" "PASS $(($(date +%s) - t0))s, $(grep -o 'NCCL for the ranks. GPUs [A-Z]*' "$OUT/configure.log")"
+else
+    row "build" "FAIL (see build.log)"
+    tail -30 "$OUT/build.log"
+    printf '%s\n' "${table[@]}"
+    exit 1
+fi
+TEST="$BUILD/tests/test_dist"
+BENCH="$BUILD/bench_dist"
+
+if [ "${SKIP_TESTS:-0}" != 1 ]; then
+    for p in 1 2 3; do
+        t=$(date +%s)
+        if MG_SAMPLES=datasets/samples OMP_NUM_THREADS=2 timeout 300 mpirun --oversubscribe -np $p "$TEST" >"$OUT/test_cpu_np$p.log" 2>&1; then
+            row "test_dist CPU, $p ranks" "PASS $(($(date +%s) - t))s $(tail -1 "$OUT/test_cpu_np$p.log")"
+        else
+            row "test_dist CPU, $p ranks" "FAIL (test_cpu_np$p.log)"
+        fi
+    done
+    t=$(date +%s)
+    MG_SAMPLES=datasets/samples OMP_NUM_THREADS=4 timeout 300 mpirun --oversubscribe -np "$GPUS" "$TEST" gpu >"$OUT/test_gpu.log" 2>&1
+    rc=$?
+    row "test_dist GPU, $GPUS ranks" "$([ $rc = 0 ] && echo PASS || echo "rc $rc") $(($(date +%s) - t))s $(tail -1 "$OUT/test_gpu.log")"
+    t=$(date +%s)
+    MG_SAMPLES=datasets/samples OMP_NUM_THREADS=4 timeout 300 mpirun --oversubscribe -np "$GPUS" \
+        timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$TEST" gpu >"$OUT/memcheck_gpu.log" 2>&1
+    rc=$?
+    row "memcheck test_dist GPU, $GPUS ranks" "$([ $rc = 0 ] && echo PASS || echo "rc $rc") $(($(date +%s) - t))s $(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/memcheck_gpu.log") ranks with 0 errors"
+fi
+
+for s in "${SCALES[@]}"; do
+    check=$((s < 20 ? s : 20))
+    for p in 1 "$GPUS"; do
+        t=$(date +%s)
+        OMP_NUM_THREADS=$((CORES / p)) timeout 540 mpirun --oversubscribe --bind-to none -np "$p" "$BENCH" --scale "$s" --directed \
+            --runs "$RUNS" --check-scale "$check" >"$OUT/bench_s${s}_np$p.log" 2>&1
+        rc=$?
+        line=$(grep '^bench_dist: ranks' "$OUT/bench_s${s}_np$p.log" | sed 's/^bench_dist: //')
+        chk=$(grep -o 'bfs [A-Z]* .*pagerank [A-Z]*' "$OUT/bench_s${s}_np$p.log" | sed 's/(.*depths differ), //')
+        row "bench rmat$s directed, $p GPU(s)" "rc $rc $(($(date +%s) - t))s [$chk] ${line:-see bench_s${s}_np$p.log}"
+    done
+done
+
+echo
+echo "== dist-check ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $GPUS, $CORES cores, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
+printf '%s\n' "${table[@]}"
