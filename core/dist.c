@@ -314,3 +314,66 @@ mg_status mg__dist_agree(mg_context ctx, const struct mg_graph_s *g, void *value
     const int rc = R->broadcast(R->user, value, bytes, 0);
     return rc != 0 ? collective_failed(ctx, "broadcast of a result", rc) : MG_SUCCESS;
 }
+
+mg_status mg__dist_sync_joined(mg_context ctx, mg_vector y, mg_frontier out) {
+    const struct mg__graph_dist *d = y->graph->dist;
+    if (d == NULL) return MG_SUCCESS;
+    const mg_ranks *R = &ctx->dist->ranks;
+    const int size = d->size;
+    const size_t es = mg__type_size(y->type);
+    mg_status status = MG_SUCCESS;
+    uint64_t *count = mg__calloc((size_t)size * 3, sizeof *count);
+    uint32_t *ids = NULL;
+    char *vals = NULL;
+    if (count == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory exchanging a step");
+    uint64_t *off = count + size, *bytes = count + 2 * size;
+    /* every rank's number of joined vertices (its slot of count) */
+    count[d->rank] = out->count;
+    for (int r = 0; r < size; r++) {
+        off[r] = (uint64_t)r * sizeof *count;
+        bytes[r] = sizeof *count;
+    }
+    int rc = R->allgatherv(R->user, count, off, bytes);
+    if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "the ranks' exchange of a step's sizes failed (code %d)", rc);
+    if (y->on_device || out->on_device) {
+        status = mg__dist_gpu_sync_joined(ctx, y, out, count);
+        goto cleanup;
+    }
+    uint64_t total = 0;
+    for (int r = 0; r < size; r++) total += count[r];
+    MG__TRY(mg__frontier_need_list(ctx, out));
+    ids = mg__malloc((size_t)total * sizeof *ids + 1);
+    vals = mg__malloc((size_t)total * es + 1);
+    if (ids == NULL || vals == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory exchanging a step");
+    uint64_t at = 0;
+    for (int r = 0; r < d->rank; r++) at += count[r];
+    for (uint32_t i = 0; i < out->count; i++) {
+        ids[at + i] = out->list[i];
+        memcpy(vals + (at + i) * es, (const char *)y->data + (size_t)out->list[i] * es, es);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const size_t w = pass ? es : sizeof *ids;
+        at = 0;
+        for (int r = 0; r < size; r++) {
+            off[r] = at * w;
+            bytes[r] = count[r] * w;
+            at += count[r];
+        }
+        rc = R->allgatherv(R->user, pass ? (void *)vals : (void *)ids, off, bytes);
+        if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "the ranks' exchange of a step failed (code %d)", rc);
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)total; i++)
+        memcpy((char *)y->data + (size_t)ids[i] * es, vals + i * es, es);
+    /* the ranks' joined vertices, disjoint: the whole step's output */
+    MG__TRY(mg__frontier_reserve(ctx, out));
+    memcpy(out->list, ids, (size_t)total * sizeof *ids);
+    out->count = (uint32_t)total;
+    out->list_valid = true;
+    out->bitmap_valid = false;
+cleanup:
+    mg__free(count);
+    mg__free(ids);
+    mg__free(vals);
+    return status;
+}

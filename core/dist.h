@@ -54,6 +54,10 @@ mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const 
 /* After an advance on a split graph: every rank's own range of v (of f) reaches every rank. */
 mg_status mg__dist_sync_vector(mg_context ctx, mg_vector v);
 mg_status mg__dist_sync_frontier(mg_context ctx, mg_frontier f);
+/* The same after a step whose values change only where destinations join out (out != NULL and
+ * an apply of MG_APPLY_MIN, MAX, IF_UNSET or ASSIGN): the joined vertices and their values alone
+ * go from their owner to every rank (a BFS level moves its frontier, not n values). */
+mg_status mg__dist_sync_joined(mg_context ctx, mg_vector y, mg_frontier out);
 /* Rank 0's `bytes` at value on every rank: a floating-point result that every rank computed on
  * its own copy (sums on a GPU may differ in the last bits), so that every rank takes the same
  * branch after it. */
@@ -63,6 +67,8 @@ mg_status mg__dist_agree(mg_context ctx, const struct mg_graph_s *g, void *value
 
 /* The vector exchange on device-resident values, through NCCL. */
 mg_status mg__dist_gpu_sync_vector(mg_context ctx, mg_vector v);
+/* mg__dist_sync_joined for device-resident y and out; count[r]: rank r's joined vertices. */
+mg_status mg__dist_gpu_sync_joined(mg_context ctx, mg_vector y, mg_frontier out, const uint64_t *count);
 /* The frontier exchange on a device-resident frontier, through NCCL. */
 mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f);
 /* The device form's degree offsets in its own numbering (*d_offsets, n + 1 entries, cudaMalloc'ed):

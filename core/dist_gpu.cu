@@ -120,6 +120,75 @@ __global__ void bits_to_list(const uint64_t *bits, uint64_t words, const uint32_
     }
 }
 
+/* this rank's joined vertices as caller ids, with their values, at its place in the stage */
+template <typename E>
+__global__ void pack_joined(uint32_t *ids, E *vals, const uint32_t *list, uint32_t count,
+                            const E *data, const uint32_t *old_of_new) {
+    GRID_STRIDE(i, count) {
+        ids[i] = old_of_new[list[i]];
+        vals[i] = data[list[i]];
+    }
+}
+
+/* every rank's joined vertices: their values into data, their device ids into the new list */
+template <typename E>
+__global__ void unpack_joined(E *data, uint32_t *list, const uint32_t *ids, const E *vals,
+                              uint64_t total, const uint32_t *new_of_old) {
+    GRID_STRIDE(i, total) {
+        const uint32_t e = new_of_old[ids[i]];
+        data[e] = vals[i];
+        list[i] = e;
+    }
+}
+
+template <typename E>
+mg_status sync_joined(mg_context ctx, mg_vector y, mg_frontier out, const uint64_t *count,
+                      const mg__gpu_graph *gg) {
+    const struct mg__graph_dist *d = y->graph->dist;
+    const int size = d->size;
+    if (size > 64) return mg__error(ctx, MG_INVALID_ARGUMENT, "more than 64 ranks' GPUs are not supported yet");
+    TRY(mg__gpu_vector_to_device(ctx, y));
+    TRY(mg__gpu_frontier_need_dlist(ctx, out));
+    uint64_t total = 0, mine = 0, at_ids[64], at_vals[64], b_ids[64], b_vals[64];
+    for (int r = 0; r < size; r++) {
+        if (r == d->rank) mine = total;
+        total += count[r];
+    }
+    /* the stage: every rank's ids, then (8-byte aligned) every rank's values */
+    const uint64_t vals_at = (total * 4 + 7) / 8 * 8;
+    void *p;
+    TRY(stage_of(ctx, vals_at + total * sizeof(E), &p));
+    char *stage = static_cast<char *>(p);
+    uint32_t *ids = reinterpret_cast<uint32_t *>(stage);
+    E *vals = reinterpret_cast<E *>(stage + vals_at);
+    if (out->count > 0) {
+        pack_joined<E><<<blocks_for(out->count), kThreads>>>(ids + mine, vals + mine, out->d_list, out->count,
+                                                             static_cast<const E *>(y->d_data), gg->d_old_of_new);
+        LAUNCHED("pack_joined");
+    }
+    uint64_t at = 0;
+    for (int r = 0; r < size; r++) {
+        at_ids[r] = at * 4;
+        b_ids[r] = count[r] * 4;
+        at_vals[r] = vals_at + at * sizeof(E);
+        b_vals[r] = count[r] * sizeof(E);
+        at += count[r];
+    }
+    TRY(broadcast_ranges(ctx, stage, at_ids, b_ids));
+    TRY(broadcast_ranges(ctx, stage, at_vals, b_vals));
+    TRY(mg__gpu_frontier_reserve_device(ctx, out));
+    if (total > 0) {
+        unpack_joined<E><<<blocks_for(total), kThreads>>>(static_cast<E *>(y->d_data), out->d_list, ids, vals,
+                                                          total, gg->d_new_of_old);
+        LAUNCHED("unpack_joined");
+    }
+    y->on_device = true;
+    out->count = (uint32_t)total;
+    out->d_list_valid = true;
+    out->d_bitmap_valid = false;
+    return MG_SUCCESS;
+}
+
 template <typename E>
 mg_status sync_vector(mg_context ctx, mg_vector v, const mg__gpu_graph *gg) {
     const struct mg__graph_dist *d = v->graph->dist;
@@ -169,6 +238,14 @@ extern "C" mg_status mg__dist_gpu_sync_vector(mg_context ctx, mg_vector v) {
     return mg__type_size(v->type) == 4 ? sync_vector<uint32_t>(ctx, v, gg) : sync_vector<uint64_t>(ctx, v, gg);
 }
 
+extern "C" mg_status mg__dist_gpu_sync_joined(mg_context ctx, mg_vector y, mg_frontier out,
+                                              const uint64_t *count) {
+    const mg__gpu_graph *gg = (const mg__gpu_graph *)y->graph->gpu;
+    if (gg == nullptr) return mg__error(ctx, MG_INTERNAL_ERROR, "a device vector of a graph with no device form");
+    return mg__type_size(y->type) == 4 ? sync_joined<uint32_t>(ctx, y, out, count, gg)
+                                       : sync_joined<uint64_t>(ctx, y, out, count, gg);
+}
+
 extern "C" mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f) {
     const struct mg__graph_dist *d = f->graph->dist;
     const mg__gpu_graph *gg = (const mg__gpu_graph *)f->graph->gpu;
@@ -215,6 +292,14 @@ extern "C" void mg__dist_gpu_release(struct mg__dist *d) { (void)d; }
 
 extern "C" mg_status mg__dist_gpu_sync_vector(mg_context ctx, mg_vector v) {
     (void)v;
+    return mg__error(ctx, MG_UNAVAILABLE, "a split graph's GPUs exchange through NCCL, which this build lacks");
+}
+
+extern "C" mg_status mg__dist_gpu_sync_joined(mg_context ctx, mg_vector y, mg_frontier out,
+                                              const uint64_t *count) {
+    (void)y;
+    (void)out;
+    (void)count;
     return mg__error(ctx, MG_UNAVAILABLE, "a split graph's GPUs exchange through NCCL, which this build lacks");
 }
 

@@ -14,6 +14,14 @@ mg_status mg__dist_gpu_sync_vector(mg_context ctx, mg_vector v) {
     return mg__error(ctx, MG_UNAVAILABLE, "this build has no CUDA backend");
 }
 
+mg_status mg__dist_gpu_sync_joined(mg_context ctx, mg_vector y, mg_frontier out,
+                                    const uint64_t *count) {
+    (void)y;
+    (void)out;
+    (void)count;
+    return mg__error(ctx, MG_UNAVAILABLE, "this build has no CUDA backend");
+}
+
 mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f) {
     (void)f;
     return mg__error(ctx, MG_UNAVAILABLE, "this build has no CUDA backend");

@@ -122,11 +122,19 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
 #endif
         break;
     }
-    /* a split graph's ranks each completed their own destinations: every rank gets them all */
-    if (status == MG_SUCCESS && g->dist != NULL) status = mg__dist_sync_vector(ctx, y);
-    if (status == MG_SUCCESS && g->dist != NULL && out != NULL) {
-        status = mg__dist_sync_frontier(ctx, out);
-        info.output_vertices = out->count;
+    /* a split graph's ranks each completed their own destinations: every rank gets them all. A
+     * share has edges into its rank's vertices only, so only those can join out or change; where
+     * the apply changes no value without joining, the joined ones and their values are enough. */
+    if (status == MG_SUCCESS && g->dist != NULL) {
+        const bool joined_only = out != NULL && (p->apply == MG_APPLY_MIN || p->apply == MG_APPLY_MAX ||
+                                                 p->apply == MG_APPLY_IF_UNSET || p->apply == MG_APPLY_ASSIGN);
+        if (joined_only) {
+            status = mg__dist_sync_joined(ctx, y, out);
+        } else {
+            status = mg__dist_sync_vector(ctx, y);
+            if (status == MG_SUCCESS && out != NULL) status = mg__dist_sync_frontier(ctx, out);
+        }
+        if (out != NULL) info.output_vertices = out->count;
     }
     info.seconds = omp_get_wtime() - t0;
     if (status == MG_SUCCESS) {

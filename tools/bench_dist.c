@@ -47,19 +47,21 @@ static double median(double *t, int n) {
 }
 
 /* The slowest rank's wall time of fn, each rank starting together. */
+static double own_time; /* this rank's time of the last timed() */
 static double timed(void (*fn)(void *), void *arg) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     fn(arg);
     DIE_IF(mg_context_finish(ctx));
     double t = MPI_Wtime() - t0, slowest = 0;
+    own_time = t;
     MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return slowest;
 }
 
 typedef struct {
     mg_graph g;
-    mg_vector v;
+    mg_vector v, w;
     uint32_t source;
     int iterations;
 } job;
@@ -76,6 +78,25 @@ static void pagerank(void *arg) {
 static void bfs(void *arg) {
     job *j = arg;
     DIE_IF(mg_bfs(ctx, j->g, j->source, j->v, NULL));
+}
+
+/* PageRank's step alone (its program, old into new), exchange included */
+static void pagerank_steps(void *arg) {
+    job *j = arg;
+    mg_program step;
+    mg_program_init(&step);
+    step.contribution = MG_CONTRIB_SRC_DIV_OUTDEG;
+    step.combine = MG_COMBINE_SUM;
+    step.apply = MG_APPLY_AFFINE;
+    step.alpha = 0.85;
+    step.beta = 0.15 / mg_graph_num_vertices(j->g);
+    for (int k = 0; k < j->iterations; k++) DIE_IF(mg_advance(ctx, j->g, &step, NULL, j->v, j->w, NULL, NULL));
+}
+
+static void l1_distances(void *arg) {
+    job *j = arg;
+    double change;
+    for (int k = 0; k < j->iterations; k++) DIE_IF(mg_vector_l1_distance(ctx, j->v, j->w, &change));
 }
 
 static void exchange(void *arg) {
@@ -117,7 +138,7 @@ static uint32_t first_source(mg_graph g) {
 static void check(int scale, double ef, bool directed, int iterations) {
     mg_graph g = generate(ctx, scale, ef, directed);
     const uint32_t n = mg_graph_num_vertices(g);
-    job j = {g, NULL, first_source(g), iterations};
+    job j = {g, NULL, NULL, first_source(g), iterations};
     int32_t *depth = malloc((size_t)n * sizeof *depth);
     double *rank_split = malloc((size_t)n * sizeof *rank_split);
     DIE_IF(mg_vector_create(ctx, &j.v, g, MG_INT32));
@@ -224,8 +245,8 @@ int main(int argc, char **argv) {
     if (gpu) DIE_IF(mg_graph_gpu_prepare(ctx, g, NULL));
     const double upload = MPI_Wtime() - t0;
 
-    job j = {g, NULL, first_source(g), iterations};
-    double t[63], pr_ms, bfs_ms, x_ms;
+    job j = {g, NULL, NULL, first_source(g), iterations};
+    double t[63], pr_ms, bfs_ms, x_ms, step_ms, l1_ms;
     DIE_IF(mg_vector_create(ctx, &j.v, g, MG_DOUBLE));
     pagerank(&j);
     for (int r = 0; r < runs; r++) t[r] = timed(pagerank, &j);
@@ -233,6 +254,28 @@ int main(int argc, char **argv) {
     exchange(&j);
     for (int r = 0; r < runs; r++) t[r] = timed(exchange, &j);
     x_ms = median(t, runs) / iterations * 1e3;
+    DIE_IF(mg_vector_create(ctx, &j.w, g, MG_DOUBLE));
+    pagerank_steps(&j);
+    double own[63];
+    for (int r = 0; r < runs; r++) {
+        t[r] = timed(pagerank_steps, &j);
+        own[r] = own_time;
+    }
+    step_ms = median(t, runs) / iterations * 1e3;
+    /* each rank's own steps (the slowest sets the pace; the others wait in the exchange) */
+    const double own_ms = median(own, runs) / iterations * 1e3;
+    double *owns = malloc((size_t)size * sizeof *owns);
+    MPI_Gather(&own_ms, 1, MPI_DOUBLE, owns, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("bench_dist: pr_step_ms by rank:");
+        for (int r = 0; r < size; r++) printf(" %.3f", owns[r]);
+        printf("\n");
+    }
+    free(owns);
+    l1_distances(&j);
+    for (int r = 0; r < runs; r++) t[r] = timed(l1_distances, &j);
+    l1_ms = median(t, runs) / iterations * 1e3;
+    mg_vector_free(&j.w);
     mg_vector_free(&j.v);
 
     DIE_IF(mg_vector_create(ctx, &j.v, g, MG_INT32));
@@ -257,9 +300,10 @@ int main(int argc, char **argv) {
 
     if (rank == 0)
         printf("bench_dist: ranks %d backend %s rmat%d%s n %u m %llu largest_share %llu build_s %.2f "
-               "upload_s %.2f pr_iteration_ms %.3f exchange_ms %.3f bfs_ms %.3f bfs_gteps %.3f\n",
+               "upload_s %.2f pr_iteration_ms %.3f pr_step_ms %.3f exchange_ms %.3f l1_ms %.3f bfs_ms %.3f "
+               "bfs_gteps %.3f\n",
                size, gpu ? "gpu" : "cpu", scale, directed ? "-directed" : "", n, (unsigned long long)m,
-               most, build, upload, pr_ms, x_ms, bfs_ms, traversed / (bfs_ms * 1e-3) / 1e9);
+               most, build, upload, pr_ms, step_ms, x_ms, l1_ms, bfs_ms, traversed / (bfs_ms * 1e-3) / 1e9);
     mg_graph_free(&g);
     mg_context_free(&ctx);
     MPI_Finalize();
