@@ -2,16 +2,18 @@
  * bench_dist.c — PageRank and BFS on an R-MAT graph split over MPI ranks (issue 19's scaling runs):
  *
  *     mpirun -np P bench_dist --scale S [--edge-factor F] [--directed] [--backend gpu|cpu]
- *                             [--iterations I] [--runs N] [--check-scale C]
+ *                             [--modes auto,sparse,pull,dense,hybrid] [--iterations I] [--runs N]
+ *                             [--check-scale C]
  *
  * Every rank generates the same R-MAT graph (mg_generate on a context over the ranks keeps the
  * rank's share), then times, from one warm-up and N timed runs (medians, the slowest rank's time
  * for each run), PageRank of I fixed iterations (time per iteration) and BFS from the first vertex
  * with an out-edge (GTEPS: the reached vertices' out-edges of the whole graph over the time), and
  * the exchange of one PageRank vector between the ranks alone (what each iteration pays to
- * communicate). Before timing, the same algorithms on a graph of the same family at --check-scale
+ * communicate), and each rank's own PageRank steps; the timings once per mode of --modes (default
+ * auto), from one graph. Before timing, the same algorithms on a graph of the same family at --check-scale
  * (default min(S, 16)) are compared with one whole-graph CPU context on rank 0: BFS depths exactly,
- * ranks within 1e-9 relative. One line `bench_dist:` of results per run, rank 0.
+ * ranks within 1e-9 relative. Lines `bench_dist:` of results, rank 0: the graph's, then one per mode.
  */
 #include <mpi.h>
 
@@ -194,14 +196,32 @@ static void check(int scale, double ef, bool directed, int iterations) {
     if (bad) MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
+static const char *mode_names[] = {"auto", "sparse", "pull", "dense", "hybrid"};
+static const mg_mode mode_values[] = {MG_MODE_AUTO, MG_MODE_SPARSE, MG_MODE_PULL, MG_MODE_DENSE,
+                                      MG_MODE_HYBRID};
+
+/* The modes of a comma-separated list into modes[] (at most 5); false for an unknown one. */
+static bool parse_modes(const char *list, int *modes, int *count) {
+    *count = 0;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
+        int k = 0;
+        while (k < 5 && strcmp(tok, mode_names[k]) != 0) k++;
+        if (k == 5 || *count == 5) return false;
+        modes[(*count)++] = k;
+    }
+    return *count > 0;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int scale = 20, runs = 5, iterations = 20, check_scale = -1;
+    int scale = 20, runs = 5, iterations = 20, check_scale = -1, modes[5] = {0}, nmodes = 1;
     double ef = 16;
-    bool directed = false, gpu = true;
-    for (int i = 1; i < argc; i++) {
+    bool directed = false, gpu = true, usage = false;
+    for (int i = 1; i < argc && !usage; i++) {
         const bool has = i + 1 < argc;
         if (!strcmp(argv[i], "--scale") && has) scale = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--edge-factor") && has) ef = atof(argv[++i]);
@@ -209,17 +229,15 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--iterations") && has) iterations = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--check-scale") && has) check_scale = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--directed")) directed = true;
+        else if (!strcmp(argv[i], "--modes") && has) usage = !parse_modes(argv[++i], modes, &nmodes);
         else if (!strcmp(argv[i], "--backend") && has) gpu = strcmp(argv[++i], "cpu") != 0;
-        else {
-            if (rank == 0)
-                fprintf(stderr, "usage: mpirun -np P bench_dist --scale S [--edge-factor F] [--directed] "
-                                "[--backend gpu|cpu] [--iterations I] [--runs N] [--check-scale C]\n");
-            MPI_Finalize();
-            return 2;
-        }
+        else usage = true;
     }
-    if (runs < 1 || runs > 63 || iterations < 1 || scale < 1 || scale > 31) {
-        if (rank == 0) fprintf(stderr, "bench_dist: --runs 1..63, --iterations >= 1, --scale 1..31\n");
+    if (usage || runs < 1 || runs > 63 || iterations < 1 || scale < 1 || scale > 31) {
+        if (rank == 0)
+            fprintf(stderr, "usage: mpirun -np P bench_dist --scale S (1..31) [--edge-factor F] [--directed] "
+                            "[--backend gpu|cpu] [--modes auto,sparse,pull,dense,hybrid] [--iterations I] "
+                            "[--runs N (1..63)] [--check-scale C]\n");
         MPI_Finalize();
         return 2;
     }
@@ -245,65 +263,74 @@ int main(int argc, char **argv) {
     if (gpu) DIE_IF(mg_graph_gpu_prepare(ctx, g, NULL));
     const double upload = MPI_Wtime() - t0;
 
-    job j = {g, NULL, NULL, first_source(g), iterations};
-    double t[63], pr_ms, bfs_ms, x_ms, step_ms, l1_ms;
-    DIE_IF(mg_vector_create(ctx, &j.v, g, MG_DOUBLE));
-    pagerank(&j);
-    for (int r = 0; r < runs; r++) t[r] = timed(pagerank, &j);
-    pr_ms = median(t, runs) / iterations * 1e3;
-    exchange(&j);
-    for (int r = 0; r < runs; r++) t[r] = timed(exchange, &j);
-    x_ms = median(t, runs) / iterations * 1e3;
-    DIE_IF(mg_vector_create(ctx, &j.w, g, MG_DOUBLE));
-    pagerank_steps(&j);
-    double own[63];
-    for (int r = 0; r < runs; r++) {
-        t[r] = timed(pagerank_steps, &j);
-        own[r] = own_time;
-    }
-    step_ms = median(t, runs) / iterations * 1e3;
-    /* each rank's own steps (the slowest sets the pace; the others wait in the exchange) */
-    const double own_ms = median(own, runs) / iterations * 1e3;
-    double *owns = malloc((size_t)size * sizeof *owns);
-    MPI_Gather(&own_ms, 1, MPI_DOUBLE, owns, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        printf("bench_dist: pr_step_ms by rank:");
-        for (int r = 0; r < size; r++) printf(" %.3f", owns[r]);
-        printf("\n");
-    }
-    free(owns);
-    l1_distances(&j);
-    for (int r = 0; r < runs; r++) t[r] = timed(l1_distances, &j);
-    l1_ms = median(t, runs) / iterations * 1e3;
-    mg_vector_free(&j.w);
-    mg_vector_free(&j.v);
-
-    DIE_IF(mg_vector_create(ctx, &j.v, g, MG_INT32));
-    bfs(&j);
-    for (int r = 0; r < runs; r++) t[r] = timed(bfs, &j);
-    bfs_ms = median(t, runs) * 1e3;
-    /* traversed edges: the reached vertices' out-edges of the whole graph */
+    /* the whole graph's out-edges of each vertex, for BFS's traversed edges */
+    int64_t *degree = malloc((size_t)n * sizeof *degree);
     int32_t *depth = malloc((size_t)n * sizeof *depth);
-    DIE_IF(mg_vector_extract(ctx, j.v, depth));
     mg_vector deg = NULL;
     DIE_IF(mg_vector_create(ctx, &deg, g, MG_INT64));
     DIE_IF(mg_vector_degree(ctx, deg, MG_EDGES_OUT));
-    int64_t *d = malloc((size_t)n * sizeof *d);
-    DIE_IF(mg_vector_extract(ctx, deg, d));
-    uint64_t traversed = 0;
-    for (uint32_t v = 0; v < n; v++)
-        if (depth[v] >= 0) traversed += (uint64_t)d[v];
-    free(depth);
-    free(d);
+    DIE_IF(mg_vector_extract(ctx, deg, degree));
     mg_vector_free(&deg);
-    mg_vector_free(&j.v);
 
+    job j = {g, NULL, NULL, first_source(g), iterations};
+    double t[63], own[63];
+    DIE_IF(mg_vector_create(ctx, &j.v, g, MG_DOUBLE));
+    DIE_IF(mg_vector_create(ctx, &j.w, g, MG_DOUBLE));
+    pagerank(&j);
+    exchange(&j);
+    for (int r = 0; r < runs; r++) t[r] = timed(exchange, &j);
+    const double x_ms = median(t, runs) / iterations * 1e3;
+    l1_distances(&j);
+    for (int r = 0; r < runs; r++) t[r] = timed(l1_distances, &j);
+    const double l1_ms = median(t, runs) / iterations * 1e3;
     if (rank == 0)
         printf("bench_dist: ranks %d backend %s rmat%d%s n %u m %llu largest_share %llu build_s %.2f "
-               "upload_s %.2f pr_iteration_ms %.3f pr_step_ms %.3f exchange_ms %.3f l1_ms %.3f bfs_ms %.3f "
-               "bfs_gteps %.3f\n",
+               "upload_s %.2f exchange_ms %.3f l1_ms %.3f\n",
                size, gpu ? "gpu" : "cpu", scale, directed ? "-directed" : "", n, (unsigned long long)m,
-               most, build, upload, pr_ms, step_ms, x_ms, l1_ms, bfs_ms, traversed / (bfs_ms * 1e-3) / 1e9);
+               most, build, upload, x_ms, l1_ms);
+
+    for (int k = 0; k < nmodes; k++) {
+        DIE_IF(mg_context_set_mode(ctx, mode_values[modes[k]]));
+        pagerank(&j);
+        for (int r = 0; r < runs; r++) t[r] = timed(pagerank, &j);
+        const double pr_ms = median(t, runs) / iterations * 1e3;
+        pagerank_steps(&j);
+        for (int r = 0; r < runs; r++) {
+            t[r] = timed(pagerank_steps, &j);
+            own[r] = own_time;
+        }
+        const double step_ms = median(t, runs) / iterations * 1e3;
+        /* each rank's own steps (the slowest sets the pace; the others wait in the exchange) */
+        const double own_ms = median(own, runs) / iterations * 1e3;
+        double *owns = malloc((size_t)size * sizeof *owns);
+        MPI_Gather(&own_ms, 1, MPI_DOUBLE, owns, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+
+        mg_vector v = j.v;
+        DIE_IF(mg_vector_create(ctx, &j.v, g, MG_INT32));
+        bfs(&j);
+        for (int r = 0; r < runs; r++) t[r] = timed(bfs, &j);
+        const double bfs_ms = median(t, runs) * 1e3;
+        DIE_IF(mg_vector_extract(ctx, j.v, depth));
+        mg_vector_free(&j.v);
+        j.v = v;
+        /* traversed edges: the reached vertices' out-edges of the whole graph */
+        uint64_t traversed = 0;
+        for (uint32_t u = 0; u < n; u++)
+            if (depth[u] >= 0) traversed += (uint64_t)degree[u];
+        if (rank == 0) {
+            printf("bench_dist: ranks %d mode %s rmat%d%s pr_iteration_ms %.3f pr_step_ms %.3f bfs_ms %.3f "
+                   "bfs_gteps %.3f pr_step_ms_by_rank",
+                   size, mode_names[modes[k]], scale, directed ? "-directed" : "", pr_ms, step_ms, bfs_ms,
+                   traversed / (bfs_ms * 1e-3) / 1e9);
+            for (int r = 0; r < size; r++) printf(" %.3f", owns[r]);
+            printf("\n");
+        }
+        free(owns);
+    }
+    mg_vector_free(&j.v);
+    mg_vector_free(&j.w);
+    free(degree);
+    free(depth);
     mg_graph_free(&g);
     mg_context_free(&ctx);
     MPI_Finalize();

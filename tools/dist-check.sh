@@ -7,13 +7,15 @@
 #
 #   bash tools/dist-check.sh [SCALES...]      default: 22 24 26 (R-MAT, directed, edge factor 16)
 #
-# Environment: BUILD (build-dist), GPUS (nvidia-smi's count), RUNS (5), SKIP_TESTS=1.
+# Environment: BUILD (build-dist), GPUS (nvidia-smi's count), RUNS (5), MODES (auto: bench_dist's
+# --modes), SKIP_TESTS=1.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT=${OUT:-$PWD/dist-check-out}
 mkdir -p "$OUT"
 BUILD=${BUILD:-build-dist}
 RUNS=${RUNS:-5}
+MODES=${MODES:-auto}
 SCALES=("$@")
 [ "${#SCALES[@]}" -gt 0 ] || SCALES=(22 24 26)
 # NVLink multicast stays off (the device tool's rule); mpirun as root (the device machine)
@@ -60,14 +62,13 @@ for s in "${SCALES[@]}"; do
     check=$((s < 20 ? s : 20))
     for p in 1 "$GPUS"; do
         t=$(date +%s)
+        log="$OUT/bench_s${s}_np$p.log"
         OMP_NUM_THREADS=$((CORES / p)) timeout 540 mpirun --oversubscribe --bind-to none -np "$p" "$BENCH" --scale "$s" --directed \
-            --runs "$RUNS" --check-scale "$check" >"$OUT/bench_s${s}_np$p.log" 2>&1
+            --runs "$RUNS" --check-scale "$check" --modes "$MODES" >"$log" 2>&1
         rc=$?
-        line=$(grep '^bench_dist: ranks' "$OUT/bench_s${s}_np$p.log" | sed 's/^bench_dist: //')
-        chk=$(grep -o 'bfs [A-Z]* .*pagerank [A-Z]*' "$OUT/bench_s${s}_np$p.log" | sed 's/(.*depths differ), //')
-        row "bench rmat$s directed, $p GPU(s)" "rc $rc $(($(date +%s) - t))s [$chk] ${line:-see bench_s${s}_np$p.log}"
-        by=$(grep -o 'pr_step_ms by rank:.*' "$OUT/bench_s${s}_np$p.log")
-        [ -z "$by" ] || row "" "$by"
+        chk=$(grep -o 'bfs [A-Z]* .*pagerank [A-Z]*' "$log" | sed 's/(.*depths differ), //')
+        row "bench rmat$s directed, $p GPU(s)" "rc $rc $(($(date +%s) - t))s [$chk] $(grep '^bench_dist: ranks .* n ' "$log" | sed 's/^bench_dist: //')"
+        while read -r line; do row "" "${line#bench_dist: }"; done < <(grep '^bench_dist: ranks .* mode ' "$log")
     done
 done
 
