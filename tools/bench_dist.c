@@ -7,7 +7,8 @@
  *
  * Every rank generates the same R-MAT graph (mg_generate on a context over the ranks keeps the
  * rank's share), then times, from one warm-up and N timed runs (medians, the slowest rank's time
- * for each run), PageRank of I fixed iterations (time per iteration) and BFS from the first vertex
+ * for each run), PageRank of I fixed iterations (time per iteration, and the marginal iteration:
+ * the I-iteration call less a 1-iteration call, over I - 1) and BFS from the first vertex
  * with an out-edge (GTEPS: the reached vertices' out-edges of the whole graph over the time), and
  * the exchange of one PageRank vector between the ranks alone (what each iteration pays to
  * communicate), and each rank's own PageRank steps; the timings once per mode of --modes (default
@@ -294,6 +295,12 @@ int main(int argc, char **argv) {
         pagerank(&j);
         for (int r = 0; r < runs; r++) t[r] = timed(pagerank, &j);
         const double pr_ms = median(t, runs) / iterations * 1e3;
+        /* what one more iteration costs: a call's own work (its vectors, the normalisation) aside */
+        j.iterations = 1;
+        for (int r = 0; r < runs; r++) t[r] = timed(pagerank, &j);
+        j.iterations = iterations;
+        const double pr_one_ms = median(t, runs) * 1e3;
+        const double pr_marginal_ms = iterations > 1 ? (pr_ms * iterations - pr_one_ms) / (iterations - 1) : pr_ms;
         pagerank_steps(&j);
         for (int r = 0; r < runs; r++) {
             t[r] = timed(pagerank_steps, &j);
@@ -318,9 +325,9 @@ int main(int argc, char **argv) {
         for (uint32_t u = 0; u < n; u++)
             if (depth[u] >= 0) traversed += (uint64_t)degree[u];
         if (rank == 0) {
-            printf("bench_dist: ranks %d mode %s rmat%d%s pr_iteration_ms %.3f pr_step_ms %.3f bfs_ms %.3f "
-                   "bfs_gteps %.3f pr_step_ms_by_rank",
-                   size, mode_names[modes[k]], scale, directed ? "-directed" : "", pr_ms, step_ms, bfs_ms,
+            printf("bench_dist: ranks %d mode %s rmat%d%s pr_iteration_ms %.3f pr_marginal_iteration_ms %.3f "
+                   "pr_step_ms %.3f bfs_ms %.3f bfs_gteps %.3f pr_step_ms_by_rank",
+                   size, mode_names[modes[k]], scale, directed ? "-directed" : "", pr_ms, pr_marginal_ms, step_ms, bfs_ms,
                    traversed / (bfs_ms * 1e-3) / 1e9);
             for (int r = 0; r < size; r++) printf(" %.3f", owns[r]);
             printf("\n");
