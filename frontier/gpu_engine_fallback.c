@@ -5,7 +5,13 @@
  */
 #ifndef MG_HAVE_CUDA
 
+#include "frontier/engine.h"
 #include "frontier/gpu_engine.h"
+
+mg_status mg__gpu_run_advance(const mg__advance_call *call, mg_advance_info *info) {
+    if (info != NULL) memset(info, 0, sizeof *info);
+    return mg__error(call->ctx, MG_UNAVAILABLE, "mg__gpu_run_advance: this build has no CUDA backend");
+}
 
 mg_status mg__gpu_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *info) {
     if (a != NULL) a->out_count = 0;
