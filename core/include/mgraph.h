@@ -124,8 +124,8 @@ bool mg_built_with_cuda(void);
  * this header) fills them from an MPI communicator in one call, mg_context_set_mpi(ctx, comm).
  *
  * Once set, graphs made on ctx (mg_graph_read, mg_generate, mg_graph_create_from_coo) are split in
- * one dimension: the vertices into `size` contiguous ranges of about equal in-edges (each a multiple
- * of 64 vertices), rank r holding the stored edges INTO its range (destination-owned), with CSR and
+ * one dimension: the vertices into `size` contiguous ranges of about equal cost (in-edges, and a
+ * fixed part per vertex with any; each range a multiple of 64 vertices), rank r holding the stored edges INTO its range (destination-owned), with CSR and
  * CSC of those. Every rank reads (or generates) the whole edge list and keeps its share; the graph
  * it builds holds only that share. Vectors and frontiers stay whole on every rank and hold the same
  * values everywhere: mg_advance runs each rank's edges, which complete its own destinations, then
