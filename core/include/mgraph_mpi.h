@@ -7,8 +7,8 @@
  *
  *     MPI_Init(&argc, &argv);
  *     mg_context_create(&ctx);
+ *     mg_context_set_mpi(ctx, MPI_COMM_WORLD);       (first: it picks this rank's GPU)
  *     mg_context_set_backend(ctx, MG_BACKEND_GPU);   (optional)
- *     mg_context_set_mpi(ctx, MPI_COMM_WORLD);
  *     ... the same calls on every rank ...
  *     mg_context_free(&ctx);
  *     MPI_Finalize();
