@@ -155,6 +155,28 @@ int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, uint64_t store
 /* Waits for a start-up still running (on every exit path: the process must not end under it). */
 void cli_gpu_start_end(cli_gpu_start *s);
 
+/* Several ranks: `mpirun -np P mgraph bfs|sssp|cc|pr|bc` in a build with MPI (tools/mgraph.c says
+ * how they agree). Outside mpirun: cli_mpi() false, rank 0 of 1, and each call below a no-op
+ * returning its argument (cli_err() is stderr). */
+bool cli_mpi(void);
+int cli_rank(void);
+int cli_ranks(void);
+/* Where a message goes: stderr, or under MPI this rank's messages until the next cli_agree. */
+FILE *cli_err(void);
+/* Every rank calls it at the same points: returns the worst (largest) rc of all ranks, after rank
+ * 0 printed the ranks' messages (once when alike, else each after "rank R:"). */
+int cli_agree(int rc);
+/* The largest v of all ranks; in place, each v[i]'s largest over the ranks. */
+int cli_ranks_max(int v);
+void cli_ranks_max_doubles(double *v, uint64_t n);
+/* Collective: true when every rank has a device (device >= 0) that no other rank on its host has;
+ * why says which rank this one's device clashes with, if it does. */
+bool cli_ranks_own_devices(int device, char *why, size_t why_size);
+/* Makes ctx one rank of MPI_COMM_WORLD (mg_context_set_mpi) under MPI; else nothing. */
+mg_status cli_context_set_ranks(mg_context ctx);
+/* Prints what is left of this rank's messages and ends MPI (MPI_Finalize); a no-op if not begun. */
+void cli_mpi_end(void);
+
 /* Subcommands. */
 int cli_algo_main(int argc, char **argv, const char *name, int cmd);
 int cli_bench_main(int argc, char **argv);

@@ -44,7 +44,7 @@ static int parse_source_list(algo_opts *o) {
         return cli_usage_error(o->a.name, "bc: --sources lists too many vertices");
     o->bc_list = malloc(count * sizeof *o->bc_list);
     if (o->bc_list == NULL) {
-        fprintf(stderr, "mgraph: out of memory\n");
+        fprintf(cli_err(), "mgraph: out of memory\n");
         return CLI_FAIL;
     }
     const char *p = s;
@@ -148,7 +148,7 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
 static int source_in_range(const algo_opts *o, const char *what, uint64_t id, uint32_t n, int base,
                            uint32_t *out) {
     if (id < (uint64_t)base || id - (uint64_t)base >= n) {
-        fprintf(stderr,
+        fprintf(cli_err(),
                 "mgraph: %s: %s %llu is out of range: %s has vertices %d..%llu (the file's own "
                 "numbering)\n",
                 o->a.name, what, (unsigned long long)id, o->file, base,
@@ -206,7 +206,7 @@ static int write_output(mg_context ctx, mg_output *out, FILE *f, int cmd, const 
     size_t elem = (type == MG_INT64 || type == MG_DOUBLE) ? 8 : 4;
     void *values = malloc((size_t)n * elem + 1);
     if (values == NULL) {
-        fprintf(stderr, "mgraph: out of memory for --output (%u values)\n", n);
+        fprintf(cli_err(), "mgraph: out of memory for --output (%u values)\n", n);
         return CLI_FAIL;
     }
     mg_status st = mg_vector_extract(ctx, result, values);
@@ -244,6 +244,103 @@ static int write_output(mg_context ctx, mg_output *out, FILE *f, int cmd, const 
     return st == MG_SUCCESS ? CLI_OK : cli_lib_error(ctx, st);
 }
 
+/* The first vertex with an out-edge in the whole graph (0 if none), from its out-degrees: on a
+ * split graph mg_vector_degree counts the whole graph's, with no exchange. */
+static mg_status first_with_out_edges(mg_context ctx, const mg_graph g, uint32_t *first) {
+    const uint32_t n = mg_graph_num_vertices(g);
+    mg_vector degree = NULL;
+    int64_t *d = malloc(((size_t)n + 1) * sizeof *d);
+    mg_status st = d != NULL ? mg_vector_create(ctx, &degree, g, MG_INT64) : MG_OUT_OF_MEMORY;
+    if (st == MG_SUCCESS) st = mg_vector_degree(ctx, degree, MG_EDGES_OUT);
+    if (st == MG_SUCCESS) st = mg_vector_extract(ctx, degree, d);
+    *first = 0;
+    for (uint32_t v = 0; st == MG_SUCCESS && v < n; v++)
+        if (d[v] > 0) {
+            *first = v;
+            break;
+        }
+    mg_vector_free(&degree);
+    free(d);
+    return st;
+}
+
+/* What the serial checkers need besides the graph and the result. */
+typedef struct {
+    int cmd, iterations;
+    uint32_t source;
+    const uint32_t *sources; /* bc: NULL for --all */
+    uint32_t nsources;
+    uint64_t triangles;
+    mg_vector per_vertex;
+    const mg_pagerank_options *pr;
+} checked_case;
+
+/* The library's serial checker for the case (mg_check_*): MG_SUCCESS when the result holds,
+ * MG_INVALID_ARGUMENT (the message says where) when it does not. */
+static mg_status check_result(mg_context ctx, const mg_graph g, const checked_case *c,
+                              const mg_vector result) {
+    switch (c->cmd) {
+    case CMD_BFS: return mg_check_bfs(ctx, g, c->source, result, NULL);
+    case CMD_SSSP: return mg_check_sssp(ctx, g, c->source, result);
+    case CMD_CC: return mg_check_cc(ctx, g, result);
+    case CMD_TC: return mg_check_triangle_count(ctx, g, c->triangles, c->per_vertex);
+    case CMD_LCC: return mg_check_lcc(ctx, g, result);
+    case CMD_CDLP: return mg_check_cdlp(ctx, g, c->iterations, result);
+    case CMD_PR: return mg_check_pagerank(ctx, g, c->pr, result);
+    default: return mg_check_bc(ctx, g, c->sources, c->nsources, result);
+    }
+}
+
+static int load_graph(mg_context ctx, const algo_opts *o, bool keep_weights, mg_graph *g,
+                      double *load_s, double *preprocess_s);
+
+/* --validate over several ranks (rank 0): a share is not a graph the checkers can walk, so the
+ * whole graph is read again, with the same options, into a context of its own (no ranks, the
+ * CPU), and the result, whole on every rank, is checked there. *validated: 1 PASS, 0 FAIL (why
+ * says where). CLI_OK, or CLI_FAIL with the message printed. */
+static int check_on_whole_graph(mg_context ctx, const algo_opts *o, const checked_case *c,
+                                const mg_vector result, int *validated, char *why, size_t why_size) {
+    mg_context plain = NULL;
+    mg_graph whole = NULL;
+    mg_vector copy = NULL;
+    const uint32_t n = mg_vector_size(result);
+    void *values = malloc(((size_t)n + 1) * 8);
+    double load_s = 0, preprocess_s = 0;
+    int rc = CLI_OK;
+    mg_status st = values != NULL ? mg_context_create(&plain) : MG_OUT_OF_MEMORY;
+    if (st != MG_SUCCESS) {
+        rc = cli_lib_error(NULL, st);
+        goto done;
+    }
+    if ((rc = cli_apply_threads(&o->a, plain)) != CLI_OK ||
+        (rc = load_graph(plain, o, c->cmd == CMD_SSSP, &whole, &load_s, &preprocess_s)) != CLI_OK)
+        goto done;
+    if ((st = mg_vector_extract(ctx, result, values)) != MG_SUCCESS) {
+        rc = cli_lib_error(ctx, st);
+        goto done;
+    }
+    if ((st = mg_vector_create(plain, &copy, whole, mg_vector_type(result))) != MG_SUCCESS ||
+        (st = mg_vector_load(plain, copy, values)) != MG_SUCCESS) {
+        rc = cli_lib_error(plain, st);
+        goto done;
+    }
+    st = check_result(plain, whole, c, copy);
+    if (st == MG_SUCCESS) {
+        *validated = 1;
+    } else if (st == MG_INVALID_ARGUMENT) {
+        *validated = 0;
+        snprintf(why, why_size, "%s", mg_context_error(plain));
+    } else {
+        rc = cli_lib_error(plain, st);
+    }
+done:
+    mg_vector_free(&copy);
+    mg_graph_free(&whole);
+    mg_context_free(&plain);
+    free(values);
+    return rc;
+}
+
 /* One algorithm's measured run on a loaded graph: what `mgraph ALGO` does after the load, and what
  * `mgraph bench` does per algorithm and engine. */
 typedef struct {
@@ -276,33 +373,52 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
     memset(&gpu_pre, 0, sizeof gpu_pre);
     bool on_gpu = mg_context_backend(ctx) == MG_BACKEND_GPU;
     const bool graph_on_gpu = on_gpu && !(cmd & CMD_COUNTS);
+    const uint32_t n = mg_graph_num_vertices(g);
+    const uint64_t m = mg_graph_num_edges(g);
+    const int base = mg_graph_index_base(g);
+    /* Sources, in 0-based ids. */
+    uint32_t source = 0, nsources = 0;
+    const bool uses_source = cmd == CMD_BFS || cmd == CMD_SSSP ||
+                             (cmd == CMD_BC && !o->bc_all && !o->bc_count);
+    mg_type type = MG_DOUBLE;
+    if (cmd == CMD_BFS) type = MG_INT32;
+    if (cmd == CMD_SSSP) type = mg_graph_weight_type(g) == MG_WEIGHT_FLOAT ? MG_DOUBLE : MG_INT64;
+    if (cmd == CMD_CC || cmd == CMD_CDLP) type = MG_VERTEX;
+    if (cmd == CMD_TC) type = MG_INT64;
+    /* Per-vertex triangles cost a second product: counted only when --output asks for them. */
+    mg_vector per_vertex = NULL;
+    uint64_t triangles = 0;
+    /* Over several ranks (cli_agree, tools/mgraph.c) a failure until the agreement after the
+     * set-up, after the runs and after counting the edges goes to that agreement, never past it:
+     * every rank reaches each one, and all stop or go on together. */
     if (graph_on_gpu && (st = mg_graph_gpu_prepare(ctx, g, &gpu_pre)) != MG_SUCCESS) {
         rc = cli_lib_error(ctx, st);
-        goto cleanup;
+        goto set_up;
     }
-    uint32_t n = mg_graph_num_vertices(g);
-    uint64_t m = mg_graph_num_edges(g);
-    int base = mg_graph_index_base(g);
     if (n == 0) {
-        fprintf(stderr, "mgraph: %s: %s has no vertices\n", name, su->file);
+        fprintf(cli_err(), "mgraph: %s: %s has no vertices\n", name, su->file);
         rc = CLI_FAIL;
-        goto cleanup;
+        goto set_up;
     }
     const uint64_t *offsets = NULL;
     const uint32_t *indices = NULL;
     const void *weights = NULL;
     if ((st = mg_graph_csr(g, &offsets, &indices, &weights)) != MG_SUCCESS) {
         rc = cli_lib_error(ctx, st);
-        goto cleanup;
+        goto set_up;
     }
 
-    /* Sources, in 0-based ids. */
-    uint32_t source = 0, nsources = 0;
-    bool uses_source = cmd == CMD_BFS || cmd == CMD_SSSP || (cmd == CMD_BC && !o->bc_all && !o->bc_count);
     if (uses_source) {
         if (o->has_source) {
             if ((rc = source_in_range(o, "--source", o->source_arg, n, base, &source)) != CLI_OK)
-                goto cleanup;
+                goto set_up;
+        } else if (cli_ranks() > 1) {
+            /* A share's CSR holds only the edges into its own vertices: the whole graph's
+             * out-degrees pick the same source on every rank. */
+            if ((st = first_with_out_edges(ctx, g, &source)) != MG_SUCCESS) {
+                rc = cli_lib_error(ctx, st);
+                goto set_up;
+            }
         } else {
             /* The first vertex with an out-edge: a source with none would measure nothing. */
             while (source + 1 < n && offsets[source + 1] == offsets[source]) source++;
@@ -314,37 +430,31 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
         if (!o->bc_all) {
             sources = malloc((size_t)nsources * sizeof *sources);
             if (sources == NULL) {
-                fprintf(stderr, "mgraph: out of memory\n");
+                fprintf(cli_err(), "mgraph: out of memory\n");
                 rc = CLI_FAIL;
-                goto cleanup;
+                goto set_up;
             }
             if (o->bc_count == 0) sources[0] = source;
             for (uint32_t i = 0; i < o->bc_count; i++)
                 if ((rc = source_in_range(o, "--sources vertex", o->bc_list[i], n, base,
                                           &sources[i])) != CLI_OK)
-                    goto cleanup;
+                    goto set_up;
         }
     }
 
-    mg_type type = MG_DOUBLE;
-    if (cmd == CMD_BFS) type = MG_INT32;
-    if (cmd == CMD_SSSP) type = mg_graph_weight_type(g) == MG_WEIGHT_FLOAT ? MG_DOUBLE : MG_INT64;
-    if (cmd == CMD_CC || cmd == CMD_CDLP) type = MG_VERTEX;
-    if (cmd == CMD_TC) type = MG_INT64;
-    /* Per-vertex triangles cost a second product: counted only when --output asks for them. */
-    mg_vector per_vertex = NULL;
-    uint64_t triangles = 0;
     if ((st = mg_vector_create(ctx, &result, g, type)) != MG_SUCCESS) {
         rc = cli_lib_error(ctx, st);
-        goto cleanup;
+        goto set_up;
     }
     if (cmd == CMD_TC && su->out != NULL) per_vertex = result;
     times = malloc(o->runs * sizeof *times);
     if (times == NULL) {
-        fprintf(stderr, "mgraph: out of memory\n");
+        fprintf(cli_err(), "mgraph: out of memory\n");
         rc = CLI_FAIL;
-        goto cleanup;
+        goto set_up;
     }
+set_up:
+    if ((rc = cli_agree(rc)) != CLI_OK) goto cleanup;
 
     /* Warm-up (run -1), then the timed runs; the last run's result is what is checked and written. */
     bool converged = true;
@@ -356,7 +466,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
     mg_pagerank_options pr_used = o->pr;
     for (int64_t r = -1; r < (int64_t)o->runs; r++) {
         mg_pagerank_options pr = o->pr;
-        if (o->trace && r + 1 == (int64_t)o->runs) {
+        if (o->trace && r + 1 == (int64_t)o->runs && cli_rank() == 0) {
             if (su->bench_engine != NULL)
                 fprintf(stderr, "trace: case %s %s\n", name, su->bench_engine);
             fprintf(stderr, "trace: step mode frontier-vertices frontier-edges edges-scanned "
@@ -379,40 +489,57 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
         if (st == MG_NOT_CONVERGED && cmd == CMD_PR) {
             /* The ranks are still the best the iteration limit allowed: warn, report, go on. */
             if (r + 1 == (int64_t)o->runs)
-                fprintf(stderr, "mgraph: warning: %s\n", mg_context_error(ctx));
+                fprintf(cli_err(), "mgraph: warning: %s\n", mg_context_error(ctx));
             converged = false;
             st = MG_SUCCESS;
         } else if (cmd == CMD_PR) {
             converged = true;
         }
-        if (st != MG_SUCCESS) {
-            rc = cli_lib_error(ctx, st);
-            goto cleanup;
-        }
-        if (r < 0) {
+        if (st != MG_SUCCESS) rc = cli_lib_error(ctx, st);
+        if (st == MG_UNAVAILABLE && cli_ranks() > 1 && mg_graph_is_directed(g) &&
+            (cmd == CMD_CC || cmd == CMD_BC))
+            fprintf(cli_err(), "mgraph: %s: over several ranks the graph must be undirected: %s\n",
+                    name, cmd == CMD_CC ? "--undirected gives the same (weakly connected) components"
+                                        : "--undirected, or run a directed graph's bc on one rank");
+        bool again = false;
+        if (rc == CLI_OK && r < 0) {
             /* A GPU idles at a low clock and raises it only under sustained work: right after
              * idling, a run of microsecond steps (road graphs) took up to 10x its warm time
              * (docs/PERFORMANCE.md, session 17). So on a GPU the warm-up repeats until it has
              * lasted kWarmSeconds; warmup_s stays the first run's (it holds the lazy builds). */
             if (warm_runs++ == 0) warmup_s = elapsed;
             warm_total += elapsed;
-            if (graph_on_gpu && warm_total < kWarmSeconds && warm_runs < kWarmRunsMax) r--;
-        } else {
+            again = graph_on_gpu && warm_total < kWarmSeconds && warm_runs < kWarmRunsMax;
+        } else if (rc == CLI_OK) {
             times[r] = elapsed;
         }
+        if (cli_ranks() > 1) {
+            /* Every rank runs as many times: all stop at a failure, and the warm-up repeats
+             * while any rank's has not lasted kWarmSeconds. */
+            const int all = cli_ranks_max(2 * (rc != CLI_OK) + again);
+            if (all >= 2 && rc == CLI_OK) rc = CLI_FAIL; /* the failed rank says why */
+            again = all == 1;
+        }
+        if (rc != CLI_OK) goto ran;
+        if (again) r--;
         if (cmd == CMD_PR) pr_used = pr;
     }
+ran:
     mg_context_set_trace(ctx, NULL, NULL);
+    if ((rc = cli_agree(rc)) != CLI_OK) goto cleanup;
+    /* Over several ranks each time is the slowest rank's. */
+    cli_ranks_max_doubles(times, o->runs);
+    cli_ranks_max_doubles(&warmup_s, 1);
     double median = cli_median(times, o->runs);
+    uint64_t traversed = 0; /* see below */
     /* The dense engine's blocks are built by the first call that needs them (the warm-up): report
      * that build with the other preprocessing rather than leave it inside the warm-up time. */
     if (graph_on_gpu && (st = mg_graph_gpu_prepare(ctx, g, &gpu_pre)) != MG_SUCCESS) {
         rc = cli_lib_error(ctx, st);
-        goto cleanup;
+        goto counted;
     }
 
     /* Traversed edges (see --help): counted after the timing, with the public frontier calls. */
-    uint64_t traversed = 0;
     if (cmd == CMD_BFS) {
         st = reached_edges(ctx, g, result, MG_GE, 0, &traversed);
     } else if (cmd == CMD_SSSP) {
@@ -433,34 +560,31 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
             traversed += e;
         }
     }
-    if (st != MG_SUCCESS) {
-        rc = cli_lib_error(ctx, st);
-        goto cleanup;
-    }
+    if (st != MG_SUCCESS) rc = cli_lib_error(ctx, st);
+counted:
+    if ((rc = cli_agree(rc)) != CLI_OK) goto cleanup;
     double mteps = median > 0 ? (double)traversed / median / 1e6 : 0;
 
-    /* Validation of the last run. */
+    /* From here on rank 0 alone validates, writes and reports (every rank holds the result); the
+     * others are done. Its verdict reaches them in the last agreement (tools/mgraph.c). */
+    if (cli_rank() != 0) {
+        su->reported = true;
+        goto cleanup;
+    }
+    /* Validation of the last run. Reaching --max-iter is a warning, not an error (README): the
+     * ranks are then held to what their last iteration's change guarantees, as a fixed-iteration
+     * run's are, not to a tolerance the iteration limit kept them from. */
     int validated = -1; /* -1 skipped, 0 FAIL, 1 PASS */
     char why[1024] = "";
-    if (o->validate) {
-        switch (cmd) {
-        case CMD_BFS: st = mg_check_bfs(ctx, g, source, result, NULL); break;
-        case CMD_SSSP: st = mg_check_sssp(ctx, g, source, result); break;
-        case CMD_CC: st = mg_check_cc(ctx, g, result); break;
-        case CMD_TC: st = mg_check_triangle_count(ctx, g, triangles, per_vertex); break;
-        case CMD_LCC: st = mg_check_lcc(ctx, g, result); break;
-        case CMD_CDLP: st = mg_check_cdlp(ctx, g, o->iterations, result); break;
-        case CMD_PR: {
-            /* Reaching --max-iter is a warning, not an error (README): the ranks are then held to
-             * what their last iteration's change guarantees, as a fixed-iteration run's are, not
-             * to a tolerance the iteration limit kept them from. */
-            mg_pagerank_options held = pr_used;
-            if (!converged) held.tolerance = 0;
-            st = mg_check_pagerank(ctx, g, &held, result);
-            break;
-        }
-        default: st = mg_check_bc(ctx, g, sources, nsources, result); break;
-        }
+    mg_pagerank_options held = pr_used;
+    if (!converged) held.tolerance = 0;
+    const checked_case checked = {cmd, o->iterations, source, sources, nsources, triangles,
+                                  per_vertex, &held};
+    if (o->validate && cli_ranks() > 1) {
+        rc = check_on_whole_graph(ctx, o, &checked, result, &validated, why, sizeof why);
+        if (rc != CLI_OK) goto cleanup;
+    } else if (o->validate) {
+        st = check_result(ctx, g, &checked, result);
         if (st == MG_SUCCESS) {
             validated = 1;
         } else if (st == MG_INVALID_ARGUMENT) {
@@ -490,6 +614,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
                "\"index_base\": %d",
                n, (unsigned long long)m, mg_graph_is_directed(g) ? "true" : "false",
                cli_weight_name(mg_graph_weight_type(g)), base);
+        if (cli_mpi()) printf(", \"ranks\": %d", cli_ranks());
         if (uses_source) printf(", \"source\": %llu", (unsigned long long)source + (unsigned)base);
         if (cmd == CMD_BC) printf(", \"sources\": %u", nsources);
         if (cmd == CMD_TC) printf(", \"triangles\": %llu", (unsigned long long)triangles);
@@ -518,6 +643,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
                validated == 0 ? "INVALID" : "ok", median, times[0], times[o->runs - 1], mteps);
     } else {
         cli_print_graph("graph", su->file, g);
+        if (cli_mpi()) printf("ranks: %d (MPI)\n", cli_ranks());
         if (uses_source) printf("source: %llu\n", (unsigned long long)source + (unsigned)base);
         if (cmd == CMD_BC && !uses_source) printf("sources: %u\n", nsources);
         if (cmd == CMD_TC) printf("triangles: %llu\n", (unsigned long long)triangles);
@@ -544,7 +670,7 @@ static int run_case(mg_context ctx, run_setup *su, int cmd, const char *name, al
     cli_flush_stdout();
     su->reported = true;
     if (validated == 0) {
-        fprintf(stderr, "mgraph: %s: validation failed: %s\n", name, why);
+        fprintf(cli_err(), "mgraph: %s: validation failed: %s\n", name, why);
         rc = CLI_FAIL;
     }
 
@@ -588,40 +714,45 @@ int cli_algo_main(int argc, char **argv, const char *name, int cmd) {
     mg_output out = NULL;
     FILE *out_file = NULL;
     cli_gpu_start gpu_start = {.requested = MG_BACKEND_CPU};
+    /* Over several ranks each step below ends in an agreement (cli_agree): a usage error, a
+     * missing file or an unusable backend stops every rank there, with one message. */
     int rc = parse_algo_opts(argc, argv, name, cmd, &o);
-    if (rc != CLI_OK) goto cleanup;
-    if (o.output != NULL &&
-        (rc = cli_check_not_input(name, "--output", o.output, o.file)) != CLI_OK)
-        goto cleanup;
-    if ((st = mg_context_create(&ctx)) != MG_SUCCESS) {
-        rc = cli_lib_error(NULL, st);
-        goto cleanup;
-    }
+    if (rc == CLI_OK && o.output != NULL)
+        rc = cli_check_not_input(name, "--output", o.output, o.file);
+    if (rc == CLI_OK && (st = mg_context_create(&ctx)) != MG_SUCCESS) rc = cli_lib_error(NULL, st);
+    if ((rc = cli_agree(rc)) != CLI_OK) goto cleanup;
+    /* Under mpirun the context joins the ranks first: graphs made on it are split, and
+     * mg_context_set_mpi picks the rank's GPU (local rank modulo the devices) before anything
+     * else could start a device. */
+    if ((st = cli_context_set_ranks(ctx)) != MG_SUCCESS) rc = cli_lib_error(ctx, st);
     /* The output file now, so a bad path fails before a long load and run; it is put in place
-     * only once everything has succeeded, and removed otherwise. */
-    if (o.output != NULL && (st = mg_output_open(ctx, &out, o.output, &out_file)) != MG_SUCCESS) {
+     * only once everything has succeeded, and removed otherwise. Rank 0 writes it. */
+    if (rc == CLI_OK && o.output != NULL && cli_rank() == 0 &&
+        (st = mg_output_open(ctx, &out, o.output, &out_file)) != MG_SUCCESS)
         rc = cli_lib_error(ctx, st);
-        goto cleanup;
-    }
     /* A build without CUDA fails --backend gpu before a long load; otherwise the device starts
      * beside the load and the backend is chosen once the graph is known. */
-    if ((o.backend == MG_BACKEND_GPU && !mg_built_with_cuda() &&
-         (st = mg_context_set_backend(ctx, o.backend)) != MG_SUCCESS) ||
-        (st = mg_context_set_mode(ctx, o.mode)) != MG_SUCCESS ||
-        (st = mg_context_set_engine(ctx, o.engine)) != MG_SUCCESS ||
-        (st = mg_context_set_sample_fraction(ctx, o.sample_fraction)) != MG_SUCCESS) {
+    if (rc == CLI_OK &&
+        ((o.backend == MG_BACKEND_GPU && !mg_built_with_cuda() &&
+          (st = mg_context_set_backend(ctx, o.backend)) != MG_SUCCESS) ||
+         (st = mg_context_set_mode(ctx, o.mode)) != MG_SUCCESS ||
+         (st = mg_context_set_engine(ctx, o.engine)) != MG_SUCCESS ||
+         (st = mg_context_set_sample_fraction(ctx, o.sample_fraction)) != MG_SUCCESS))
         rc = cli_lib_error(ctx, st);
-        goto cleanup;
-    }
-    if ((rc = cli_apply_threads(&o.a, ctx)) != CLI_OK) goto cleanup;
-    run_setup su = {o.file, NULL, 0, 0, NULL, o.output != NULL ? &out : NULL, out_file, false, "",
-                    ""};
+    if (rc == CLI_OK) rc = cli_apply_threads(&o.a, ctx);
+    if ((rc = cli_agree(rc)) != CLI_OK) goto cleanup;
+    run_setup su = {o.file, NULL, 0, 0, NULL, out != NULL ? &out : NULL, out_file, false, "", ""};
     cli_gpu_start_begin(&gpu_start, o.backend, cmd, o.runs + 1, o.file);
-    if ((rc = load_graph(ctx, &o, cmd == CMD_SSSP, &g, &su.load_s, &su.preprocess_s)) != CLI_OK)
-        goto cleanup;
-    if ((rc = cli_backend_select(&gpu_start, ctx, cmd, mg_graph_num_edges(g), su.backend_why,
-                                 sizeof su.backend_why)) != CLI_OK)
-        goto cleanup;
+    rc = load_graph(ctx, &o, cmd == CMD_SSSP, &g, &su.load_s, &su.preprocess_s);
+    if ((rc = cli_agree(rc)) != CLI_OK) goto cleanup;
+    /* over several ranks, the slowest rank's */
+    double load_times[2] = {su.load_s, su.preprocess_s};
+    cli_ranks_max_doubles(load_times, 2);
+    su.load_s = load_times[0];
+    su.preprocess_s = load_times[1];
+    rc = cli_backend_select(&gpu_start, ctx, cmd, mg_graph_num_edges(g), su.backend_why,
+                            sizeof su.backend_why);
+    if ((rc = cli_agree(rc)) != CLI_OK) goto cleanup;
     su.g = g;
     rc = run_case(ctx, &su, cmd, name, &o);
 

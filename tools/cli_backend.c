@@ -123,6 +123,9 @@ void cli_gpu_start_begin(cli_gpu_start *s, mg_backend requested, int cmd, uint64
             return;
         }
     }
+    /* Under mpirun the rank's device is chosen on the main thread by mg_context_set_mpi (local
+     * rank modulo the devices); a start-up thread would start device 0 on every rank. */
+    if (cli_mpi()) return;
     /* Without a thread the start-up runs when the backend is chosen, after the load. */
     s->started = pthread_create(&s->thread, NULL, start_device, NULL) == 0;
 }
@@ -134,6 +137,32 @@ static void join(cli_gpu_start *s) {
 }
 
 void cli_gpu_start_end(cli_gpu_start *s) { join(s); }
+
+/* Several ranks: all on their GPUs or all on the CPU (a rank on the CPU exchanges through MPI, one
+ * on a GPU through NCCL, and the two never meet), and each on a GPU no other rank on its host has
+ * (NCCL refuses two ranks on one device). --backend gpu fails where that does not hold; auto then
+ * takes the CPU on every rank. Collective: every rank calls it (requested is the same everywhere). */
+static int ranks_agree(cli_gpu_start *s, mg_context ctx, int rc, char *why, size_t why_size) {
+    const bool gpu = rc == CLI_OK && mg_context_backend(ctx) == MG_BACKEND_GPU;
+    int device = -1;
+    mg_gpu_info info;
+    if (gpu && mg_gpu_query(ctx, &info) == MG_SUCCESS && info.available) device = info.device;
+    char clash[512];
+    if (cli_ranks_own_devices(device, clash, sizeof clash)) return rc;
+    if (s->requested == MG_BACKEND_GPU) {
+        /* a rank without a GPU has said why already; one whose GPU another rank has says so */
+        if (clash[0] != '\0') fprintf(cli_err(), "mgraph: --backend gpu: %s\n", clash);
+        return clash[0] != '\0' ? CLI_FAIL : rc;
+    }
+    /* auto */
+    if (gpu) {
+        snprintf(why, why_size, "auto: not every rank has a usable GPU of its own%s%s",
+                 clash[0] ? ": " : "", clash);
+        mg_status st = mg_context_set_backend(ctx, MG_BACKEND_CPU);
+        if (st != MG_SUCCESS) return cli_lib_error(ctx, st);
+    }
+    return rc;
+}
 
 int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, uint64_t stored, char *why,
                        size_t why_size) {
@@ -185,5 +214,7 @@ int cli_backend_select(cli_gpu_start *s, mg_context ctx, int cmd, uint64_t store
             st = mg_context_set_backend(ctx, MG_BACKEND_CPU);
         }
     }
-    return st == MG_SUCCESS ? CLI_OK : cli_lib_error(ctx, st);
+    int rc = st == MG_SUCCESS ? CLI_OK : cli_lib_error(ctx, st);
+    return cli_ranks() > 1 && s->requested != MG_BACKEND_CPU ? ranks_agree(s, ctx, rc, why, why_size)
+                                                             : rc;
 }

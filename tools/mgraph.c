@@ -20,6 +20,10 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#ifdef MG_HAVE_MPI
+#include <mpi.h>
+#include "mgraph_mpi.h"
+#endif
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Help                                                                                             */
@@ -58,6 +62,11 @@ static const char HELP_MAIN[] =
     "\n"
     "  mgraph --version    the version and what of the CUDA backend is compiled in\n"
     "  mgraph CMD --help   the options of one command\n"
+    "\n"
+    "Over MPI ranks: mpirun -np P mgraph bfs|sssp|cc|pr|bc FILE [OPTIONS] splits the graph over\n"
+    "P processes (one per GPU, or per share of the CPUs) and prints rank 0's lines with\n"
+    "'ranks: P (MPI)'; see 'mgraph help bfs'. chain runs over ranks its own way; the other\n"
+    "commands are refused under mpirun with more than one rank (exit 2).\n"
     "\n"
     "File formats (by extension, or --format): .mtx Matrix Market (1-based), .txt/.el/.wel/.edges\n"
     "SNAP edge lists (0-based), .gr DIMACS (1-based), .mgb mgraph binary (fast reload).\n"
@@ -113,7 +122,22 @@ static const char HELP_MAIN[] =
     "--json keys: algorithm, file, vertices, edges, directed, weights, index_base, load_s,\n"     \
     "preprocess_s, warmup_s, run_s (median), run_min_s, run_max_s, runs, traversed_edges, mteps,\n"\
     "validated (true/false/null), backend, backend_reason, threads, mode, and per algorithm\n"  \
-    "source, iterations, converged, sources.\n"
+    "source, iterations, converged, sources; over MPI ranks, ranks.\n"                        \
+    "\n"                                                                                           \
+    "Several ranks: mpirun -np P mgraph ALGO FILE [OPTIONS] (a build with MPI). Every rank reads\n"\
+    "FILE and keeps its share: the vertices in P ranges of about equal work (in-edges), rank r\n"\
+    "holding the edges into its range; vectors stay whole on every rank, and after each step\n"  \
+    "every range goes from its owner to all (MPI on the CPU, NCCL between GPUs). Rank 0 prints\n"\
+    "the lines above and 'ranks: P (MPI)'; load, preprocess, warm-up and run times are the\n"   \
+    "slowest rank's; the gpu lines and --trace are rank 0's (its share); rank 0 writes --output;\n"\
+    "--validate reads FILE again on rank 0, whole, and runs the serial checker there. Every rank\n"\
+    "exits with the same status; an error is printed once (per rank, after 'rank R:', where the\n"\
+    "ranks differ). --backend cpu runs anywhere; gpu needs a CUDA build with NCCL and a GPU per\n"\
+    "rank (rank r takes GPU local-rank modulo the devices; two ranks on one GPU fail, exit 1);\n"\
+    "auto takes the GPUs only where the rule above picks the GPU and every rank has a usable\n"  \
+    "one of its own, else the CPU on every rank; no GPU starts beside the load. Limits (P > 1):\n"\
+    "cc and bc need an undirected graph (--undirected: cc's weakly connected components are\n"  \
+    "the same); a directed one fails, exit 1.\n"
 
 static const char HELP_BFS[] =
     "Usage: mgraph bfs FILE [--source N] [OPTIONS]\n"
@@ -604,14 +628,15 @@ const char *cli_opt_name(cli_opt_id id) { return OPTIONS[id].name; }
 
 int cli_usage_error(const char *name, const char *fmt, ...) {
     va_list ap;
-    fputs("mgraph: ", stderr);
+    FILE *err = cli_err();
+    fputs("mgraph: ", err);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vfprintf(err, fmt, ap);
     va_end(ap);
     if (name != NULL)
-        fprintf(stderr, "\nTry 'mgraph %s --help'.\n", name);
+        fprintf(err, "\nTry 'mgraph %s --help'.\n", name);
     else
-        fputs("\nTry 'mgraph --help'.\n", stderr);
+        fputs("\nTry 'mgraph --help'.\n", err);
     return CLI_USAGE;
 }
 
@@ -650,8 +675,10 @@ int cli_parse(int argc, char **argv, int first, const char *name, int cmd, int m
             return cli_usage_error(name, "%s: option '%s' does not apply to '%s'", name,
                                    OPTIONS[id].name, name);
         if (id == OPT_HELP) {
-            /* Help wins over everything else on the line, even over later mistakes. */
-            cli_print_help(stdout, name);
+            /* Help wins over everything else on the line, even over later mistakes. Over
+             * several ranks rank 0 prints it. */
+            if (cli_rank() == 0) cli_print_help(stdout, name);
+            cli_mpi_end();
             exit(CLI_OK);
         }
         if (OPTIONS[id].takes_value) {
@@ -775,9 +802,9 @@ double cli_now(void) {
 int cli_lib_error(mg_context ctx, mg_status status) {
     const char *msg = ctx ? mg_context_error(ctx) : NULL;
     if (msg != NULL && msg[0] != '\0')
-        fprintf(stderr, "mgraph: %s\n", msg);
+        fprintf(cli_err(), "mgraph: %s\n", msg);
     else
-        fprintf(stderr, "mgraph: %s\n", mg_status_string(status));
+        fprintf(cli_err(), "mgraph: %s\n", mg_status_string(status));
     return CLI_FAIL;
 }
 
@@ -865,7 +892,7 @@ int cli_read_options(const cli_args *a, mg_read_options *ro, cli_progress *progr
                                    "dimacs or binary",
                                    a->name, f);
     }
-    if (progress != NULL && isatty(STDERR_FILENO)) {
+    if (progress != NULL && cli_rank() == 0 && isatty(STDERR_FILENO)) {
         progress->start = cli_now();
         progress->shown = false;
         ro->progress = progress_cb;
@@ -899,6 +926,279 @@ int cli_check_not_input(const char *name, const char *what, const char *out, con
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+/* Several ranks: `mpirun -np P mgraph bfs|sssp|cc|pr|bc` (issue 19)                                */
+/* ------------------------------------------------------------------------------------------------ */
+
+/*
+ * Under mpirun the five algorithms run as one MPI program: every rank parses the same command line,
+ * reads the same file into a context over MPI_COMM_WORLD (mg_context_set_mpi: the graph is split,
+ * the result whole on every rank) and makes the same calls. What may differ between ranks is kept
+ * from blocking a rank in a collective the others never reach: between two agreement points
+ * (cli_agree) no rank takes a path with a collective that another rank skips, and each agreement
+ * ends with every rank holding the worst status of all, so all go on or all stop together.
+ *
+ * Messages: a rank's messages (cli_err()) are kept until the next agreement, where rank 0 prints
+ * them: once when every rank said the same (a missing file, a bad --source) or only rank 0 spoke
+ * (its --output, its --validate), else each rank's lines after "rank R:". The --trace lines and
+ * the output lines are rank 0's, printed as they come.
+ */
+
+static struct {
+    bool active;   /* MPI_Init_thread was called here (not after cli_mpi_end)              */
+    int rank, size;
+    FILE *err;     /* this rank's messages since the last agreement (open_memstream)       */
+    char *err_text;
+    size_t err_len;
+} ranks_world = {false, 0, 1, NULL, NULL, 0};
+
+bool cli_mpi(void) { return ranks_world.active; }
+int cli_rank(void) { return ranks_world.rank; }
+int cli_ranks(void) { return ranks_world.size; }
+FILE *cli_err(void) { return ranks_world.err != NULL ? ranks_world.err : stderr; }
+
+/* The environment mpirun (Open MPI), MPICH's and Intel MPI's hydra, or a PMIx launcher (srun
+ * --mpi=pmix, prterun) gives each process it starts: the number of ranks where it says (0 when
+ * unknown), or -1 outside such a launch. */
+static int launched_ranks(void) {
+    static const char *const SIZES[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+    for (size_t i = 0; i < sizeof SIZES / sizeof SIZES[0]; i++) {
+        const char *v = getenv(SIZES[i]);
+        if (v != NULL && v[0] != '\0') return atoi(v) > 0 ? atoi(v) : 0;
+    }
+    const char *pmix = getenv("PMIX_RANK");
+    return pmix != NULL && pmix[0] != '\0' ? 0 : -1;
+}
+
+/* This process's rank from the launcher's environment (0 where it does not say). */
+static int launched_rank(void) {
+    static const char *const RANKS[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof RANKS / sizeof RANKS[0]; i++) {
+        const char *v = getenv(RANKS[i]);
+        if (v != NULL && v[0] != '\0') return atoi(v);
+    }
+    return 0;
+}
+
+static void open_capture(void) {
+    ranks_world.err_text = NULL;
+    ranks_world.err_len = 0;
+    /* Without a memory stream (no memory) messages go straight to stderr, one copy per rank. */
+    ranks_world.err = open_memstream(&ranks_world.err_text, &ranks_world.err_len);
+}
+
+/* Takes what this rank wrote to cli_err() since the last call (malloc'ed, *len bytes; the caller
+ * frees it) and starts afresh. */
+static char *take_capture(size_t *len) {
+    *len = 0;
+    if (ranks_world.err == NULL) return NULL;
+    fclose(ranks_world.err); /* sets err_text and err_len for the last time */
+    char *text = ranks_world.err_text;
+    *len = ranks_world.err_len;
+    open_capture();
+    return text;
+}
+
+#ifdef MG_HAVE_MPI
+/* Rank 0 prints the ranks' messages (see above): lens[r] bytes at all + at[r] from rank r. */
+static void print_messages(const char *all, const int *lens, const int *at, int size) {
+    int first = -1, speakers = 0;
+    bool same = true;
+    for (int r = 0; r < size; r++) {
+        if (lens[r] == 0) continue;
+        speakers++;
+        if (first < 0)
+            first = r;
+        else if (lens[r] != lens[first] || memcmp(all + at[r], all + at[first], (size_t)lens[r]) != 0)
+            same = false;
+    }
+    if (speakers == 0) return;
+    if (same && (speakers == size || (speakers == 1 && first == 0))) {
+        fwrite(all + at[first], 1, (size_t)lens[first], stderr);
+        if (all[at[first] + lens[first] - 1] != '\n') fputc('\n', stderr);
+    } else {
+        for (int r = 0; r < size; r++) {
+            const char *p = all + at[r], *end = p + lens[r];
+            while (p < end) {
+                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                const char *stop = nl != NULL ? nl : end;
+                if (stop - p >= 8 && strncmp(p, "mgraph: ", 8) == 0)
+                    fprintf(stderr, "mgraph: rank %d: %.*s\n", r, (int)(stop - p - 8), p + 8);
+                else
+                    fprintf(stderr, "rank %d: %.*s\n", r, (int)(stop - p), p);
+                p = stop + (nl != NULL);
+            }
+        }
+    }
+    fflush(stderr);
+}
+#endif
+
+int cli_agree(int rc) {
+    if (!ranks_world.active) return rc;
+    size_t len = 0;
+    char *text = take_capture(&len);
+    const size_t most = (size_t)1 << 16; /* a rank's messages past 64 KiB are cut */
+    int mine = len > most ? (int)most : (int)len;
+#ifdef MG_HAVE_MPI
+    int local[2] = {rc, mine > 0}, all[2] = {rc, 0};
+    MPI_Allreduce(local, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (all[1]) {
+        const int size = ranks_world.size, root = ranks_world.rank == 0;
+        int *lens = root ? calloc((size_t)size, sizeof *lens) : NULL;
+        int *at = root ? calloc((size_t)size, sizeof *at) : NULL;
+        MPI_Gather(&mine, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        char *gathered = NULL;
+        if (root) {
+            size_t total = 0;
+            for (int r = 0; r < size; r++) {
+                at[r] = (int)total;
+                total += (size_t)lens[r];
+            }
+            gathered = malloc(total + 1);
+        }
+        MPI_Gatherv(text, mine, MPI_CHAR, gathered, lens, at, MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (root) print_messages(gathered, lens, at, size);
+        free(gathered);
+        free(lens);
+        free(at);
+    }
+    rc = all[0];
+#else
+    if (mine > 0) fwrite(text, 1, (size_t)mine, stderr);
+#endif
+    free(text);
+    return rc;
+}
+
+int cli_ranks_max(int v) {
+#ifdef MG_HAVE_MPI
+    if (ranks_world.active) {
+        int all = v;
+        MPI_Allreduce(&v, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        return all;
+    }
+#endif
+    return v;
+}
+
+void cli_ranks_max_doubles(double *v, uint64_t n) {
+#ifdef MG_HAVE_MPI
+    for (uint64_t at = 0; ranks_world.active && at < n; at += (uint64_t)1 << 24) {
+        const uint64_t k = n - at < ((uint64_t)1 << 24) ? n - at : (uint64_t)1 << 24;
+        MPI_Allreduce(MPI_IN_PLACE, v + at, (int)k, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    }
+#else
+    (void)v;
+    (void)n;
+#endif
+}
+
+bool cli_ranks_own_devices(int device, char *why, size_t why_size) {
+    why[0] = '\0';
+#ifdef MG_HAVE_MPI
+    if (ranks_world.active) {
+        /* the devices of the ranks on this host, as test_dist.c compares them */
+        MPI_Comm host;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, ranks_world.rank, MPI_INFO_NULL,
+                            &host);
+        int local = 1, me = 0;
+        MPI_Comm_size(host, &local);
+        MPI_Comm_rank(host, &me);
+        int *devices = malloc((size_t)local * 2 * sizeof *devices);
+        if (devices == NULL) { /* a few ints: no way to stay in step with the others without them */
+            fprintf(stderr, "mgraph: rank %d: out of memory comparing the ranks' GPUs\n",
+                    ranks_world.rank);
+            MPI_Abort(MPI_COMM_WORLD, CLI_FAIL);
+        }
+        int *world_of = devices + local;
+        int ok = device >= 0;
+        MPI_Allgather(&device, 1, MPI_INT, devices, 1, MPI_INT, host);
+        MPI_Allgather(&ranks_world.rank, 1, MPI_INT, world_of, 1, MPI_INT, host);
+        for (int i = 0; i < local && ok; i++) {
+            if (i == me || devices[i] != device) continue;
+            char name[MPI_MAX_PROCESSOR_NAME] = "";
+            int name_len = 0;
+            MPI_Get_processor_name(name, &name_len);
+            snprintf(why, why_size, "GPU %d is rank %d's too (host %s): the ranks' GPUs exchange "
+                     "through NCCL, which needs a GPU per rank; start at most as many ranks per "
+                     "host as it has GPUs", device, world_of[i], name);
+            ok = 0;
+        }
+        free(devices);
+        MPI_Comm_free(&host);
+        int all = ok;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        return all != 0;
+    }
+#endif
+    (void)why_size;
+    return device >= 0;
+}
+
+mg_status cli_context_set_ranks(mg_context ctx) {
+#ifdef MG_HAVE_MPI
+    if (ranks_world.active) return mg_context_set_mpi(ctx, MPI_COMM_WORLD);
+#else
+    (void)ctx;
+#endif
+    return MG_SUCCESS;
+}
+
+void cli_mpi_end(void) {
+    if (!ranks_world.active) return;
+    size_t len = 0;
+    char *text = take_capture(&len);
+    if (len > 0) fwrite(text, 1, len, stderr); /* nothing is left after the last agreement */
+    free(text);
+    if (ranks_world.err != NULL) fclose(ranks_world.err);
+    free(ranks_world.err_text);
+    ranks_world.err = NULL;
+    ranks_world.err_text = NULL;
+#ifdef MG_HAVE_MPI
+    MPI_Finalize();
+#endif
+    ranks_world.active = false;
+}
+
+#ifdef MG_HAVE_MPI
+/* An algorithm over the launch's ranks: MPI up, the harness, one verdict for all, MPI down. */
+static int run_over_ranks(int argc, char **argv, const char *name, int cmd) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &ranks_world.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks_world.size);
+    ranks_world.active = true;
+    open_capture();
+    int rc = cli_algo_main(argc, argv, name, cmd);
+    /* rank 0's stdout is part of its verdict: a failed write fails every rank */
+    if (ranks_world.rank == 0) {
+        cli_flush_stdout();
+        if (ferror(stdout) && rc == CLI_OK) rc = CLI_FAIL;
+    }
+    rc = cli_agree(rc);
+    cli_mpi_end();
+    return rc;
+}
+#endif
+
+/* Under a launch of several ranks, a command that does not run over them is refused, once. */
+static int refuse_ranks(const char *name, int size, int rank) {
+    if (rank == 0) {
+#ifdef MG_HAVE_MPI
+        fprintf(stderr, "mgraph: %s does not run over MPI ranks yet (started as %d ranks): run it "
+                "without mpirun, or with -np 1; bfs, sssp, cc, pr, bc and chain run over ranks\n",
+                name, size);
+#else
+        fprintf(stderr, "mgraph: this mgraph is built without MPI, so %s cannot run over the %d "
+                "ranks mpirun started: run it without mpirun, or rebuild with MPI found "
+                "(-DMG_WITH_MPI=ON)\n", name, size);
+#endif
+        fprintf(stderr, "Try 'mgraph %s --help'.\n", name);
+    }
+    return CLI_USAGE;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 /* main                                                                                             */
 /* ------------------------------------------------------------------------------------------------ */
 
@@ -908,8 +1208,37 @@ static int run_command(int argc, char **argv, const char *name) {
         int cmd;
     } ALGOS[] = {{"bfs", CMD_BFS}, {"sssp", CMD_SSSP}, {"cc", CMD_CC}, {"pr", CMD_PR}, {"bc", CMD_BC},
                   {"tc", CMD_TC},   {"lcc", CMD_LCC}, {"cdlp", CMD_CDLP}};
+    static const char *const OTHERS[] = {"info", "gen", "convert", "bench", "spmv", "cg", "spmm",
+                                         "sddmm", "spgemm", "graphalytics", "probe"};
+    int cmd = 0;
     for (size_t i = 0; i < sizeof ALGOS / sizeof ALGOS[0]; i++)
-        if (strcmp(name, ALGOS[i].name) == 0) return cli_algo_main(argc, argv, name, ALGOS[i].cmd);
+        if (strcmp(name, ALGOS[i].name) == 0) cmd = ALGOS[i].cmd;
+    bool other = false;
+    for (size_t i = 0; i < sizeof OTHERS / sizeof OTHERS[0]; i++)
+        other = other || strcmp(name, OTHERS[i]) == 0;
+    /* Started by mpirun (chain handles its ranks itself): the five algorithms run over the ranks;
+     * the other commands, which would each run whole P times, are refused where P > 1. */
+    const int launched = launched_ranks();
+    if (launched >= 0 && (cmd & CMD_ALGOS)) {
+#ifdef MG_HAVE_MPI
+        return run_over_ranks(argc, argv, name, cmd);
+#else
+        if (launched > 1) return refuse_ranks(name, launched, launched_rank());
+#endif
+    } else if (launched >= 0 && (cmd != 0 || other)) {
+        int size = launched, rank = launched_rank();
+#ifdef MG_HAVE_MPI
+        if (size == 0) { /* the launcher does not say: ask MPI */
+            int provided = 0;
+            MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+            MPI_Comm_size(MPI_COMM_WORLD, &size);
+            MPI_Finalize();
+        }
+#endif
+        if (size > 1) return refuse_ranks(name, size, rank);
+    }
+    if (cmd != 0) return cli_algo_main(argc, argv, name, cmd);
     if (strcmp(name, "info") == 0) return cli_info_main(argc, argv);
     if (strcmp(name, "gen") == 0) return cli_gen_main(argc, argv);
     if (strcmp(name, "convert") == 0) return cli_convert_main(argc, argv);
