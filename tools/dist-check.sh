@@ -8,7 +8,8 @@
 #   bash tools/dist-check.sh [SCALES...]      default: 22 24 26 (R-MAT, directed, edge factor 16)
 #
 # Environment: BUILD (build-dist), GPUS (nvidia-smi's count), RUNS (5), MODES (auto: bench_dist's
-# --modes), SKIP_TESTS=1.
+# --modes), SKIP_TESTS=1 (no tests, no command-line runs), GPU_CTEST=1 (build everything and run
+# ctest -L gpu too), WEAK=S (scale S on one GPU only: the weak-scaling point beside S+1 on two).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT=${OUT:-$PWD/dist-check-out}
@@ -27,7 +28,7 @@ row() { table+=("$(printf '%-44s %s' "$1" "$2")"); }
 
 t0=$(date +%s)
 if cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1 &&
-   cmake --build "$BUILD" -j"$CORES" --target test_dist bench_dist >"$OUT/build.log" 2>&1; then
+   cmake --build "$BUILD" -j"$CORES" $([ "${GPU_CTEST:-0}" = 1 ] || echo --target test_dist bench_dist mgraph) >"$OUT/build.log" 2>&1; then
     row "build" "PASS $(($(date +%s) - t0))s, $(grep -o 'NCCL for the ranks. GPUs [A-Z]*' "$OUT/configure.log")"
 else
     row "build" "FAIL (see build.log)"
@@ -58,9 +59,41 @@ if [ "${SKIP_TESTS:-0}" != 1 ]; then
     row "memcheck test_dist GPU, $GPUS ranks" "$([ $rc = 0 ] && echo PASS || echo "rc $rc") $(($(date +%s) - t))s $(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/memcheck_gpu.log") ranks with 0 errors"
 fi
 
+if [ "${GPU_CTEST:-0}" = 1 ]; then
+    t=$(date +%s)
+    ctest --test-dir "$BUILD" -L gpu --output-on-failure >"$OUT/ctest_gpu.log" 2>&1
+    rc=$?
+    row "ctest -L gpu" "$([ $rc = 0 ] && echo PASS || echo "FAIL rc $rc") $(($(date +%s) - t))s $(grep -o '[0-9]*% tests passed.*' "$OUT/ctest_gpu.log")"
+fi
+
+# the command under mpirun on the GPUs: every algorithm validated, its output the one-process run's
+if [ "${SKIP_TESTS:-0}" != 1 ]; then
+    M="$BUILD/mgraph"
+    "$M" gen rmat --scale 16 --weights int --output "$OUT/g.mtx" >/dev/null 2>&1
+    for a in bfs sssp cc pr bc; do
+        t=$(date +%s)
+        "$M" "$a" "$OUT/g.mtx" --backend gpu --output "$OUT/one_$a.txt" >/dev/null 2>&1
+        timeout 120 mpirun --oversubscribe -np "$GPUS" "$M" "$a" "$OUT/g.mtx" --backend gpu --validate \
+            --output "$OUT/p_$a.txt" >"$OUT/cli_$a.log" 2>&1
+        rc=$?
+        same=$(python3 - "$OUT/one_$a.txt" "$OUT/p_$a.txt" <<'PY'
+import sys
+a = [l.split() for l in open(sys.argv[1])]
+b = [l.split() for l in open(sys.argv[2])]
+def num(x): return float(x) if x != "inf" else float("inf")
+ok = len(a) == len(b) and all(p[0] == q[0] and (p[1] == q[1] or abs(num(p[1]) - num(q[1])) <= 1e-9 * max(1.0, abs(num(p[1])))) for p, q in zip(a, b))
+print("same as one process" if ok else "DIFFERS from one process")
+PY
+)
+        row "mpirun -np $GPUS mgraph $a --backend gpu" "rc $rc $(($(date +%s) - t))s $(grep -o 'validation: [A-Z]*' "$OUT/cli_$a.log") $(grep -o '^backend: [a-z]*' "$OUT/cli_$a.log"), $same"
+    done
+fi
+
 for s in "${SCALES[@]}"; do
     check=$((s < 20 ? s : 20))
-    for p in 1 "$GPUS"; do
+    ranks=(1 "$GPUS")
+    [ "$s" != "${WEAK:-}" ] || ranks=(1) # the weak-scaling point: one GPU alone
+    for p in "${ranks[@]}"; do
         t=$(date +%s)
         log="$OUT/bench_s${s}_np$p.log"
         OMP_NUM_THREADS=$((CORES / p)) timeout 540 mpirun --oversubscribe --bind-to none -np "$p" "$BENCH" --scale "$s" --directed \
