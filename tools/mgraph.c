@@ -137,7 +137,8 @@ static const char HELP_MAIN[] =
     "auto takes the GPUs only where the rule above picks the GPU and every rank has a usable\n"  \
     "one of its own, else the CPU on every rank; no GPU starts beside the load. Limits (P > 1):\n"\
     "cc and bc need an undirected graph (--undirected: cc's weakly connected components are\n"  \
-    "the same); a directed one fails, exit 1.\n"
+    "the same); a directed one fails, exit 1. Open MPI binds a rank to one core unless told\n"    \
+    "(mpirun --bind-to none): OpenMP then has one thread a rank.\n"
 
 static const char HELP_BFS[] =
     "Usage: mgraph bfs FILE [--source N] [OPTIONS]\n"
