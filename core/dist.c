@@ -109,7 +109,32 @@ static void choose_ranges(const uint64_t *in_degree, uint32_t n, int size, uint3
     first[size] = n;
 }
 
-mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const mg_graph_options *opts) {
+void mg__dist_begin(mg_context ctx) {
+    if (ctx != NULL && ctx->dist != NULL) ctx->dist->agreed = false;
+}
+
+mg_status mg__dist_settle(mg_context ctx, mg_status status, const char *what) {
+    if (status == MG_SUCCESS || !mg__dist_splits(ctx) || ctx->dist->agreed) return status;
+    return mg__dist_agree_status(ctx, status, what);
+}
+
+mg_status mg__dist_agree_status(mg_context ctx, mg_status mine, const char *what) {
+    const mg_ranks *R = &ctx->dist->ranks;
+    ctx->dist->agreed = true;
+    uint64_t failed = mine != MG_SUCCESS;
+    const int rc = R->allreduce_sum_u64(R->user, &failed, 1);
+    if (mine != MG_SUCCESS) return mine;
+    if (rc != 0) return collective_failed(ctx, "agreement on a result", rc);
+    if (failed)
+        return mg__error(ctx, MG_IO_ERROR, "%s: %llu other rank%s failed (their messages say why)", what,
+                         (unsigned long long)failed, failed == 1 ? "" : "s");
+    return MG_SUCCESS;
+}
+
+/* This rank's share, with no collective (a failure here is agreed on before the first one):
+ * d->first, *share and *counts (n + 1 entries, for the degrees). */
+static mg_status build_share(mg_context ctx, const mg__coo *coo, const mg_graph_options *opts,
+                             struct mg__graph_dist *d, mg_graph *share, uint64_t **counts_out) {
     mg_status status = MG_SUCCESS;
     const mg_ranks *R = &ctx->dist->ranks;
     const int size = R->size, rank = R->rank;
@@ -120,16 +145,10 @@ mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const 
     mg__coo mine;
     memset(&mine, 0, sizeof mine);
     uint64_t *in_degree = NULL, *counts = NULL;
-    struct mg__graph_dist *d = NULL;
-    mg_graph share = NULL;
-    *g = NULL;
-    const double t0 = omp_get_wtime();
 
-    d = mg__calloc(1, sizeof *d);
-    in_degree = mg__calloc((size_t)n + 1, sizeof *in_degree);
-    if (d == NULL || in_degree == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
     d->first = mg__malloc(((size_t)size + 1) * sizeof *d->first);
-    if (d->first == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
+    in_degree = mg__calloc((size_t)n + 1, sizeof *in_degree);
+    if (d->first == NULL || in_degree == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
 #pragma omp parallel for schedule(static)
     for (int64_t e = 0; e < m; e++) {
         const uint32_t u = coo->src[e], v = coo->dst[e];
@@ -186,66 +205,85 @@ mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const 
     counts = NULL;
     mg_graph_options local = *opts;
     local.directed = true; /* a share holds arcs: both of an undirected edge's when both are its */
-    MG__TRY(mg__graph_build(ctx, &share, &mine, &local));
+    MG__TRY(mg__graph_build(ctx, share, &mine, &local));
     mg__coo_free(&mine);
 
+    *counts_out = mg__malloc(((size_t)n + 1) * sizeof **counts_out);
+    if (*counts_out == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory for a split graph's degrees");
+cleanup:
+    mg__coo_free(&mine);
+    mg__free(in_degree);
+    mg__free(counts);
+    return status;
+}
+
+mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const mg_graph_options *opts) {
+    mg_status status = MG_SUCCESS;
+    const mg_ranks *R = &ctx->dist->ranks;
+    const int size = R->size, rank = R->rank;
+    const uint32_t n = coo->n;
+    uint64_t *counts = NULL, *off = NULL, *cnt = NULL;
+    double *w = NULL;
+    struct mg__graph_dist *d = NULL;
+    mg_graph share = NULL;
+    *g = NULL;
+    const double t0 = omp_get_wtime();
+
+    d = mg__calloc(1, sizeof *d);
+    w = mg__calloc((size_t)size * 3, sizeof *w);
+    off = mg__malloc((size_t)size * sizeof *off);
+    cnt = mg__malloc((size_t)size * sizeof *cnt);
+    if (d == NULL || w == NULL || off == NULL || cnt == NULL)
+        status = mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
+    else
+        status = build_share(ctx, coo, opts, d, &share, &counts);
+    /* a rank that failed alone must not leave the others waiting in the collectives below */
+    MG__TRY(mg__dist_agree_status(ctx, status, "mg_graph (split over ranks)"));
+    share->dist = d;
+    d = NULL;
+    struct mg__graph_dist *sd = share->dist;
+
     /* the whole graph's out-degrees: each share's, summed over the ranks */
-    counts = mg__malloc(((size_t)n + 1) * sizeof *counts);
-    if (counts == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory for a split graph's degrees");
 #pragma omp parallel for schedule(static)
     for (int64_t v = 0; v < (int64_t)n; v++) counts[v] = share->out.offsets[v + 1] - share->out.offsets[v];
     int rc = R->allreduce_sum_u64(R->user, counts, n);
     if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "mg_graph: the ranks' sum of out-degrees failed (code %d)", rc);
     counts[n] = 0;
-    d->m = mg__exclusive_scan_u64(counts, (size_t)n + 1);
-    d->degree_offsets = counts;
+    sd->m = mg__exclusive_scan_u64(counts, (size_t)n + 1);
+    sd->degree_offsets = counts;
     counts = NULL;
-    d->rank = rank;
-    d->size = size;
-    d->directed = directed;
+    sd->rank = rank;
+    sd->size = size;
+    sd->directed = opts->directed;
 
     /* the whole graph's weight range, from each share's (an empty share has none) */
-    {
-        double *w = mg__calloc((size_t)size * 3, sizeof *w);
-        uint64_t *off = mg__malloc((size_t)size * sizeof *off), *cnt = mg__malloc((size_t)size * sizeof *cnt);
-        if (w == NULL || off == NULL || cnt == NULL) {
-            mg__free(w);
-            mg__free(off);
-            mg__free(cnt);
-            MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory for a split graph's weight range");
-        }
-        for (int r = 0; r < size; r++) {
-            off[r] = (uint64_t)r * 3 * sizeof *w;
-            cnt[r] = 3 * sizeof *w;
-        }
-        w[3 * rank] = (double)share->m;
-        w[3 * rank + 1] = share->weight_min;
-        w[3 * rank + 2] = share->weight_max;
-        rc = R->allgatherv(R->user, w, off, cnt);
-        double wmin = INFINITY, wmax = -INFINITY;
-        for (int r = 0; r < size; r++)
-            if (w[3 * r] > 0) {
-                wmin = fmin(wmin, w[3 * r + 1]);
-                wmax = fmax(wmax, w[3 * r + 2]);
-            }
-        mg__free(w);
-        mg__free(off);
-        mg__free(cnt);
-        if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "mg_graph: the ranks' weight ranges failed (code %d)", rc);
-        if (d->m == 0) wmin = wmax = 0;
-        share->weight_min = wmin;
-        share->weight_max = wmax;
+    for (int r = 0; r < size; r++) {
+        off[r] = (uint64_t)r * 3 * sizeof *w;
+        cnt[r] = 3 * sizeof *w;
     }
-    share->dist = d;
-    d = NULL;
+    w[3 * rank] = (double)share->m;
+    w[3 * rank + 1] = share->weight_min;
+    w[3 * rank + 2] = share->weight_max;
+    rc = R->allgatherv(R->user, w, off, cnt);
+    if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "mg_graph: the ranks' weight ranges failed (code %d)", rc);
+    double wmin = INFINITY, wmax = -INFINITY;
+    for (int r = 0; r < size; r++)
+        if (w[3 * r] > 0) {
+            wmin = fmin(wmin, w[3 * r + 1]);
+            wmax = fmax(wmax, w[3 * r + 2]);
+        }
+    if (sd->m == 0) wmin = wmax = 0;
+    share->weight_min = wmin;
+    share->weight_max = wmax;
     share->build_seconds = omp_get_wtime() - t0;
     *g = share;
     share = NULL;
 
 cleanup:
-    mg__coo_free(&mine);
-    mg__free(in_degree);
     mg__free(counts);
+    mg__free(w);
+    mg__free(off);
+    mg__free(cnt);
     mg__dist_graph_free(d);
     mg_graph_free(&share);
     return status;

@@ -24,6 +24,7 @@ struct mg__dist {
     void *d_stage;
     size_t d_stage_bytes;
     uint32_t *d_count;
+    bool agreed;           /* the call under way has agreed on its status (mg__dist_settle)   */
 };
 
 struct mg__graph_dist {
@@ -58,6 +59,15 @@ mg_status mg__dist_sync_frontier(mg_context ctx, mg_frontier f);
  * an apply of MG_APPLY_MIN, MAX, IF_UNSET or ASSIGN): the joined vertices and their values alone
  * go from their owner to every rank (a BFS level moves its frontier, not n values). */
 mg_status mg__dist_sync_joined(mg_context ctx, mg_vector y, mg_frontier out);
+/* A call's status agreed between the ranks before a collective: mine where it failed here, else a
+ * failure naming `what` where another rank failed (whose own message says why), else success. So
+ * a rank that fails alone (out of memory, a device error) leaves no other waiting for it. */
+mg_status mg__dist_agree_status(mg_context ctx, mg_status mine, const char *what);
+/* A public call that makes a graph on a context of several ranks starts with mg__dist_begin and
+ * ends with mg__dist_settle: a failure before the split's agreement (reading or generating on one
+ * rank) takes part in that agreement then, so the others, waiting in it, fail too. */
+void mg__dist_begin(mg_context ctx);
+mg_status mg__dist_settle(mg_context ctx, mg_status status, const char *what);
 /* Rank 0's `bytes` at value on every rank: a floating-point result that every rank computed on
  * its own copy (sums on a GPU may differ in the last bits), so that every rank takes the same
  * branch after it. */

@@ -12,6 +12,7 @@
  */
 #define _DEFAULT_SOURCE /* sysconf(_SC_PHYS_PAGES) under -std=c11 */
 #include "gen_internal.h"
+#include "core/dist.h"
 
 #include <float.h>
 #include <math.h>
@@ -318,6 +319,7 @@ mg_status mg_generate(mg_context ctx, mg_graph *g, const mg_gen_options *opts) {
     memset(&coo, 0, sizeof coo);
     if (status != MG_SUCCESS) return status;
     if (g == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_generate: g is NULL");
+    mg__dist_begin(ctx);
     *g = NULL;
     if (opts == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_generate: opts is NULL");
     MG__TRY(check_options(ctx, opts));
@@ -371,7 +373,7 @@ mg_status mg_generate(mg_context ctx, mg_graph *g, const mg_gen_options *opts) {
 
 cleanup:
     mg__coo_free(&coo);
-    return status;
+    return mg__dist_settle(ctx, status, "mg_generate");
 }
 
 mg_status mg_random_permutation(mg_context ctx, uint32_t n, uint64_t seed, uint32_t *perm) {

@@ -125,6 +125,7 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
     /* a split graph's ranks each completed their own destinations: every rank gets them all. A
      * share has edges into its rank's vertices only, so only those can join out or change; where
      * the apply changes no value without joining, the joined ones and their values are enough. */
+    if (g->dist != NULL) status = mg__dist_agree_status(ctx, status, ADV "the step");
     if (status == MG_SUCCESS && g->dist != NULL) {
         const bool joined_only = out != NULL && (p->apply == MG_APPLY_MIN || p->apply == MG_APPLY_MAX ||
                                                  p->apply == MG_APPLY_IF_UNSET || p->apply == MG_APPLY_ASSIGN);

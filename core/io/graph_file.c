@@ -122,6 +122,7 @@ mg_status mg_graph_read(mg_context ctx, mg_graph *g, const char *path,
     memset(&coo, 0, sizeof coo);
     mg_graph graph = NULL;
     mg_read_options defaults;
+    mg__dist_begin(ctx);
     if (g == NULL) MG__FAIL(ctx, MG_INVALID_ARGUMENT, "mg_graph_read: g is NULL");
     *g = NULL;
     if (path == NULL) MG__FAIL(ctx, MG_INVALID_ARGUMENT, "mg_graph_read: path is NULL");
@@ -181,7 +182,7 @@ mg_status mg_graph_read(mg_context ctx, mg_graph *g, const char *path,
 cleanup:
     mg__coo_free(&coo);
     mg_graph_free(&graph);
-    return status;
+    return mg__dist_settle(ctx, status, "mg_graph_read");
 }
 
 /* ---- writing ----------------------------------------------------------------------------------- */

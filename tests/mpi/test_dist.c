@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include "check.h"
+#include "mg_internal.h"
 #include "mgraph.h"
 #include "mgraph_mpi.h"
 
@@ -260,6 +261,33 @@ static void from_files(void) {
     mg_graph_free(&whole);
 }
 
+/* One rank alone failing to make a graph (out of memory at its k-th allocation): every rank fails,
+ * none waits for ever, the others' messages say another rank failed. */
+static void one_rank_fails(void) {
+    if (size < 2) return;
+    mg_gen_options o;
+    mg_gen_options_init(&o);
+    o.kind = MG_GEN_RMAT;
+    o.scale = 8;
+    static const uint64_t ks[] = {1, 2, 3, 4, 6, 9, 14, 20, 30};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        mg_graph g = NULL;
+        if (rank == 1) mg__inject_alloc_failure(ks[i]);
+        const mg_status st = mg_generate(ctx, &g, &o);
+        if (rank == 1) mg__inject_alloc_failure(0);
+        int ok = st == MG_SUCCESS, all = 0, any = 0;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&ok, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        CHECK(all == any); /* all succeeded (k past the call's allocations) or all failed */
+        if (!ok) {
+            CHECK(g == NULL);
+            if (rank == 1) CHECK(st == MG_OUT_OF_MEMORY);
+            else CHECK(strstr(mg_context_error(ctx), "other rank") != NULL);
+        }
+        mg_graph_free(&g);
+    }
+}
+
 /* bad mg_ranks: refused, naming what is wrong, the context unchanged */
 static void bad_ranks(void) {
     mg_context c = NULL;
@@ -327,6 +355,7 @@ int main(int argc, char **argv) {
     }
 
     bad_ranks();
+    one_rank_fails();
     from_coo(true);
     from_coo(false);
     generated(MG_GEN_RMAT, 9, false, MG_WEIGHT_INT32, "rmat9 undirected");
