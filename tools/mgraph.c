@@ -290,7 +290,8 @@ static const char HELP_BENCH[] =
     "  --threads N        CPU threads, at most 8 per processor (0: OpenMP's default)\n"          \
     "\n"                                                                                           \
     "FILE is Matrix Market coordinate (real, integer or pattern; general, symmetric or skew-\n"   \
-    "symmetric), gzipped if its name ends in .gz. Explicit zeros are kept and duplicates summed.\n"\
+    "symmetric), gzipped if its name ends in .gz. Explicit zeros are kept and duplicates summed\n"\
+    "(a pattern's duplicates merge into one entry of 1).\n"                                          \
     "Vector files (--x, --y, --b) are Matrix Market array files or plain text, one value per\n"   \
     "line; a length that does not fit the matrix is a usage error (exit 2) naming the file.\n"    \
     "Output lines: matrix: FILE (R x C, N nonzeros, values T) / load: X s / preprocess: X s\n"    \

@@ -832,7 +832,9 @@ mg_status mg_random_permutation(mg_context ctx, uint32_t n, uint64_t seed, uint3
 /* A rows x cols sparse matrix (rows and cols below 2^31), CSR with 64-bit row offsets and 32-bit
  * column indices sorted within each row, values float, double or none (a pattern: every stored
  * entry reads as 1). Unlike a graph, a matrix keeps what its input says: explicit zeros stay stored
- * entries and duplicate entries are summed (as scipy and GraphBLAS's build with PLUS do). The CSC
+ * entries and duplicate entries are summed (as scipy and GraphBLAS's build with PLUS do); a
+ * pattern's duplicates merge into one entry that reads as 1 (a pattern has no values to sum, where
+ * scipy would count 2). The CSC
  * (mg_matrix_csc) is built on first use and kept. Device forms (mg_matrix_gpu_prepare) are built
  * once, kept with the matrix and freed with it. */
 typedef struct mg_matrix_s *mg_matrix;
