@@ -84,16 +84,22 @@ static void bfs(void *arg) {
     DIE_IF(mg_bfs(ctx, j->g, j->source, j->v, NULL));
 }
 
-/* PageRank's step alone (its program, old into new), exchange included */
-static void pagerank_steps(void *arg) {
-    job *j = arg;
+/* mg_pagerank's step program (damping 0.85) */
+static mg_program pagerank_step(mg_graph g) {
     mg_program step;
     mg_program_init(&step);
     step.contribution = MG_CONTRIB_SRC_DIV_OUTDEG;
     step.combine = MG_COMBINE_SUM;
     step.apply = MG_APPLY_AFFINE;
     step.alpha = 0.85;
-    step.beta = 0.15 / mg_graph_num_vertices(j->g);
+    step.beta = 0.15 / mg_graph_num_vertices(g);
+    return step;
+}
+
+/* PageRank's step alone (its program, old into new), exchange included */
+static void pagerank_steps(void *arg) {
+    job *j = arg;
+    const mg_program step = pagerank_step(j->g);
     for (int k = 0; k < j->iterations; k++) DIE_IF(mg_advance(ctx, j->g, &step, NULL, j->v, j->w, NULL, NULL));
 }
 
@@ -101,13 +107,7 @@ static void pagerank_steps(void *arg) {
  * own edges cost it; the exchange waits for the slowest) */
 static void engine_steps(void *arg) {
     job *j = arg;
-    mg_program step;
-    mg_program_init(&step);
-    step.contribution = MG_CONTRIB_SRC_DIV_OUTDEG;
-    step.combine = MG_COMBINE_SUM;
-    step.apply = MG_APPLY_AFFINE;
-    step.alpha = 0.85;
-    step.beta = 0.15 / mg_graph_num_vertices(j->g);
+    const mg_program step = pagerank_step(j->g);
     mg__advance_call call = {ctx, j->g, &step, NULL, j->v, j->w, NULL, NULL};
     mg_advance_info info;
     for (int k = 0; k < j->iterations; k++)
@@ -118,13 +118,7 @@ static void engine_steps(void *arg) {
 /* steps old into new with a swap after each, no L1 distance between */
 static void steps_swapped(void *arg) {
     job *j = arg;
-    mg_program step;
-    mg_program_init(&step);
-    step.contribution = MG_CONTRIB_SRC_DIV_OUTDEG;
-    step.combine = MG_COMBINE_SUM;
-    step.apply = MG_APPLY_AFFINE;
-    step.alpha = 0.85;
-    step.beta = 0.15 / mg_graph_num_vertices(j->g);
+    const mg_program step = pagerank_step(j->g);
     mg_vector a = j->v, b = j->w;
     for (int k = 0; k < j->iterations; k++) {
         DIE_IF(mg_advance(ctx, j->g, &step, NULL, a, b, NULL, NULL));
@@ -137,13 +131,7 @@ static void steps_swapped(void *arg) {
 /* mg_pagerank's loop over the public calls: a step old into new, their L1 distance, a swap */
 static void step_and_distance(void *arg) {
     job *j = arg;
-    mg_program step;
-    mg_program_init(&step);
-    step.contribution = MG_CONTRIB_SRC_DIV_OUTDEG;
-    step.combine = MG_COMBINE_SUM;
-    step.apply = MG_APPLY_AFFINE;
-    step.alpha = 0.85;
-    step.beta = 0.15 / mg_graph_num_vertices(j->g);
+    const mg_program step = pagerank_step(j->g);
     mg_vector a = j->v, b = j->w;
     for (int k = 0; k < j->iterations; k++) {
         double change;
