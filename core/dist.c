@@ -75,8 +75,7 @@ mg_status mg_context_get_ranks(const mg_context ctx, int *rank, int *size) {
 }
 
 static mg_status collective_failed(mg_context ctx, const char *what, int rc) {
-    return mg__error(ctx, MG_IO_ERROR, "%s: the ranks' %s failed (code %d)", "mg_context ranks",
-                     what, rc);
+    return mg__error(ctx, MG_IO_ERROR, "the ranks' %s failed (code %d)", what, rc);
 }
 
 /* ---- the split ---------------------------------------------------------------------------------- */
