@@ -406,12 +406,6 @@ template <typename T> __global__ void fill_kernel(T *a, uint32_t n, T v) {
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) a[i] = v;
 }
 
-/* x[s] / outdeg(s) once per source, with source_value's arithmetic (the same bits). */
-template <typename T> __global__ void scale_kernel(Params<T> P, T *scaled) {
-    for (uint32_t s = blockIdx.x * blockDim.x + threadIdx.x; s < P.n; s += gridDim.x * blockDim.x)
-        scaled[s] = source_value<T>(P, MG_CONTRIB_SRC_DIV_OUTDEG, s);
-}
-
 /* Beamer's m_u: the in-edges (along the pull) of the destinations a pull would still scan:
  * eligible and, for MG_APPLY_IF_UNSET, unset. */
 template <typename T> __global__ void unvisited_edges_kernel(Params<T> P, ull *sum) {

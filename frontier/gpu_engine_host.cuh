@@ -158,6 +158,7 @@ template <typename T> void params_init(Params<T> &P, const mg__gpu_advance_args 
     P.beta = p->beta;
     P.eps = p->epsilon;
     P.out_list = a->d_out_list;
+    P.out_wanted = a->d_out_list != nullptr || a->d_out_bitmap != nullptr;
     P.contribution = (int)p->contribution;
     P.combine = (int)p->combine;
 }

@@ -300,10 +300,7 @@ template <typename T> __global__ void apply_touched_kernel(Params<T> P) {
             joins = apply_one(P, d, P.acc[d], true);
             P.acc[d] = identity<T>(P.combine); /* the accumulator is clean for the next step */
         }
-        if (joins) {
-            atomicOr(reinterpret_cast<ull *>(&P.out_bm[d >> 6]), 1ull << (d & 63));
-            append(P.out_list, P.out_count, d);
-        }
+        if (joins) join_once(P, d);
     }
 }
 
@@ -314,10 +311,7 @@ template <typename T> __global__ void apply_all_kernel(Params<T> P) {
         const bool found = bit(P.touched, d);
         const T v = found ? P.acc[d] : (T)0;
         if (found && P.op == OP_ACC) P.acc[d] = identity<T>(P.combine);
-        if (apply_one(P, d, v, found)) {
-            atomicOr(reinterpret_cast<ull *>(&P.out_bm[d >> 6]), 1ull << (d & 63));
-            append(P.out_list, P.out_count, d);
-        }
+        if (apply_one(P, d, v, found)) join_once(P, d);
     }
 }
 
@@ -356,10 +350,7 @@ __device__ __forceinline__ void pull_one(const Params<T> &P, int K, int C, uint3
         found = who != 0;
         if (lane != 0) return;
     }
-    if ((found || P.apply == MG_APPLY_AFFINE) && apply_one(P, d, acc, found)) {
-        atomicOr(reinterpret_cast<ull *>(&P.out_bm[d >> 6]), 1ull << (d & 63));
-        append(P.out_list, P.out_count, d);
-    }
+    if ((found || P.apply == MG_APPLY_AFFINE) && apply_one(P, d, acc, found)) join_once(P, d);
 }
 
 __device__ __forceinline__ void add_scanned(ull *total, ull mine) {
@@ -458,10 +449,7 @@ pull_block_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
                 total = any && C == MG_COMBINE_ANY ? total : any ? combine<T>(C, total, s_acc[w]) : s_acc[w];
                 any = true;
             }
-            if ((any || P.apply == MG_APPLY_AFFINE) && apply_one(P, d, total, any)) {
-                atomicOr(reinterpret_cast<ull *>(&P.out_bm[d >> 6]), 1ull << (d & 63));
-                append(P.out_list, P.out_count, d);
-            }
+            if ((any || P.apply == MG_APPLY_AFFINE) && apply_one(P, d, total, any)) join_once(P, d);
         }
         __syncthreads(); /* s_acc is rewritten for the next destination */
     }
@@ -505,6 +493,7 @@ struct Workspace {
     ull *counters;        /* CNT_COUNT, on the device */
     ull *host_counters;   /* CNT_COUNT, pinned        */
     uint64_t *out_bm, *active_bm, *touched;
+    void *scaled;         /* a pull's x[s] / outdeg(s), capacity values of up to 8 bytes */
     uint32_t *tlist;
     uint32_t *sample;     /* a push sample's frontier (mg__gpu_advance_forced with stride > 1) */
     ull *hubs;            /* the push's vertices with kHubEdges stage-3 edges and more       */
@@ -522,7 +511,7 @@ struct Workspace {
 void workspace_free(void *p) {
     Workspace *w = static_cast<Workspace *>(p);
     if (w == nullptr) return;
-    void *const arrays[] = {w->counters, w->out_bm, w->active_bm, w->touched, w->tlist, w->sample, w->hubs, w->acc,
+    void *const arrays[] = {w->counters, w->out_bm, w->active_bm, w->touched, w->scaled, w->tlist, w->sample, w->hubs, w->acc,
                             w->loop};
     for (void *a : arrays)
         if (a != nullptr) cudaFree(a);
@@ -607,14 +596,14 @@ template <typename T, int K, int C> void launch_pull_list(const Params<T> &P, co
         P, list, count);
 }
 template <typename T, int K, int C> void launch_pull(const Params<T> &P, uint32_t block_end, uint32_t warp_end,
-                                                    uint32_t step) {
+                                                    uint32_t own_from, uint32_t own_to, uint32_t step) {
     if (block_end > 0)
         pull_block_kernel<T, K, C><<<grid_for((uint64_t)block_end * kBlock / step), kBlock>>>(P, 0, block_end, step);
     if (warp_end > block_end)
         pull_warp_kernel<T, K, C><<<grid_for((uint64_t)(warp_end - block_end) * 32 / step), kBlock>>>(
             P, block_end, warp_end, step);
-    if (warp_end < P.n)
-        pull_thread_kernel<T, K, C><<<grid_for((P.n - warp_end) / step), kBlock>>>(P, warp_end, P.n, step);
+    if (own_to > own_from)
+        pull_thread_kernel<T, K, C><<<grid_for((own_to - own_from) / step), kBlock>>>(P, own_from, own_to, step);
 }
 
 /* how: MG__GPU_STEP_RULE (ctx->mode, else the push/pull rule below), or forced push or pull; a
@@ -689,7 +678,8 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
         }
     }
 
-    const int K = (int)p->contribution, C = (int)p->combine;
+    int K = (int)p->contribution;
+    const int C = (int)p->combine;
     bool acc_step = false; /* this step used (and put back) the accumulator */
     if (pull) {
         if (a->d_in_list != nullptr) {
@@ -706,17 +696,26 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
         const bool grouped = along_out || g->in_shares_out;
         const uint32_t block_end = grouped ? g->group_start[1] : 0;
         const uint32_t warp_end = grouped ? g->group_start[MG__GPU_GROUPS - 1] : 0;
+        const uint32_t own_from = grouped ? g->own_from : 0, own_to = grouped ? g->own_to : n;
         /* a small mask's destinations from its own list, a warp each (the whole pull, not a
          * sample), where no destination has hub degree: R-MAT 20's BC, whose early levels hold
          * its hubs, was 1.3x slower so than with a block per hub (A/B on the H100, session 18) */
         const uint64_t pull_degree = along_out ? g->max_in_degree : g->max_out_degree;
         const bool by_list = stride == 1 && a->d_mask_list != nullptr && !P.complement &&
                              a->mask_count < n / kMaskListShare && pull_degree < kHubEdges;
+        /* the sources divided once (R-MAT 26's PageRank: one random read per edge, not two) */
+        if (K == MG_CONTRIB_SRC_DIV_OUTDEG && !by_list && n > 0) {
+            TRY(workspace_array(ctx, &w->scaled, (size_t)w->capacity * 8, "the scaled source values"));
+            scale_kernel<T><<<grid_for(n), kBlock>>>(P, static_cast<T *>(w->scaled));
+            LAUNCHED("scale_kernel");
+            P.x = static_cast<const T *>(w->scaled);
+            K = P.contribution = MG_CONTRIB_SRC;
+        }
         if (by_list && a->mask_count > 0) {
             LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_pull_list, P, a->d_mask_list, a->mask_count);
             LAUNCHED("pull list kernel");
         } else if (!by_list && n > 0) {
-            LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_pull, P, block_end, warp_end, stride);
+            LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_pull, P, block_end, warp_end, own_from, own_to, stride);
             LAUNCHED("pull kernel");
         }
     } else {

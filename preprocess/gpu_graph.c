@@ -96,6 +96,10 @@ mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph cg, mg_gpu_graph_i
             mg__free(gg);
             goto cleanup;
         }
+        if (g->dist != NULL) {
+            gg->own_from += g->dist->first[g->dist->rank];
+            gg->own_to = g->dist->first[g->dist->rank + 1];
+        }
         g->gpu = gg;
         g->free_gpu = free_device_form;
     }

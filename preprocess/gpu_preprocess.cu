@@ -366,6 +366,8 @@ mg_status build(Build *b, const mg__coo *coo, const mg__edge_producer *edges,
     out->group_start[0] = 0;
     for (int g = 1; g <= MG__GPU_GROUPS; g++)
         out->group_start[g] = h_ends[g] != 0 ? h_ends[g] : out->group_start[g - 1];
+    out->own_from = out->group_start[MG__GPU_GROUPS - 1];
+    out->own_to = n;
     dfree(b, V.Alternate());
     dfree(b, g0);
     dfree(b, g1);

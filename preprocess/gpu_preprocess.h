@@ -55,6 +55,12 @@ typedef struct {
      * group_start[6] = n. group_edges[g-1]: in-edges of group g's vertices. */
     uint32_t group_start[MG__GPU_GROUPS + 1];
     uint64_t group_edges[MG__GPU_GROUPS];
+    /* The destinations of group 6 that a step can change: all of it, [group_start[5], n), on a
+     * whole graph. On a rank's share (core/dist.h) every other rank's vertex has no edge in, so
+     * all of them are in group 6, in caller order around this rank's own: its own are
+     * [group_start[5] + first[rank], first[rank + 1]), and a pull passes the rest by (their
+     * values come from their owners after the step). */
+    uint32_t own_from, own_to;
     uint32_t max_out_degree, max_in_degree;
     size_t device_bytes;        /* all the device memory the graph holds                        */
     size_t csr_bytes;           /* a plain CSR: (n+1)*8 + m*4 (+ m*4 weights)                   */
