@@ -207,17 +207,26 @@ __device__ __forceinline__ void append(uint32_t *list, ull *count, uint32_t v) {
 }
 
 /* Destination d joined out, reached once in the step (a pull, the apply passes): its bit set in
- * the caller's output bitmap, one atomicOr per word for the lanes that share it, and counted.
- * Without an output frontier it is only counted: a bit per changed destination, 32 lanes on one
- * word, cost R-MAT 26's PageRank pull about 7 ms a step (27%). */
-template <typename T> __device__ __forceinline__ void join_once(const Params<T> &P, uint32_t d) {
-    if (P.out_wanted) {
-        cg::coalesced_group g = cg::coalesced_threads();
-        cg::coalesced_group word = cg::labeled_partition(g, (int)(d >> 6));
-        const ull bits = cg::reduce(word, 1ull << (d & 63), cg::bit_or<ull>());
-        if (word.thread_rank() == 0) atomicOr(reinterpret_cast<ull *>(&P.out_bm[d >> 6]), bits);
+ * the caller's output bitmap, one atomicOr per word for the lanes that share it, and listed.
+ * Without an output frontier it is only counted in *joined, which the kernel adds to P.out_count
+ * once per warp at its end (add_sum): an atomic per changed destination on one counter, and a bit
+ * each, made R-MAT 26's PageRank pull 1.9x slower when its values changed (session 19's loss). */
+template <typename T> __device__ __forceinline__ void join_once(const Params<T> &P, uint32_t d, ull &joined) {
+    if (!P.out_wanted) {
+        joined++;
+        return;
     }
+    cg::coalesced_group g = cg::coalesced_threads();
+    cg::coalesced_group word = cg::labeled_partition(g, (int)(d >> 6));
+    const ull bits = cg::reduce(word, 1ull << (d & 63), cg::bit_or<ull>());
+    if (word.thread_rank() == 0) atomicOr(reinterpret_cast<ull *>(&P.out_bm[d >> 6]), bits);
     append(P.out_list, P.out_count, d);
+}
+
+/* *total += mine over the warp, one atomic (every lane of the warp calls it, converged). */
+__device__ __forceinline__ void add_sum(ull *total, ull mine) {
+    for (int o = 16; o > 0; o >>= 1) mine += __shfl_xor_sync(0xffffffffu, mine, o);
+    if ((threadIdx.x & 31) == 0 && mine) atomicAdd(total, mine);
 }
 
 __device__ __forceinline__ double weight_at(const void *w, int wt, uint64_t e) {

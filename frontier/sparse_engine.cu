@@ -291,8 +291,12 @@ template <typename T, int K_, int C_> __global__ void __launch_bounds__(kBlock) 
 /* After a push through the accumulator (or MG_APPLY_ADD directly into y): apply at each touched
  * destination. */
 template <typename T> __global__ void apply_touched_kernel(Params<T> P) {
-    const ull count = *P.tcount;
-    for (ull i = blockIdx.x * (ull)blockDim.x + threadIdx.x; i < count; i += (ull)gridDim.x * blockDim.x) {
+    const ull count = *P.tcount, stride = (ull)gridDim.x * blockDim.x;
+    ull joined = 0;
+    /* every lane runs the same number of rounds, so add_sum below is converged */
+    for (ull r = 0, rounds = (count + stride - 1) / stride; r < rounds; r++) {
+        const ull i = r * stride + blockIdx.x * (ull)blockDim.x + threadIdx.x;
+        if (i >= count) continue;
         const uint32_t d = P.tlist[i];
         bool joins;
         if (P.op == OP_ADD) joins = fabs((double)load(P.y + d)) > P.eps;
@@ -300,19 +304,24 @@ template <typename T> __global__ void apply_touched_kernel(Params<T> P) {
             joins = apply_one(P, d, P.acc[d], true);
             P.acc[d] = identity<T>(P.combine); /* the accumulator is clean for the next step */
         }
-        if (joins) join_once(P, d);
+        if (joins) join_once(P, d, joined);
     }
+    add_sum(P.out_count, joined);
 }
 
 /* After a push with MG_APPLY_AFFINE: every eligible destination. */
 template <typename T> __global__ void apply_all_kernel(Params<T> P) {
-    for (uint32_t d = blockIdx.x * blockDim.x + threadIdx.x; d < P.n; d += gridDim.x * blockDim.x) {
-        if (!eligible(P, d)) continue;
+    const uint32_t stride = gridDim.x * blockDim.x;
+    ull joined = 0;
+    for (uint32_t r = 0, rounds = (P.n + stride - 1) / stride; r < rounds; r++) {
+        const uint32_t d = r * stride + blockIdx.x * blockDim.x + threadIdx.x;
+        if (d >= P.n || !eligible(P, d)) continue;
         const bool found = bit(P.touched, d);
         const T v = found ? P.acc[d] : (T)0;
         if (found && P.op == OP_ACC) P.acc[d] = identity<T>(P.combine);
-        if (apply_one(P, d, v, found)) join_once(P, d);
+        if (apply_one(P, d, v, found)) join_once(P, d, joined);
     }
+    add_sum(P.out_count, joined);
 }
 
 template <typename T> __global__ void fill_kernel(T *a, uint32_t n, T v) {
@@ -324,7 +333,7 @@ template <typename T> __global__ void fill_kernel(T *a, uint32_t n, T v) {
 /* Destination d by a team of W lanes (1: a thread, 32: a warp); lane 0 applies. */
 template <typename T, int W>
 __device__ __forceinline__ void pull_one(const Params<T> &P, int K, int C, uint32_t d, int lane,
-                                         ull &scanned) {
+                                         ull &scanned, ull &joined) {
     if (!eligible(P, d)) return;
     if (P.apply == MG_APPLY_IF_UNSET && load(P.y + d) != P.unset) return;
     T acc = identity<T>(C);
@@ -350,12 +359,7 @@ __device__ __forceinline__ void pull_one(const Params<T> &P, int K, int C, uint3
         found = who != 0;
         if (lane != 0) return;
     }
-    if ((found || P.apply == MG_APPLY_AFFINE) && apply_one(P, d, acc, found)) join_once(P, d);
-}
-
-__device__ __forceinline__ void add_scanned(ull *total, ull mine) {
-    for (int o = 16; o > 0; o >>= 1) mine += __shfl_xor_sync(0xffffffffu, mine, o);
-    if ((threadIdx.x & 31) == 0 && mine) atomicAdd(total, mine);
+    if ((found || P.apply == MG_APPLY_AFFINE) && apply_one(P, d, acc, found)) join_once(P, d, joined);
 }
 
 /* One thread per destination from, from + step, ... below to (step > 1: the hybrid's sample). */
@@ -363,16 +367,17 @@ template <typename T, int K_, int C_>
 __global__ void __launch_bounds__(kBlock)
 pull_thread_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
     const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
-    ull scanned = 0;
+    ull scanned = 0, joined = 0;
     const uint32_t span = (to - from + step - 1) / step;
     const uint32_t stride = gridDim.x * blockDim.x;
     /* every lane runs the same number of rounds, so the warp reduction below is converged */
     const uint32_t rounds = (span + stride - 1) / stride;
     for (uint32_t r = 0; r < rounds; r++) {
         const uint32_t i = r * stride + blockIdx.x * blockDim.x + threadIdx.x;
-        if (i < span) pull_one<T, 1>(P, K, C, from + i * step, 0, scanned);
+        if (i < span) pull_one<T, 1>(P, K, C, from + i * step, 0, scanned, joined);
     }
-    add_scanned(P.scanned, scanned);
+    add_sum(P.scanned, scanned);
+    add_sum(P.out_count, joined);
 }
 
 /* One warp per destination from, from + step, ... below to (the high in-degree groups). */
@@ -380,13 +385,14 @@ template <typename T, int K_, int C_>
 __global__ void __launch_bounds__(kBlock)
 pull_warp_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
     const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
-    ull scanned = 0;
+    ull scanned = 0, joined = 0;
     const int lane = threadIdx.x & 31;
     const uint32_t warps = gridDim.x * (blockDim.x / 32);
     const uint32_t span = (to - from + step - 1) / step;
     for (uint32_t i = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; i < span; i += warps)
-        pull_one<T, 32>(P, K, C, from + i * step, lane, scanned);
-    add_scanned(P.scanned, scanned);
+        pull_one<T, 32>(P, K, C, from + i * step, lane, scanned, joined);
+    add_sum(P.scanned, scanned);
+    add_sum(P.out_count, joined);
 }
 
 /* One warp per destination of a list (a small mask's own list: BC's backward pass pulls one level
@@ -395,12 +401,13 @@ template <typename T, int K_, int C_>
 __global__ void __launch_bounds__(kBlock)
 pull_list_kernel(Params<T> P, const uint32_t *list, uint32_t count) {
     const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
-    ull scanned = 0;
+    ull scanned = 0, joined = 0;
     const int lane = threadIdx.x & 31;
     const uint32_t warps = gridDim.x * (blockDim.x / 32);
     for (uint32_t i = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; i < count; i += warps)
-        pull_one<T, 32>(P, K, C, list[i], lane, scanned);
-    add_scanned(P.scanned, scanned);
+        pull_one<T, 32>(P, K, C, list[i], lane, scanned, joined);
+    add_sum(P.scanned, scanned);
+    add_sum(P.out_count, joined);
 }
 
 /* One block per destination from, from + step, ... below to (the hubs: in-degree group 1, 2048 edges
@@ -411,7 +418,7 @@ pull_block_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
     const int K = resolved<K_>(P.contribution), C = resolved<C_>(P.combine);
     __shared__ T s_acc[kBlock / 32];
     __shared__ bool s_found[kBlock / 32];
-    ull scanned = 0;
+    ull scanned = 0, joined = 0;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const uint32_t span = (to - from + step - 1) / step;
     for (uint32_t i = blockIdx.x; i < span; i += gridDim.x) {
@@ -449,11 +456,12 @@ pull_block_kernel(Params<T> P, uint32_t from, uint32_t to, uint32_t step) {
                 total = any && C == MG_COMBINE_ANY ? total : any ? combine<T>(C, total, s_acc[w]) : s_acc[w];
                 any = true;
             }
-            if ((any || P.apply == MG_APPLY_AFFINE) && apply_one(P, d, total, any)) join_once(P, d);
+            if ((any || P.apply == MG_APPLY_AFFINE) && apply_one(P, d, total, any)) join_once(P, d, joined);
         }
         __syncthreads(); /* s_acc is rewritten for the next destination */
     }
-    add_scanned(P.scanned, scanned);
+    add_sum(P.scanned, scanned);
+    add_sum(P.out_count, joined);
 }
 
 /* ---- small kernels for the decision and the frontier's bitmap --------------------------------- */
@@ -468,7 +476,7 @@ __global__ void eligible_sum_kernel(const uint64_t *off, uint32_t n, const uint6
         const uint32_t v = r * stride + blockIdx.x * blockDim.x + threadIdx.x;
         if (v < n && bit(mask, v) != complement) mine += off[v + 1] - off[v];
     }
-    add_scanned(sum, mine);
+    add_sum(sum, mine);
 }
 
 /* Every step-th vertex of the list (or of all vertices): the hybrid's sample of a frontier. */
