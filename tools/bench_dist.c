@@ -79,6 +79,17 @@ static void pagerank(void *arg) {
     DIE_IF(mg_pagerank(ctx, j->g, &o, j->v));
 }
 
+/* --trace: one line per step of one BFS run, from rank 0 (the step's whole time, exchange
+ * included) */
+static void print_step(const mg_advance_info *info, void *user) {
+    int *step = user;
+    if (rank == 0)
+        printf("bench_dist: trace bfs step %d %s frontier %u edges %llu scanned %llu joined %u ms %.3f\n", ++*step,
+               info->dense ? "dense" : info->pulled ? "pull" : "push", info->frontier_vertices,
+               (unsigned long long)info->frontier_edges, (unsigned long long)info->edges_scanned,
+               info->output_vertices, info->seconds * 1e3);
+}
+
 static void bfs(void *arg) {
     job *j = arg;
     DIE_IF(mg_bfs(ctx, j->g, j->source, j->v, NULL));
@@ -268,7 +279,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int scale = 20, runs = 5, iterations = 20, check_scale = -1, modes[5] = {0}, nmodes = 1;
     double ef = 16;
-    bool directed = false, gpu = true, usage = false;
+    bool directed = false, gpu = true, usage = false, trace = false;
     for (int i = 1; i < argc && !usage; i++) {
         const bool has = i + 1 < argc;
         if (!strcmp(argv[i], "--scale") && has) scale = atoi(argv[++i]);
@@ -277,6 +288,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--iterations") && has) iterations = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--check-scale") && has) check_scale = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--directed")) directed = true;
+        else if (!strcmp(argv[i], "--trace")) trace = true;
         else if (!strcmp(argv[i], "--modes") && has) usage = !parse_modes(argv[++i], modes, &nmodes);
         else if (!strcmp(argv[i], "--backend") && has) gpu = strcmp(argv[++i], "cpu") != 0;
         else usage = true;
@@ -285,7 +297,7 @@ int main(int argc, char **argv) {
         if (rank == 0)
             fprintf(stderr, "usage: mpirun -np P bench_dist --scale S (1..31) [--edge-factor F] [--directed] "
                             "[--backend gpu|cpu] [--modes auto,sparse,pull,dense,hybrid] [--iterations I] "
-                            "[--runs N (1..63)] [--check-scale C]\n");
+                            "[--runs N (1..63)] [--check-scale C] [--trace]\n");
         MPI_Finalize();
         return 2;
     }
@@ -344,6 +356,12 @@ int main(int argc, char **argv) {
         bfs(&j);
         for (int r = 0; r < runs; r++) t[r] = timed(bfs, &j);
         const double bfs_ms = median(t, runs) * 1e3;
+        if (trace) {
+            int step = 0;
+            DIE_IF(mg_context_set_trace(ctx, print_step, &step));
+            bfs(&j);
+            DIE_IF(mg_context_set_trace(ctx, NULL, NULL));
+        }
         DIE_IF(mg_vector_extract(ctx, j.v, depth));
         mg_vector_free(&j.v);
         j.v = v;
