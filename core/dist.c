@@ -91,7 +91,7 @@ static inline uint64_t cost(uint64_t in_degree) {
 }
 
 /* Range ends at multiples of 64 where the cost seen so far passes r / size of the whole. */
-static void choose_ranges(const uint64_t *in_degree, uint32_t n, int size, uint32_t *first) {
+void mg__dist_choose_ranges(const uint64_t *in_degree, uint32_t n, int size, uint32_t *first) {
     uint64_t total = 0;
     for (uint32_t v = 0; v < n; v++) total += cost(in_degree[v]);
     first[0] = 0;
@@ -159,7 +159,7 @@ static mg_status build_share(mg_context ctx, const mg__coo *coo, const mg_graph_
             in_degree[u]++;
         }
     }
-    choose_ranges(in_degree, n, size, d->first);
+    mg__dist_choose_ranges(in_degree, n, size, d->first);
     const uint32_t lo = d->first[rank], hi = d->first[rank + 1];
 
     /* the arcs into [lo, hi): an undirected edge {u, v} gives u -> v and v -> u. Each thread
@@ -216,46 +216,35 @@ cleanup:
     return status;
 }
 
-mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const mg_graph_options *opts) {
+/* After every rank built its share (and agreed on it): the whole graph's out-degrees, each
+ * share's summed over the ranks (counts: n + 1 entries of scratch, taken), and its weight range,
+ * from each share's. d becomes the share's. */
+static mg_status finish(mg_context ctx, mg_graph share, struct mg__graph_dist *d, uint64_t *counts,
+                        bool directed, double t0) {
     mg_status status = MG_SUCCESS;
     const mg_ranks *R = &ctx->dist->ranks;
     const int size = R->size, rank = R->rank;
-    const uint32_t n = coo->n;
-    uint64_t *counts = NULL, *off = NULL, *cnt = NULL;
-    double *w = NULL;
-    struct mg__graph_dist *d = NULL;
-    mg_graph share = NULL;
-    *g = NULL;
-    const double t0 = omp_get_wtime();
-
-    d = mg__calloc(1, sizeof *d);
-    w = mg__calloc((size_t)size * 3, sizeof *w);
-    off = mg__malloc((size_t)size * sizeof *off);
-    cnt = mg__malloc((size_t)size * sizeof *cnt);
-    if (d == NULL || w == NULL || off == NULL || cnt == NULL)
-        status = mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
-    else
-        status = build_share(ctx, coo, opts, d, &share, &counts);
-    /* a rank that failed alone must not leave the others waiting in the collectives below */
-    MG__TRY(mg__dist_agree_status(ctx, status, "mg_graph (split over ranks)"));
+    const uint32_t n = share->n;
+    uint64_t *off = mg__malloc((size_t)size * sizeof *off), *cnt = mg__malloc((size_t)size * sizeof *cnt);
+    double *w = mg__calloc((size_t)size * 3, sizeof *w);
     share->dist = d;
-    d = NULL;
-    struct mg__graph_dist *sd = share->dist;
+    d->rank = rank;
+    d->size = size;
+    d->directed = directed;
+    status = off == NULL || cnt == NULL || w == NULL
+                 ? mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph")
+                 : MG_SUCCESS;
+    MG__TRY(mg__dist_agree_status(ctx, status, "mg_graph (split over ranks)"));
 
-    /* the whole graph's out-degrees: each share's, summed over the ranks */
 #pragma omp parallel for schedule(static)
     for (int64_t v = 0; v < (int64_t)n; v++) counts[v] = share->out.offsets[v + 1] - share->out.offsets[v];
     int rc = R->allreduce_sum_u64(R->user, counts, n);
     if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "mg_graph: the ranks' sum of out-degrees failed (code %d)", rc);
     counts[n] = 0;
-    sd->m = mg__exclusive_scan_u64(counts, (size_t)n + 1);
-    sd->degree_offsets = counts;
+    d->m = mg__exclusive_scan_u64(counts, (size_t)n + 1);
+    d->degree_offsets = counts;
     counts = NULL;
-    sd->rank = rank;
-    sd->size = size;
-    sd->directed = opts->directed;
 
-    /* the whole graph's weight range, from each share's (an empty share has none) */
     for (int r = 0; r < size; r++) {
         off[r] = (uint64_t)r * 3 * sizeof *w;
         cnt[r] = 3 * sizeof *w;
@@ -271,18 +260,78 @@ mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const 
             wmin = fmin(wmin, w[3 * r + 1]);
             wmax = fmax(wmax, w[3 * r + 2]);
         }
-    if (sd->m == 0) wmin = wmax = 0;
+    if (d->m == 0) wmin = wmax = 0;
     share->weight_min = wmin;
     share->weight_max = wmax;
     share->build_seconds = omp_get_wtime() - t0;
-    *g = share;
-    share = NULL;
 
 cleanup:
     mg__free(counts);
     mg__free(w);
     mg__free(off);
     mg__free(cnt);
+    return status;
+}
+
+mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const mg_graph_options *opts) {
+    mg_status status = MG_SUCCESS;
+    uint64_t *counts = NULL;
+    struct mg__graph_dist *d = NULL;
+    mg_graph share = NULL;
+    *g = NULL;
+    const double t0 = omp_get_wtime();
+
+    d = mg__calloc(1, sizeof *d);
+    if (d == NULL)
+        status = mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
+    else
+        status = build_share(ctx, coo, opts, d, &share, &counts);
+    /* a rank that failed alone must not leave the others waiting in the collectives below */
+    MG__TRY(mg__dist_agree_status(ctx, status, "mg_graph (split over ranks)"));
+    status = finish(ctx, share, d, counts, opts->directed, t0);
+    d = NULL;
+    counts = NULL;
+    MG__TRY(status);
+    *g = share;
+    share = NULL;
+
+cleanup:
+    mg__free(counts);
+    mg__dist_graph_free(d);
+    mg_graph_free(&share);
+    return status;
+}
+
+mg_status mg__dist_build_own(mg_context ctx, mg_graph *g, const mg__coo *own, uint32_t *first, bool directed) {
+    mg_status status = MG_SUCCESS;
+    uint64_t *counts = NULL;
+    struct mg__graph_dist *d = NULL;
+    mg_graph share = NULL;
+    *g = NULL;
+    const double t0 = omp_get_wtime();
+    const uint32_t n = own->n;
+
+    d = mg__calloc(1, sizeof *d);
+    counts = mg__malloc(((size_t)n + 1) * sizeof *counts);
+    if (d == NULL || counts == NULL) {
+        mg__free(first);
+        status = mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
+    } else {
+        d->first = first;
+        /* the arcs as they are: the file's graph was built with its options already */
+        const mg_graph_options local = {.directed = true, .keep_self_loops = true, .keep_duplicates = true};
+        status = mg__graph_build(ctx, &share, own, &local);
+    }
+    MG__TRY(mg__dist_agree_status(ctx, status, "mg_graph (split over ranks)"));
+    status = finish(ctx, share, d, counts, directed, t0);
+    d = NULL;
+    counts = NULL;
+    MG__TRY(status);
+    *g = share;
+    share = NULL;
+
+cleanup:
+    mg__free(counts);
     mg__dist_graph_free(d);
     mg_graph_free(&share);
     return status;

@@ -51,6 +51,14 @@ void mg__dist_graph_free(struct mg__graph_dist *d);
 
 /* This rank's share of the graph coo describes (every rank passes the same coo and options). */
 mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const mg_graph_options *opts);
+/* The ranges of a graph of these in-degrees (n entries) over size ranks: first[size + 1], as
+ * mg__dist_build chooses them. */
+void mg__dist_choose_ranges(const uint64_t *in_degree, uint32_t n, int size, uint32_t *first);
+/* This rank's share from the arcs into its range alone (own: n is the whole graph's, every arc's
+ * head in [first[rank], first[rank + 1])), for a reader that read only those; first (size + 1
+ * entries, mg__malloc'ed, from mg__dist_choose_ranges) is taken, also on failure. A failure on
+ * any rank fails all. */
+mg_status mg__dist_build_own(mg_context ctx, mg_graph *g, const mg__coo *own, uint32_t *first, bool directed);
 
 /* After an advance on a split graph: every rank's own range of v (of f) reaches every rank. */
 mg_status mg__dist_sync_vector(mg_context ctx, mg_vector v);

@@ -287,6 +287,11 @@ mg_status mg__read_dimacs(mg_context ctx, const char *path, const mg_read_option
 /* The binary format holds a built graph, so it bypasses the coo. */
 mg_status mg__read_binary(mg_context ctx, const char *path, const mg_read_options *opts,
                           mg_graph *g);
+/* On a context of several ranks: this rank's share of a binary file, reading only the offsets,
+ * its own rows and its part of the checksum and the transpose check (no rank holds the whole
+ * graph). *whole: opts asks for the other directedness, nothing made (read it whole instead). */
+mg_status mg__read_binary_share(mg_context ctx, const char *path, const mg_read_options *opts,
+                                mg_graph *g, bool *whole);
 mg_status mg__write_matrix_market(mg_context ctx, const mg_graph g, const char *path);
 mg_status mg__write_binary(mg_context ctx, const mg_graph g, const char *path);
 

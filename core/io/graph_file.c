@@ -59,24 +59,6 @@ static mg_format format_from_extension(const char *path) {
 /* The binary file holds a graph built with some directedness; when the caller asks for the other,
  * the graph is rebuilt from its edges (keep_self_loops / keep_duplicates apply then; otherwise
  * they were applied when the file's graph was built). */
-/* A binary file holds a built whole graph: on a context of several ranks, its share replaces it. */
-static mg_status split(mg_context ctx, mg_graph *g) {
-    mg_status status = MG_SUCCESS;
-    mg_graph whole = *g, share = NULL;
-    mg__coo coo;
-    memset(&coo, 0, sizeof coo);
-    MG__TRY(mg__graph_edges(ctx, whole, &coo));
-    /* the graph already holds what its options kept: keep all of it */
-    mg_graph_options go = {.directed = whole->directed, .keep_self_loops = true, .keep_duplicates = true};
-    MG__TRY(mg__dist_build(ctx, &share, &coo, &go));
-    share->index_base = whole->index_base;
-    mg_graph_free(g);
-    *g = share;
-cleanup:
-    mg__coo_free(&coo);
-    return status;
-}
-
 static mg_status rebuild(mg_context ctx, mg_graph *g, const mg_read_options *opts, bool directed) {
     mg_status status = MG_SUCCESS;
     mg_graph old = *g, fresh = NULL;
@@ -154,13 +136,17 @@ mg_status mg_graph_read(mg_context ctx, mg_graph *g, const char *path,
                  "mg_graph_read: %s: a gzipped binary graph is not read (gunzip it first)", path);
     if (opts->progress) opts->progress(0.0, opts->progress_user);
 
-    if (format == MG_FORMAT_BINARY) {
+    bool whole = true;
+    if (format == MG_FORMAT_BINARY && mg__dist_splits(ctx))
+        MG__TRY(mg__read_binary_share(ctx, path, opts, &graph, &whole));
+    if (format == MG_FORMAT_BINARY && whole) {
+        /* one process, or a file read as the other directedness on several ranks: each reads it
+         * whole, and the rebuilt graph is split as it is built */
         MG__TRY(mg__read_binary(ctx, path, opts, &graph));
         if (opts->undirected != -1 && (opts->undirected == 1) == graph->directed)
             MG__TRY(rebuild(ctx, &graph, opts, opts->undirected == 0));
         if (opts->ignore_weights) drop_weights(graph);
-        if (mg__dist_splits(ctx) && graph->dist == NULL) MG__TRY(split(ctx, &graph));
-    } else {
+    } else if (format != MG_FORMAT_BINARY) {
         if (format == MG_FORMAT_MATRIX_MARKET)
             MG__TRY(mg__read_matrix_market(ctx, path, opts, &coo));
         else if (format == MG_FORMAT_SNAP)

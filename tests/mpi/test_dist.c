@@ -10,6 +10,7 @@
  * `test_dist gpu` runs the split contexts on the GPU backend, one device a rank (NCCL between
  * them); it exits 77 (skipped) on every rank where there are fewer devices than ranks.
  */
+#define _POSIX_C_SOURCE 200809L /* truncate */
 #include <mpi.h>
 
 #include "check.h"
@@ -236,7 +237,7 @@ static void from_files(void) {
     CHECK_OK(ctx, mg_graph_read(ctx, &split, path, &ro));
     CHECK_OK(ref, mg_graph_read(ref, &whole, path, &ro));
     if (split != NULL && whole != NULL) all(split, whole, "roadNet-CA-sample");
-    /* a binary file holds a built graph: it is split after reading */
+    /* a binary file: each rank reads its share of it (binary_shares below) */
     snprintf(bin, sizeof bin, "/tmp/mg_test_dist_%d_%d.mgb", (int)getpid(), rank);
     if (whole != NULL) CHECK_OK(ref, mg_graph_write(ref, whole, bin, MG_FORMAT_BINARY));
     mg_graph split_bin = NULL;
@@ -259,6 +260,162 @@ static void from_files(void) {
     mg_graph_free(&split_bin);
     mg_graph_free(&split);
     mg_graph_free(&whole);
+}
+
+/* A path every rank names alike (rank 0's process id in it). */
+static void shared_path(char *path, size_t size_, const char *name) {
+    int pid = (int)getpid();
+    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    snprintf(path, size_, "/tmp/mg_test_dist_%d_%s", pid, name);
+}
+
+/* g written by rank 0 (its own context), then read by every rank on the split context. */
+static mg_status write_then_read(mg_graph g, const char *path, const mg_read_options *ro, mg_graph *split) {
+    if (rank == 0) CHECK_OK(ref, mg_graph_write(ref, g, path, MG_FORMAT_BINARY));
+    MPI_Barrier(MPI_COMM_WORLD);
+    return mg_graph_read(ctx, split, path, ro);
+}
+
+static mg_graph generate_whole(bool directed, mg_weight_type w) {
+    mg_gen_options o;
+    mg_gen_options_init(&o);
+    o.kind = MG_GEN_RMAT;
+    o.scale = 9;
+    o.edge_factor = 8;
+    o.weights = w;
+    o.seed = 11;
+    o.graph.directed = directed;
+    mg_graph g = NULL;
+    CHECK_OK(ref, mg_generate(ref, &g, &o));
+    return g;
+}
+
+/* Each rank reads its own rows of a binary file (mg__read_binary_share): the share and every
+ * algorithm as from the whole graph, directed or not, weighted or not, weights ignored, and a
+ * file read as the other directedness (read whole, rebuilt, split). */
+static void binary_shares(void) {
+    static const struct { bool directed; mg_weight_type w; const char *name; } kinds[] = {
+        {true, MG_WEIGHT_INT32, "rmat9 directed int"},
+        {false, MG_WEIGHT_FLOAT, "rmat9 undirected float"},
+        {true, MG_WEIGHT_NONE, "rmat9 directed"},
+    };
+    char path[256];
+    shared_path(path, sizeof path, "share.mgb");
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        mg_graph whole = generate_whole(kinds[k].directed, kinds[k].w), split = NULL;
+        if (whole == NULL) continue;
+        CHECK_OK(ctx, write_then_read(whole, path, NULL, &split));
+        if (split != NULL) all(split, whole, kinds[k].name);
+        mg_graph_free(&split);
+        mg_read_options ro;
+        mg_read_options_init(&ro);
+        ro.ignore_weights = true;
+        mg_graph light = NULL;
+        CHECK_OK(ctx, mg_graph_read(ctx, &split, path, &ro));
+        CHECK_OK(ref, mg_graph_read(ref, &light, path, &ro));
+        if (split != NULL) CHECK(mg_graph_weight_type(split) == MG_WEIGHT_NONE);
+        if (split != NULL && light != NULL) all(split, light, "weights ignored");
+        mg_graph_free(&split);
+        mg_graph_free(&light);
+        ro.ignore_weights = false;
+        ro.undirected = kinds[k].directed ? 1 : 0; /* the other directedness */
+        mg_graph other = NULL;
+        CHECK_OK(ctx, mg_graph_read(ctx, &split, path, &ro));
+        CHECK_OK(ref, mg_graph_read(ref, &other, path, &ro));
+        if (split != NULL && other != NULL) all(split, other, "read as the other directedness");
+        mg_graph_free(&split);
+        mg_graph_free(&other);
+        mg_graph_free(&whole);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) unlink(path);
+    }
+}
+
+/* A damaged or forged file read over the ranks: refused on every rank with MG_PARSE_ERROR, the
+ * rank that saw the damage naming it (words) and the others saying another rank failed, no
+ * graph made. */
+static void expect_refused_split(const char *path, const char *words) {
+    mg_graph split = NULL;
+    const mg_status st = mg_graph_read(ctx, &split, path, NULL);
+    const char *msg = mg_context_error(ctx);
+    int named = strstr(msg, words) != NULL && strstr(msg, path) != NULL, any_named = 0;
+    CHECK(split == NULL);
+    CHECK(named ? st == MG_PARSE_ERROR : st != MG_SUCCESS && strstr(msg, "other rank") != NULL);
+    MPI_Allreduce(&named, &any_named, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(any_named);
+    if (!any_named && rank == 0) fprintf(stderr, "%s: no rank said \"%s\"; rank 0: %s\n", path, words, msg);
+    mg_graph_free(&split);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) unlink(path);
+}
+
+static void binary_shares_refused(void) {
+    char path[256];
+    shared_path(path, sizeof path, "bad.mgb");
+    mg_graph g = generate_whole(true, MG_WEIGHT_FLOAT);
+    if (g == NULL) return;
+    float *ow = g->out.weights, *iw = g->in.weights;
+    const uint32_t n = g->n;
+    /* a weight that is no number, in the CSR (which some rank streams) */
+    const float saved = ow[g->m / 2];
+    ow[g->m / 2] = NAN;
+    if (rank == 0) CHECK_OK(ref, mg_graph_write(ref, g, path, MG_FORMAT_BINARY));
+    MPI_Barrier(MPI_COMM_WORLD);
+    expect_refused_split(path, "has the weight");
+    ow[g->m / 2] = saved;
+    /* the CSC no longer the CSR transposed: one weight, then one id */
+    iw[g->m / 3] += 1;
+    if (rank == 0) CHECK_OK(ref, mg_graph_write(ref, g, path, MG_FORMAT_BINARY));
+    MPI_Barrier(MPI_COMM_WORLD);
+    expect_refused_split(path, "CSC does not match the CSR transposed");
+    iw[g->m / 3] -= 1;
+    const uint32_t id = g->in.indices[g->m - 1];
+    g->in.indices[g->m - 1] = n + 3;
+    if (rank == 0) CHECK_OK(ref, mg_graph_write(ref, g, path, MG_FORMAT_BINARY));
+    MPI_Barrier(MPI_COMM_WORLD);
+    expect_refused_split(path, "not below n");
+    g->in.indices[g->m - 1] = id;
+    /* offsets that end beside m */
+    g->in.offsets[n] += 1;
+    if (rank == 0) CHECK_OK(ref, mg_graph_write(ref, g, path, MG_FORMAT_BINARY));
+    MPI_Barrier(MPI_COMM_WORLD);
+    expect_refused_split(path, "not the edge count");
+    g->in.offsets[n] -= 1;
+    /* a byte changed after writing (the checksum's part is every rank's), then the file cut */
+    if (rank == 0) {
+        CHECK_OK(ref, mg_graph_write(ref, g, path, MG_FORMAT_BINARY));
+        FILE *f = fopen(path, "r+b");
+        CHECK(f != NULL);
+        if (f != NULL) {
+            fseek(f, 64 + 8 * ((long)n + 1) + 4 * (long)(g->m / 2), SEEK_SET);
+            const int c = fgetc(f);
+            fseek(f, -1, SEEK_CUR);
+            fputc(c ^ 0x20, f);
+            fclose(f);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    expect_refused_split(path, "checksum mismatch");
+    if (rank == 0) {
+        CHECK_OK(ref, mg_graph_write(ref, g, path, MG_FORMAT_BINARY));
+        CHECK(truncate(path, 64 + 8 * ((off_t)n + 1)) == 0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    expect_refused_split(path, "truncated");
+    mg_graph_free(&g);
+    /* an undirected flag over a CSR that is not symmetric */
+    g = generate_whole(false, MG_WEIGHT_NONE);
+    if (g == NULL) return;
+    uint32_t v = 0;
+    while (v < g->n && g->out.offsets[v + 1] - g->out.offsets[v] < 2) v++;
+    if (v < g->n) { /* a row's last neighbour moved to a vertex above it, the row still sorted */
+        uint32_t *last = &g->out.indices[g->out.offsets[v + 1] - 1];
+        if (*last + 1 < g->n) *last += 1;
+    }
+    if (rank == 0) CHECK_OK(ref, mg_graph_write(ref, g, path, MG_FORMAT_BINARY));
+    MPI_Barrier(MPI_COMM_WORLD);
+    expect_refused_split(path, "not symmetric");
+    mg_graph_free(&g);
 }
 
 /* One rank alone failing to make a graph (out of memory at its k-th allocation): every rank fails,
@@ -362,6 +519,8 @@ int main(int argc, char **argv) {
     generated(MG_GEN_RMAT, 9, true, MG_WEIGHT_FLOAT, "rmat9 directed");
     generated(MG_GEN_GRID, 0, false, MG_WEIGHT_INT32, "grid 37x23");
     from_files();
+    binary_shares();
+    binary_shares_refused();
 
     /* one line per rank, then rank 0's summary of all */
     int failures = check_failures_, passes = check_passes_, all_failures = 0, all_passes = 0;
