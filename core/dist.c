@@ -273,46 +273,46 @@ cleanup:
     return status;
 }
 
-mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const mg_graph_options *opts) {
-    mg_status status = MG_SUCCESS;
-    uint64_t *counts = NULL;
-    struct mg__graph_dist *d = NULL;
-    mg_graph share = NULL;
-    *g = NULL;
-    const double t0 = omp_get_wtime();
-
-    d = mg__calloc(1, sizeof *d);
-    if (d == NULL)
-        status = mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
-    else
-        status = build_share(ctx, coo, opts, d, &share, &counts);
-    /* a rank that failed alone must not leave the others waiting in the collectives below */
-    MG__TRY(mg__dist_agree_status(ctx, status, "mg_graph (split over ranks)"));
-    status = finish(ctx, share, d, counts, opts->directed, t0);
-    d = NULL;
-    counts = NULL;
-    MG__TRY(status);
-    *g = share;
-    share = NULL;
-
-cleanup:
+/* The end of both builds: every rank's status agreed on, then finish(). Takes share, d (unless
+ * share has it) and counts; *g is the share on success. */
+static mg_status complete(mg_context ctx, mg_graph *g, mg_status status, mg_graph share,
+                          struct mg__graph_dist *d, uint64_t *counts, bool directed, double t0) {
+    /* a rank that failed alone must not leave the others waiting in finish's collectives */
+    status = mg__dist_agree_status(ctx, status, "mg_graph (split over ranks)");
+    if (status == MG_SUCCESS) {
+        status = finish(ctx, share, d, counts, directed, t0);
+        d = NULL;
+        counts = NULL;
+    }
+    if (status == MG_SUCCESS) {
+        *g = share;
+        return status;
+    }
     mg__free(counts);
     mg__dist_graph_free(d);
     mg_graph_free(&share);
     return status;
 }
 
-mg_status mg__dist_build_own(mg_context ctx, mg_graph *g, const mg__coo *own, uint32_t *first, bool directed) {
+mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const mg_graph_options *opts) {
     mg_status status = MG_SUCCESS;
     uint64_t *counts = NULL;
-    struct mg__graph_dist *d = NULL;
     mg_graph share = NULL;
     *g = NULL;
     const double t0 = omp_get_wtime();
-    const uint32_t n = own->n;
+    struct mg__graph_dist *d = mg__calloc(1, sizeof *d);
+    if (d == NULL) status = mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
+    else status = build_share(ctx, coo, opts, d, &share, &counts);
+    return complete(ctx, g, status, share, d, counts, opts->directed, t0);
+}
 
-    d = mg__calloc(1, sizeof *d);
-    counts = mg__malloc(((size_t)n + 1) * sizeof *counts);
+mg_status mg__dist_build_own(mg_context ctx, mg_graph *g, const mg__coo *own, uint32_t *first, bool directed) {
+    mg_status status = MG_SUCCESS;
+    mg_graph share = NULL;
+    *g = NULL;
+    const double t0 = omp_get_wtime();
+    struct mg__graph_dist *d = mg__calloc(1, sizeof *d);
+    uint64_t *counts = mg__malloc(((size_t)own->n + 1) * sizeof *counts);
     if (d == NULL || counts == NULL) {
         mg__free(first);
         status = mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
@@ -322,19 +322,7 @@ mg_status mg__dist_build_own(mg_context ctx, mg_graph *g, const mg__coo *own, ui
         const mg_graph_options local = {.directed = true, .keep_self_loops = true, .keep_duplicates = true};
         status = mg__graph_build(ctx, &share, own, &local);
     }
-    MG__TRY(mg__dist_agree_status(ctx, status, "mg_graph (split over ranks)"));
-    status = finish(ctx, share, d, counts, directed, t0);
-    d = NULL;
-    counts = NULL;
-    MG__TRY(status);
-    *g = share;
-    share = NULL;
-
-cleanup:
-    mg__free(counts);
-    mg__dist_graph_free(d);
-    mg_graph_free(&share);
-    return status;
+    return complete(ctx, g, status, share, d, counts, directed, t0);
 }
 
 /* ---- the exchanges ------------------------------------------------------------------------------ */
