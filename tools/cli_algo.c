@@ -821,6 +821,7 @@ static int parse_name_list(const cli_args *a, cli_opt_id id, const char *const *
 /* A case that has no measurement: skipped (no usable GPU) or failed before it printed one. */
 static void bench_report_missing(const algo_opts *o, const char *algo, const char *engine,
                                  const char *status, const char *why) {
+    if (cli_rank() != 0) return;
     if (o->json) {
         printf("{\"algorithm\": \"%s\", \"bench_engine\": \"%s\", \"status\": \"%s\", \"file\": ", algo,
                engine, status);
@@ -842,30 +843,29 @@ int cli_bench_main(int argc, char **argv) {
     double load_s[2] = {0, 0}, preprocess_s[2] = {0, 0};
     mg_status st = MG_SUCCESS;
     int algos[BENCH_ALGO_COUNT], engines[BENCH_ENGINE_COUNT], nalgos = 0, nengines = 0, failed = 0;
+    /* Over several ranks (mpirun) every step ends in an agreement, as in cli_algo_main, and rank 0
+     * prints; each case runs over the ranks (run_case). */
     int rc = parse_algo_opts(argc, argv, "bench", CMD_BENCH, &o);
-    if (rc != CLI_OK) goto cleanup;
+    if ((rc = cli_agree(rc)) != CLI_OK) goto cleanup;
     o.validate = true; /* every case is checked against the serial reference */
     const char *algo_names[BENCH_ALGO_COUNT], *engine_names[BENCH_ENGINE_COUNT];
     for (int i = 0; i < BENCH_ALGO_COUNT; i++) algo_names[i] = BENCH_ALGOS[i].name;
     for (int i = 0; i < BENCH_ENGINE_COUNT; i++) engine_names[i] = BENCH_ENGINES[i].name;
     if (o.a.value[OPT_ALGOS] != NULL) {
-        if ((rc = parse_name_list(&o.a, OPT_ALGOS, algo_names, BENCH_ALGO_COUNT, algos, &nalgos)) != CLI_OK)
-            goto cleanup;
+        rc = parse_name_list(&o.a, OPT_ALGOS, algo_names, BENCH_ALGO_COUNT, algos, &nalgos);
     } else {
         for (int i = 0; i < BENCH_ALGO_COUNT; i++) algos[nalgos++] = i;
     }
-    if ((st = mg_context_create(&ctx)) != MG_SUCCESS) {
-        rc = cli_lib_error(NULL, st);
-        goto cleanup;
-    }
-    if ((rc = cli_apply_threads(&o.a, ctx)) != CLI_OK) goto cleanup;
-    if (o.a.value[OPT_ENGINES] != NULL) {
-        if ((rc = parse_name_list(&o.a, OPT_ENGINES, engine_names, BENCH_ENGINE_COUNT, engines,
-                                  &nengines)) != CLI_OK)
-            goto cleanup;
-    } else {
-        /* By default the CPU engine, and every GPU engine where a GPU can be used. */
-        bool gpu = mg_context_set_backend(ctx, MG_BACKEND_GPU) == MG_SUCCESS;
+    if (rc == CLI_OK && o.a.value[OPT_ENGINES] != NULL)
+        rc = parse_name_list(&o.a, OPT_ENGINES, engine_names, BENCH_ENGINE_COUNT, engines, &nengines);
+    if (rc == CLI_OK && (st = mg_context_create(&ctx)) != MG_SUCCESS) rc = cli_lib_error(NULL, st);
+    if ((rc = cli_agree(rc)) != CLI_OK) goto cleanup;
+    if ((st = cli_context_set_ranks(ctx)) != MG_SUCCESS) rc = cli_lib_error(ctx, st);
+    if (rc == CLI_OK) rc = cli_apply_threads(&o.a, ctx);
+    if ((rc = cli_agree(rc)) != CLI_OK) goto cleanup;
+    if (o.a.value[OPT_ENGINES] == NULL) {
+        /* By default the CPU engine, and every GPU engine where a GPU can be used (on every rank) */
+        const bool gpu = !cli_ranks_max(mg_context_set_backend(ctx, MG_BACKEND_GPU) != MG_SUCCESS);
         for (int i = 0; i < BENCH_ENGINE_COUNT; i++)
             if (gpu || BENCH_ENGINES[i].backend == MG_BACKEND_CPU) engines[nengines++] = i;
     }
@@ -881,10 +881,14 @@ int cli_bench_main(int argc, char **argv) {
                 preprocess_s[0] = preprocess_s[1];
                 continue;
             }
-            if ((rc = load_graph(ctx, &o, which, &graphs[which], &load_s[which],
-                                 &preprocess_s[which])) != CLI_OK)
-                goto cleanup;
-            if (!o.json) {
+            rc = load_graph(ctx, &o, which, &graphs[which], &load_s[which], &preprocess_s[which]);
+            if ((rc = cli_agree(rc)) != CLI_OK) goto cleanup;
+            /* over several ranks, the slowest rank's */
+            double times[2] = {load_s[which], preprocess_s[which]};
+            cli_ranks_max_doubles(times, 2);
+            load_s[which] = times[0];
+            preprocess_s[which] = times[1];
+            if (!o.json && cli_rank() == 0) {
                 cli_print_graph(which ? "graph (with weights, for sssp)" : "graph", o.file,
                                 graphs[which]);
                 printf("load: %.6f s, preprocess: %.6f s\n", load_s[which], preprocess_s[which]);
@@ -894,7 +898,8 @@ int cli_bench_main(int argc, char **argv) {
         const int cmd = BENCH_ALGOS[algos[ai]].cmd;
         const char *algo = BENCH_ALGOS[algos[ai]].name;
         const int which = cmd == CMD_SSSP;
-        if (!o.json && !header) {
+        if (!o.json && !header && cli_rank() == 0) {
+            if (cli_mpi()) printf("ranks: %d (MPI)\n", cli_ranks());
             printf("%-5s %-9s %-8s %12s %12s %12s %14s\n", "algo", "engine", "status", "median s",
                    "min s", "max s", "MTEPS");
             header = true;
@@ -902,16 +907,18 @@ int cli_bench_main(int argc, char **argv) {
         for (int ei = 0; ei < nengines; ei++) {
             const int e = engines[ei];
             st = mg_context_set_backend(ctx, BENCH_ENGINES[e].backend);
-            if (st == MG_UNAVAILABLE) {
-                bench_report_missing(&o, algo, BENCH_ENGINES[e].name, "skipped", mg_context_error(ctx));
+            /* a GPU missing on any rank skips the case on every rank */
+            if (cli_ranks_max(st == MG_UNAVAILABLE)) {
+                bench_report_missing(&o, algo, BENCH_ENGINES[e].name, "skipped",
+                                     st == MG_UNAVAILABLE ? mg_context_error(ctx)
+                                                          : "another rank has no usable GPU");
                 continue;
             }
             if (st != MG_SUCCESS || (st = mg_context_set_mode(ctx, BENCH_ENGINES[e].mode)) != MG_SUCCESS ||
                 (st = mg_context_set_engine(ctx, BENCH_ENGINES[e].engine)) != MG_SUCCESS ||
-                (st = mg_context_set_sample_fraction(ctx, o.sample_fraction)) != MG_SUCCESS) {
+                (st = mg_context_set_sample_fraction(ctx, o.sample_fraction)) != MG_SUCCESS)
                 rc = cli_lib_error(ctx, st);
-                goto cleanup;
-            }
+            if ((rc = cli_agree(rc)) != CLI_OK) goto cleanup;
             o.backend = BENCH_ENGINES[e].backend;
             o.mode = BENCH_ENGINES[e].mode;
             o.engine = BENCH_ENGINES[e].engine;
@@ -929,7 +936,8 @@ int cli_bench_main(int argc, char **argv) {
         }
     }
     rc = failed ? CLI_FAIL : CLI_OK;
-    if (failed) fprintf(stderr, "mgraph: bench: %d case%s failed\n", failed, failed == 1 ? "" : "s");
+    /* rank 0 validates, so it alone knows every case that failed */
+    if (failed && cli_rank() == 0) fprintf(stderr, "mgraph: bench: %d case%s failed\n", failed, failed == 1 ? "" : "s");
 
 cleanup:
     if (graphs[0] == graphs[1]) graphs[0] = NULL;

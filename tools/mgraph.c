@@ -269,7 +269,10 @@ static const char HELP_BENCH[] =
     "  --sources LIST, --all, --sample F, --threads N, and the reading options of 'mgraph help bfs'\n"
     "                     as for the algorithms\n"
     "Text output: one line per case: algo, engine, status, median, min and max seconds, MTEPS.\n"
-    "Exit status 1 if any case failed or did not validate (skipped cases do not count).\n";
+    "Exit status 1 if any case failed or did not validate (skipped cases do not count).\n"
+    "Under mpirun -np P every case runs over the P ranks as 'mgraph ALGO' does (see 'mgraph help\n"
+    "bfs'): times are the slowest rank's, rank 0 validates and prints, a GPU engine is skipped\n"
+    "unless every rank has a usable GPU.\n";
 
 #define HELP_COMMON_SPARSE                                                                         \
     "Common options:\n"                                                                            \
@@ -1171,7 +1174,7 @@ static int run_over_ranks(int argc, char **argv, const char *name, int cmd) {
     MPI_Comm_size(MPI_COMM_WORLD, &ranks_world.size);
     ranks_world.active = true;
     open_capture();
-    int rc = cli_algo_main(argc, argv, name, cmd);
+    int rc = cmd == CMD_BENCH ? cli_bench_main(argc, argv) : cli_algo_main(argc, argv, name, cmd);
     /* rank 0's stdout is part of its verdict: a failed write fails every rank */
     if (ranks_world.rank == 0) {
         cli_flush_stdout();
@@ -1188,7 +1191,7 @@ static int refuse_ranks(const char *name, int size, int rank) {
     if (rank == 0) {
 #ifdef MG_HAVE_MPI
         fprintf(stderr, "mgraph: %s does not run over MPI ranks yet (started as %d ranks): run it "
-                "without mpirun, or with -np 1; bfs, sssp, cc, pr, bc and chain run over ranks\n",
+                "without mpirun, or with -np 1; bfs, sssp, cc, pr, bc, bench and chain run over ranks\n",
                 name, size);
 #else
         fprintf(stderr, "mgraph: this mgraph is built without MPI, so %s cannot run over the %d "
@@ -1218,10 +1221,12 @@ static int run_command(int argc, char **argv, const char *name) {
     bool other = false;
     for (size_t i = 0; i < sizeof OTHERS / sizeof OTHERS[0]; i++)
         other = other || strcmp(name, OTHERS[i]) == 0;
-    /* Started by mpirun (chain handles its ranks itself): the five algorithms run over the ranks;
-     * the other commands, which would each run whole P times, are refused where P > 1. */
+    /* Started by mpirun (chain handles its ranks itself): the five algorithms and bench (which
+     * runs them) run over the ranks; the other commands, which would each run whole P times, are
+     * refused where P > 1. */
     const int launched = launched_ranks();
-    if (launched >= 0 && (cmd & CMD_ALGOS)) {
+    if (strcmp(name, "bench") == 0) cmd = CMD_BENCH;
+    if (launched >= 0 && (cmd & (CMD_ALGOS | CMD_BENCH))) {
 #ifdef MG_HAVE_MPI
         return run_over_ranks(argc, argv, name, cmd);
 #else
@@ -1240,11 +1245,11 @@ static int run_command(int argc, char **argv, const char *name) {
 #endif
         if (size > 1) return refuse_ranks(name, size, rank);
     }
+    if (cmd == CMD_BENCH) return cli_bench_main(argc, argv);
     if (cmd != 0) return cli_algo_main(argc, argv, name, cmd);
     if (strcmp(name, "info") == 0) return cli_info_main(argc, argv);
     if (strcmp(name, "gen") == 0) return cli_gen_main(argc, argv);
     if (strcmp(name, "convert") == 0) return cli_convert_main(argc, argv);
-    if (strcmp(name, "bench") == 0) return cli_bench_main(argc, argv);
     if (strcmp(name, "spmv") == 0) return cli_spmv_main(argc, argv);
     if (strcmp(name, "cg") == 0) return cli_cg_main(argc, argv);
     if (strcmp(name, "spmm") == 0) return cli_spmm_main(argc, argv);

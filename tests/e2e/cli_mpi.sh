@@ -6,7 +6,9 @@
 # and bc within 1e-9 relative), with one set of output lines (rank 0's) and 'ranks: P (MPI)'. Then
 # what must fail fails on every rank with the same exit status, one message and no hang: cc on a
 # directed graph over 3 ranks (1, no output file), a missing file (1), a bad --source (2), an
-# --output rank 0 cannot create (1), and tc, which does not run over ranks (2). Every mpirun has
+# --output rank 0 cannot create (1), and tc, which does not run over ranks (2). A binary file's
+# shares (each rank reads its own rows) give the text file's results; `mgraph bench` runs its
+# cases over the ranks (text and --json, a bad --algos refused once). Every mpirun has
 # 120 s (a hang fails the test). Skipped (77) without mpirun or in a build without MPI.
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 
@@ -117,6 +119,35 @@ assert len(lines) == 1, lines
 j = json.loads(lines[0])
 assert j["ranks"] == 2 and j["runs"] == 3 and j["backend"] == "cpu", j
 PY
+
+# a binary file: each rank reads its own rows; the same results as the text file's
+"$MGRAPH" convert "$TMP/w.mtx" "$TMP/w.mgb" >/dev/null
+mpi 3 sssp "$TMP/w.mgb" --validate --output "$TMP/rmat-sssp-mgb.txt"
+every_rank 3 0 "sssp on a binary file"
+expect_out_line '^validation: PASS$'
+cmp "$TMP/rmat-sssp.txt" "$TMP/rmat-sssp-mgb.txt" || fail "sssp from the binary file over 3 ranks: --output differs"
+
+# bench: every case over the ranks, validated, rank 0's lines alone; --json with the ranks
+mpi 2 bench "$TMP/w.mtx" --runs 1
+every_rank 2 0 "bench"
+expect_out_line '^ranks: 2 \(MPI\)$'
+[ "$(grep -c '^graph: ' "$TMP/out")" = 1 ] || fail "bench on 2 ranks: not rank 0's lines alone"
+for a in bfs sssp cc pr bc; do
+    grep -Eq "^$a +cpu +ok " "$TMP/out" || fail "bench on 2 ranks: no ok line for $a: $(cat "$TMP/out")"
+done
+mpi 3 bench "$TMP/w.mgb" --algos bfs,pr --json --runs 2
+every_rank 3 0 "bench --json"
+python3 - "$TMP/out" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, lines
+for l in lines:
+    j = json.loads(l)
+    assert j["ranks"] == 3 and j["status"] == "ok" and j["validated"] is True and j["runs"] == 2, j
+PY
+mpi 2 bench "$TMP/w.mtx" --algos bfs,nope
+every_rank 2 2 "bench --algos with a bad name"
+once "'nope' is not one of" "bench --algos with a bad name"
 
 # what fails, fails on every rank, once, without a hang
 mpi 3 cc "$TMP/d.mtx" --output "$TMP/cc-directed.txt"
