@@ -130,26 +130,12 @@ mg_status mg__dist_agree_status(mg_context ctx, mg_status mine, const char *what
     return MG_SUCCESS;
 }
 
-/* This rank's share, with no collective (a failure here is agreed on before the first one):
- * d->first, *share and *counts (n + 1 entries, for the degrees). */
-static mg_status build_share(mg_context ctx, const mg__coo *coo, const mg_graph_options *opts,
-                             struct mg__graph_dist *d, mg_graph *share, uint64_t **counts_out) {
-    mg_status status = MG_SUCCESS;
-    const mg_ranks *R = &ctx->dist->ranks;
-    const int size = R->size, rank = R->rank;
-    const uint32_t n = coo->n;
-    const int64_t m = (int64_t)coo->m;
-    const bool directed = opts->directed;
-    const bool drop_loops = !opts->keep_self_loops;
-    mg__coo mine;
-    memset(&mine, 0, sizeof mine);
-    uint64_t *in_degree = NULL, *counts = NULL;
-
-    d->first = mg__malloc(((size_t)size + 1) * sizeof *d->first);
-    in_degree = mg__calloc((size_t)n + 1, sizeof *in_degree);
-    if (d->first == NULL || in_degree == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
+/* Adds the in-edges coo's edges give each vertex as the builder stores them (opts: loops kept or
+ * not, an undirected edge both ways) to in_degree. */
+static void add_in_degrees(const mg__coo *coo, const mg_graph_options *opts, uint64_t *in_degree) {
+    const bool directed = opts->directed, drop_loops = !opts->keep_self_loops;
 #pragma omp parallel for schedule(static)
-    for (int64_t e = 0; e < m; e++) {
+    for (int64_t e = 0; e < (int64_t)coo->m; e++) {
         const uint32_t u = coo->src[e], v = coo->dst[e];
         if (u == v && drop_loops) continue;
 #pragma omp atomic
@@ -159,15 +145,18 @@ static mg_status build_share(mg_context ctx, const mg__coo *coo, const mg_graph_
             in_degree[u]++;
         }
     }
-    mg__dist_choose_ranges(in_degree, n, size, d->first);
-    const uint32_t lo = d->first[rank], hi = d->first[rank + 1];
+}
 
-    /* the arcs into [lo, hi): an undirected edge {u, v} gives u -> v and v -> u. Each thread
-     * counts its static block of edges, then writes them from its place in the prefix, so the
-     * share's order is the list's whatever the thread count. */
+/* Appends the arcs of coo into [lo, hi) to mine (an undirected edge {u, v} gives u -> v and
+ * v -> u), in coo's order whatever the thread count: each thread counts its static block of edges,
+ * then writes them from its place in the prefix. */
+static mg_status append_own_arcs(mg_context ctx, const mg__coo *coo, const mg_graph_options *opts,
+                                 uint32_t lo, uint32_t hi, mg__coo *mine) {
+    const bool directed = opts->directed, drop_loops = !opts->keep_self_loops;
+    const int64_t m = (int64_t)coo->m;
     const int threads = omp_get_max_threads();
-    counts = mg__calloc((size_t)threads + 1, sizeof *counts);
-    if (counts == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
+    uint64_t *counts = mg__calloc((size_t)threads + 1, sizeof *counts);
+    if (counts == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
 #define OWN_ARCS(BODY)                                                                             \
     for (int64_t e = m * t / threads; e < m * (t + 1) / threads; e++) {                             \
         const uint32_t u = coo->src[e], v = coo->dst[e];                                           \
@@ -186,33 +175,71 @@ static mg_status build_share(mg_context ctx, const mg__coo *coo, const mg_graph_
         counts[t + 1] = c;
     }
     for (int t = 0; t < threads; t++) counts[t + 1] += counts[t];
-    const uint64_t kept = counts[threads];
-    MG__TRY(mg__coo_init(ctx, &mine, kept, coo->weights != NULL, coo->weight_type));
-    mine.n = n;
-    mine.m = kept;
-    mine.index_base = coo->index_base;
+    const uint64_t at = mine->m, kept = counts[threads];
+    if (at + kept > mine->capacity) {
+        /* room to grow by half again: a rank appends once per piece of every rank's part */
+        const uint64_t want = at + kept > mine->capacity + mine->capacity / 2 ? at + kept
+                                                                                : mine->capacity + mine->capacity / 2;
+        const mg_status status = mg__coo_reserve(ctx, mine, want);
+        if (status != MG_SUCCESS) {
+            mg__free(counts);
+            return status;
+        }
+    }
     const uint32_t *w_in = coo->weights;
-    uint32_t *w_out = mine.weights;
+    uint32_t *w_out = mine->weights;
 #pragma omp parallel num_threads(threads)
     {
         const int64_t t = omp_get_thread_num();
-        uint64_t k = counts[t];
-        OWN_ARCS(mine.src[k] = s; mine.dst[k] = d; if (w_out != NULL) w_out[k] = w_in[e]; k++)
+        uint64_t k = at + counts[t];
+        OWN_ARCS(mine->src[k] = s; mine->dst[k] = d; if (w_out != NULL) w_out[k] = w_in[e]; k++)
     }
 #undef OWN_ARCS
+    mine->m = at + kept;
     mg__free(counts);
-    counts = NULL;
+    return MG_SUCCESS;
+}
+
+/* The share from this rank's arcs (their options applied: loops, duplicates) and the scratch
+ * counts (n + 1) finish() takes. */
+static mg_status build_from_arcs(mg_context ctx, mg__coo *mine, const mg_graph_options *opts, mg_graph *share,
+                                 uint64_t **counts) {
     mg_graph_options local = *opts;
     local.directed = true; /* a share holds arcs: both of an undirected edge's when both are its */
-    MG__TRY(mg__graph_build(ctx, share, &mine, &local));
-    mg__coo_free(&mine);
+    const uint32_t n = mine->n;
+    mg_status status = mg__graph_build(ctx, share, mine, &local);
+    mg__coo_free(mine);
+    if (status != MG_SUCCESS) return status;
+    *counts = mg__malloc(((size_t)n + 1) * sizeof **counts);
+    if (*counts == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory for a split graph's degrees");
+    return MG_SUCCESS;
+}
 
-    *counts_out = mg__malloc(((size_t)n + 1) * sizeof **counts_out);
-    if (*counts_out == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory for a split graph's degrees");
+/* This rank's share of the whole list coo, with no collective (a failure here is agreed on before
+ * the first one): d->first, *share and *counts (n + 1 entries, for the degrees). */
+static mg_status build_share(mg_context ctx, const mg__coo *coo, const mg_graph_options *opts,
+                             struct mg__graph_dist *d, mg_graph *share, uint64_t **counts_out) {
+    mg_status status = MG_SUCCESS;
+    const mg_ranks *R = &ctx->dist->ranks;
+    const int size = R->size, rank = R->rank;
+    const uint32_t n = coo->n;
+    mg__coo mine;
+    memset(&mine, 0, sizeof mine);
+    uint64_t *in_degree = NULL;
+
+    d->first = mg__malloc(((size_t)size + 1) * sizeof *d->first);
+    in_degree = mg__calloc((size_t)n + 1, sizeof *in_degree);
+    if (d->first == NULL || in_degree == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
+    add_in_degrees(coo, opts, in_degree);
+    mg__dist_choose_ranges(in_degree, n, size, d->first);
+    MG__TRY(mg__coo_init(ctx, &mine, 0, coo->weights != NULL, coo->weight_type));
+    mine.n = n;
+    mine.index_base = coo->index_base;
+    MG__TRY(append_own_arcs(ctx, coo, opts, d->first[rank], d->first[rank + 1], &mine));
+    MG__TRY(build_from_arcs(ctx, &mine, opts, share, counts_out));
 cleanup:
     mg__coo_free(&mine);
     mg__free(in_degree);
-    mg__free(counts);
     return status;
 }
 
@@ -323,6 +350,84 @@ mg_status mg__dist_build_own(mg_context ctx, mg_graph *g, const mg__coo *own, ui
         status = mg__graph_build(ctx, &share, own, &local);
     }
     return complete(ctx, g, status, share, d, counts, directed, t0);
+}
+
+/* Edges a piece of a rank's part travels in, per broadcast: 16M (128-192 MB). */
+#define PIECE_EDGES ((uint64_t)1 << 24)
+
+mg_status mg__dist_build_parts(mg_context ctx, mg_graph *g, const mg__coo *part, const mg_graph_options *opts) {
+    mg_status status = MG_SUCCESS;
+    const mg_ranks *R = &ctx->dist->ranks;
+    const int size = R->size, rank = R->rank;
+    const uint32_t n = part->n;
+    const bool weighted = part->weights != NULL;
+    const char *what = "mg_graph (split over ranks)";
+    uint64_t *in_degree = NULL, *sizes = NULL, *counts = NULL;
+    uint32_t *buffer = NULL;
+    mg__coo mine;
+    memset(&mine, 0, sizeof mine);
+    mg_graph share = NULL;
+    *g = NULL;
+    const double t0 = omp_get_wtime();
+    struct mg__graph_dist *d = mg__calloc(1, sizeof *d);
+
+    /* 1. every rank's in-degrees summed: the ranges; every rank's part size */
+    const int arrays = weighted ? 3 : 2;
+    in_degree = mg__calloc((size_t)n + 1, sizeof *in_degree);
+    sizes = mg__calloc((size_t)size, sizeof *sizes);
+    buffer = mg__malloc(mg__mul_size((size_t)PIECE_EDGES, 4 * (size_t)arrays));
+    if (d != NULL) d->first = mg__malloc(((size_t)size + 1) * sizeof *d->first);
+    if (d == NULL || d->first == NULL || in_degree == NULL || sizes == NULL || buffer == NULL)
+        status = mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph");
+    if (status == MG_SUCCESS) status = mg__coo_init(ctx, &mine, 0, weighted, part->weight_type);
+    MG__TRY(mg__dist_agree_status(ctx, status, what));
+    add_in_degrees(part, opts, in_degree);
+    sizes[rank] = part->m;
+    int rc = R->allreduce_sum_u64(R->user, in_degree, n);
+    if (rc == 0) rc = R->allreduce_sum_u64(R->user, sizes, (uint64_t)size);
+    if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "mg_graph: the ranks' sums of in-degrees failed (code %d)", rc);
+    mg__dist_choose_ranges(in_degree, n, size, d->first);
+    mg__free(in_degree);
+    in_degree = NULL;
+    const uint32_t lo = d->first[rank], hi = d->first[rank + 1];
+    mine.n = n;
+    mine.index_base = part->index_base;
+
+    /* 2. every rank's part, piece by piece from its owner to all; each keeps the arcs into its
+     * range. A rank that fails (out of memory) goes on taking part and says so at the end. */
+    for (int q = 0; q < size; q++)
+        for (uint64_t at = 0; at < sizes[q]; at += PIECE_EDGES) {
+            const uint64_t count = sizes[q] - at < PIECE_EDGES ? sizes[q] - at : PIECE_EDGES;
+            mg__coo piece = {.n = n, .m = count, .capacity = count, .weight_type = part->weight_type};
+            if (q == rank) {
+                piece.src = part->src + at;
+                piece.dst = part->dst + at;
+                piece.weights = weighted ? (uint32_t *)part->weights + at : NULL;
+            } else {
+                piece.src = buffer;
+                piece.dst = buffer + PIECE_EDGES;
+                piece.weights = weighted ? buffer + 2 * PIECE_EDGES : NULL;
+            }
+            void *arr[3] = {piece.src, piece.dst, piece.weights};
+            for (int k = 0; k < arrays && rc == 0; k++) rc = R->broadcast(R->user, arr[k], count * 4, q);
+            if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "mg_graph: the ranks' exchange of edges failed (code %d)", rc);
+            if (status == MG_SUCCESS) status = append_own_arcs(ctx, &piece, opts, lo, hi, &mine);
+        }
+    if (status == MG_SUCCESS) status = build_from_arcs(ctx, &mine, opts, &share, &counts);
+    status = complete(ctx, g, status, share, d, counts, opts->directed, t0);
+    share = NULL;
+    d = NULL;
+    counts = NULL;
+
+cleanup:
+    mg__coo_free(&mine);
+    mg__free(in_degree);
+    mg__free(sizes);
+    mg__free(buffer);
+    mg__free(counts);
+    mg__dist_graph_free(d);
+    mg_graph_free(&share);
+    return status;
 }
 
 /* ---- the exchanges ------------------------------------------------------------------------------ */

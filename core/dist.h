@@ -51,6 +51,12 @@ void mg__dist_graph_free(struct mg__graph_dist *d);
 
 /* This rank's share of the graph coo describes (every rank passes the same coo and options). */
 mg_status mg__dist_build(mg_context ctx, mg_graph *g, const mg__coo *coo, const mg_graph_options *opts);
+/* This rank's share when each rank holds a part of the edge list (part: n the whole graph's,
+ * every edge in one rank's part, the same options everywhere): the ranks' in-degrees summed give
+ * the ranges, then every part goes piece by piece from its rank to all, each keeping the arcs into
+ * its range. The share is the one mg__dist_build makes from the whole list, whatever the parts.
+ * A failure on any rank fails all. */
+mg_status mg__dist_build_parts(mg_context ctx, mg_graph *g, const mg__coo *part, const mg_graph_options *opts);
 /* The ranges of a graph of these in-degrees (n entries) over size ranks: first[size + 1], as
  * mg__dist_build chooses them. */
 void mg__dist_choose_ranges(const uint64_t *in_degree, uint32_t n, int size, uint32_t *first);

@@ -110,8 +110,9 @@ static inline void mg__rmat_edge(const mg__rmat_params *p, uint64_t key, uint64_
  * caller fills the weights. The other kinds are in generators.c. */
 mg_status mg__gen_geometric(mg_context ctx, const mg_gen_options *opts, mg__coo *coo);
 
-/* Fills weights[0..m) from the seed's weight stream (weight i depends only on seed and i). */
-void mg__gen_fill_weights(const mg_gen_options *opts, uint64_t m, void *weights);
+/* Fills weights[0..m) with the weights of edges first .. first + m - 1 of the seed's weight stream
+ * (weight i depends only on seed and i). */
+void mg__gen_fill_weights(const mg_gen_options *opts, uint64_t first, uint64_t m, void *weights);
 
 /* Physical memory in bytes (0 when unknown), for refusing edge lists that cannot fit. */
 uint64_t mg__gen_physical_memory(void);

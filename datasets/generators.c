@@ -51,7 +51,7 @@ uint64_t mg__gen_physical_memory(void) {
 
 /* ---- weights ----------------------------------------------------------------------------------- */
 
-void mg__gen_fill_weights(const mg_gen_options *opts, uint64_t m, void *weights) {
+void mg__gen_fill_weights(const mg_gen_options *opts, uint64_t first, uint64_t m, void *weights) {
     const uint64_t key = mg__gen_key(opts->seed, MG__GEN_STREAM_WEIGHTS);
     if (opts->weights == MG_WEIGHT_INT32) {
         /* Integers in [ceil(min), floor(max)], validated non-empty and within int32. */
@@ -60,7 +60,7 @@ void mg__gen_fill_weights(const mg_gen_options *opts, uint64_t m, void *weights)
         int32_t *w = weights;
 #pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < (int64_t)m; i++) {
-            uint64_t r = mg__gen_rand(key, (uint64_t)i) >> 32;     /* 32 random bits */
+            uint64_t r = mg__gen_rand(key, first + (uint64_t)i) >> 32; /* 32 random bits */
             w[i] = (int32_t)(lo + (int64_t)((r * span) >> 32));   /* multiply-shift to [0, span) */
         }
     } else {
@@ -71,7 +71,7 @@ void mg__gen_fill_weights(const mg_gen_options *opts, uint64_t m, void *weights)
         float *w = weights;
 #pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < (int64_t)m; i++) {
-            float x = (float)(lo + width * mg__gen_unit(mg__gen_rand(key, (uint64_t)i)));
+            float x = (float)(lo + width * mg__gen_unit(mg__gen_rand(key, first + (uint64_t)i)));
             if (x < fmin) x = fmin;
             if (x > below_max) x = below_max;
             w[i] = x;
@@ -114,7 +114,8 @@ static inline uint64_t feistel_apply(const feistel *f, uint64_t x) {
     return x;
 }
 
-static mg_status gen_rmat(mg_context ctx, const mg_gen_options *opts, mg__coo *coo) {
+/* Edges [first, first + coo->m) of the graph's list (the whole list: first 0, coo->m all). */
+static mg_status gen_rmat(mg_context ctx, const mg_gen_options *opts, uint64_t first, mg__coo *coo) {
     mg_status status = MG_SUCCESS;
     uint32_t *perm = NULL;
     const bool kron = opts->kind == MG_GEN_KRONECKER;
@@ -147,7 +148,7 @@ static mg_status gen_rmat(mg_context ctx, const mg_gen_options *opts, mg__coo *c
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < (int64_t)m; i++) {
         uint32_t u, v;
-        mg__rmat_edge(&p, key, (uint64_t)i, &u, &v);
+        mg__rmat_edge(&p, key, first + (uint64_t)i, &u, &v);
         if (perm != NULL) {
             u = perm[u];
             v = perm[v];
@@ -160,13 +161,13 @@ cleanup:
     return status;
 }
 
-static void gen_uniform(const mg_gen_options *opts, mg__coo *coo) {
+static void gen_uniform(const mg_gen_options *opts, uint64_t first, mg__coo *coo) {
     const uint64_t key = mg__gen_key(opts->seed, MG__GEN_STREAM_EDGES);
     const uint64_t n = coo->n, m = coo->m;
     uint32_t *src = coo->src, *dst = coo->dst;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < (int64_t)m; i++) {
-        uint64_t r = mg__gen_rand(key, (uint64_t)i);
+        uint64_t r = mg__gen_rand(key, first + (uint64_t)i);
         /* multiply-shift of each 32-bit half into [0, n) (exact for n a power of two) */
         src[i] = (uint32_t)(((r >> 32) * n) >> 32);
         dst[i] = (uint32_t)(((r & 0xffffffffu) * n) >> 32);
@@ -302,6 +303,12 @@ static mg_status check_edge_memory(mg_context ctx, const mg_gen_options *opts, u
 
 /* ---- the public call --------------------------------------------------------------------------- */
 
+/* floor(m * r / size), exactly: m < 2^41 and r <= size < 2^31 */
+static uint64_t part_start(uint64_t m, int r, int size) {
+    const uint64_t s = (uint64_t)size, q = m / s, rest = m % s;
+    return q * (uint64_t)r + rest * (uint64_t)r / s;
+}
+
 static const char *kind_name(mg_generator kind) {
     switch (kind) {
     case MG_GEN_RMAT: return "R-MAT";
@@ -322,6 +329,8 @@ mg_status mg_generate(mg_context ctx, mg_graph *g, const mg_gen_options *opts) {
     mg__dist_begin(ctx);
     *g = NULL;
     if (opts == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_generate: opts is NULL");
+    uint64_t first = 0, total = 0; /* this rank's part of the list starts at edge first, of total */
+    bool parts = false;
     MG__TRY(check_options(ctx, opts));
 
     const bool weighted = opts->weights != MG_WEIGHT_NONE;
@@ -330,7 +339,7 @@ mg_status mg_generate(mg_context ctx, mg_graph *g, const mg_gen_options *opts) {
         MG__TRY(mg__gen_geometric(ctx, opts, &coo));
     } else {
         uint32_t n, width = 0, height = 0;
-        uint64_t m;
+        uint64_t m, count;
         if (opts->kind == MG_GEN_GRID) {
             width = opts->width;
             height = opts->height;
@@ -346,28 +355,40 @@ mg_status mg_generate(mg_context ctx, mg_graph *g, const mg_gen_options *opts) {
             /* compare in double before converting: a huge double would not fit uint64 */
             m = edges > (double)MAX_EDGES ? MAX_EDGES + 1 : (uint64_t)edges;
         }
-        MG__TRY(check_edge_memory(ctx, opts, m));
-        MG__TRY(mg__coo_init(ctx, &coo, m, weighted, opts->weights));
+        count = total = m;
+        /* Over several ranks each makes its part of the list, edges [first, first + count)
+         * (every edge is a function of its index), and the ranks hand each other the arcs
+         * (mg__dist_build_parts): no rank holds the whole list. A grid is made whole. */
+        parts = mg__dist_splits(ctx) && opts->kind != MG_GEN_GRID;
+        if (parts) {
+            const int rank = ctx->dist->ranks.rank, size = ctx->dist->ranks.size;
+            first = part_start(m, rank, size);
+            count = part_start(m, rank + 1, size) - first;
+        }
+        MG__TRY(check_edge_memory(ctx, opts, count));
+        MG__TRY(mg__coo_init(ctx, &coo, count, weighted, opts->weights));
         coo.n = n;
-        coo.m = m;
+        coo.m = count;
         switch (opts->kind) {
         case MG_GEN_RMAT:
-        case MG_GEN_KRONECKER: MG__TRY(gen_rmat(ctx, opts, &coo)); break;
-        case MG_GEN_UNIFORM: gen_uniform(opts, &coo); break;
+        case MG_GEN_KRONECKER: MG__TRY(gen_rmat(ctx, opts, first, &coo)); break;
+        case MG_GEN_UNIFORM: gen_uniform(opts, first, &coo); break;
         default: gen_grid(width, height, &coo); break;
         }
     }
     coo.index_base = 0;
     coo.symmetric = !opts->graph.directed;
-    if (weighted) mg__gen_fill_weights(opts, coo.m, coo.weights);
+    if (weighted) mg__gen_fill_weights(opts, first, coo.m, coo.weights);
 
-    status = mg__graph_from_coo(ctx, g, &coo, &opts->graph);
+    /* over several ranks the build starts with their agreement on each one's status so far */
+    status = parts ? mg__dist_build_parts(ctx, g, &coo, &opts->graph)
+                   : mg__graph_from_coo(ctx, g, &coo, &opts->graph);
     if (status != MG_SUCCESS) {
         /* keep the builder's message, say which generator asked */
         char inner[MG__ERROR_SIZE];
         snprintf(inner, sizeof inner, "%s", mg_context_error(ctx));
         MG__FAIL(ctx, status, "mg_generate (%s, %llu edges): %s", kind_name(opts->kind),
-                 (unsigned long long)coo.m, inner);
+                 (unsigned long long)(parts ? total : coo.m), inner);
     }
     (*g)->index_base = 0;
 

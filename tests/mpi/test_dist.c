@@ -4,8 +4,9 @@
  * PageRank and BC from algos/, unchanged, give on every rank what one whole-graph context gives
  * (exactly, or PageRank and BC to rounding); the split is real (the shares' edges add up to the
  * graph's, each under it with several ranks); degrees and frontier edges count the whole graph;
- * every way of making a graph splits (generated, from COO, a SNAP file, a binary file); what a
- * share cannot do yet is refused with a message; bad mg_ranks are refused.
+ * every way of making a graph splits (generated, each rank making a part of the edges; from COO;
+ * a SNAP file; a binary file, each rank reading its rows, and a damaged one refused on every
+ * rank); what a share cannot do yet is refused with a message; bad mg_ranks are refused.
  *
  * `test_dist gpu` runs the split contexts on the GPU backend, one device a rank (NCCL between
  * them); it exits 77 (skipped) on every rank where there are fewer devices than ranks.
