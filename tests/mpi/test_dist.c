@@ -332,6 +332,39 @@ static void binary_shares(void) {
     }
 }
 
+/* Shares with nothing in them: a generated graph of fewer edges than ranks (some parts empty), a
+ * binary file without edges (every share empty). */
+static void empty_parts(void) {
+    mg_gen_options o;
+    mg_gen_options_init(&o);
+    o.kind = MG_GEN_RMAT;
+    o.scale = 1;
+    o.edge_factor = 1; /* 2 edges */
+    o.graph.directed = true;
+    mg_graph split = NULL, whole = NULL;
+    CHECK_OK(ctx, mg_generate(ctx, &split, &o));
+    CHECK_OK(ref, mg_generate(ref, &whole, &o));
+    if (split != NULL && whole != NULL) all(split, whole, "rmat1 (2 edges)");
+    mg_graph_free(&split);
+    mg_graph_free(&whole);
+    const uint32_t none = 0;
+    mg_graph_options go;
+    mg_graph_options_init(&go);
+    go.directed = true;
+    CHECK_OK(ref, mg_graph_create_from_coo(ref, &whole, 5, 0, &none, &none, NULL, MG_WEIGHT_NONE, &go));
+    char path[256];
+    shared_path(path, sizeof path, "empty.mgb");
+    if (whole != NULL) CHECK_OK(ctx, write_then_read(whole, path, NULL, &split));
+    if (split != NULL) {
+        CHECK(mg_graph_num_vertices(split) == 5 && mg_graph_num_edges(split) == 0);
+        all(split, whole, "no edges (binary)");
+    }
+    mg_graph_free(&split);
+    mg_graph_free(&whole);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) unlink(path);
+}
+
 /* A damaged or forged file read over the ranks: refused on every rank with MG_PARSE_ERROR, the
  * rank that saw the damage naming it (words) and the others saying another rank failed, no
  * graph made. */
@@ -522,6 +555,7 @@ int main(int argc, char **argv) {
     from_files();
     binary_shares();
     binary_shares_refused();
+    empty_parts();
 
     /* one line per rank, then rank 0's summary of all */
     int failures = check_failures_, passes = check_passes_, all_failures = 0, all_passes = 0;
