@@ -360,7 +360,8 @@ mg_status mg__dist_build_parts(mg_context ctx, mg_graph *g, const mg__coo *part,
     const mg_ranks *R = &ctx->dist->ranks;
     const int size = R->size, rank = R->rank;
     const uint32_t n = part->n;
-    const bool weighted = part->weights != NULL;
+    /* the type, not the array: a rank with an empty part has none, and the pieces must be alike */
+    const bool weighted = part->weight_type != MG_WEIGHT_NONE;
     const char *what = "mg_graph (split over ranks)";
     uint64_t *in_degree = NULL, *sizes = NULL, *counts = NULL;
     uint32_t *buffer = NULL;
