@@ -126,10 +126,10 @@ bool mg_built_with_cuda(void);
  * Once set, graphs made on ctx (mg_graph_read, mg_generate, mg_graph_create_from_coo) are split in
  * one dimension: the vertices into `size` contiguous ranges of about equal cost (in-edges, and a
  * fixed part per vertex with any; each range a multiple of 64 vertices), rank r holding the stored edges INTO its range (destination-owned), with CSR and
- * CSC of those. From a binary file each rank reads only its share, and the R-MAT, Kronecker and
- * uniform generators make a part of the edge list on each rank, which the ranks hand round; text
- * files, grids and geometric graphs are read or made whole on every rank, which keeps its share.
- * The graph each rank builds holds only that share. Vectors and frontiers stay whole on every rank and hold the same
+ * CSC of those. From a binary file each rank reads only its share; a text file's lines are parsed
+ * in parts, one a rank, and the R-MAT, Kronecker and uniform generators make a part of the edge
+ * list on each rank, parts the ranks then hand round; grids and geometric graphs are made whole on
+ * every rank, which keeps its share. The graph each rank builds holds only that share. Vectors and frontiers stay whole on every rank and hold the same
  * values everywhere: mg_advance runs each rank's edges, which complete its own destinations, then
  * hands each range from its owner to every rank (the CPU through allgatherv; GPU contexts through
  * NCCL between the devices, each rank on device local_rank % devices). Vector and frontier

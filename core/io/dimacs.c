@@ -88,7 +88,7 @@ mg_status mg__read_dimacs(mg_context ctx, const char *path, const mg_read_option
         .body_line = cur.line, .one_based = true, .row_max = n, .col_max = n, .declared = m,
         .declared_line = line, .weights = opts->ignore_weights ? MG__WCOL_SKIP : MG__WCOL_INT,
         .allow_negative = opts->allow_negative_weights, .progress = opts->progress,
-        .progress_user = opts->progress_user,
+        .progress_user = opts->progress_user, .split = true,
     };
     MG__TRY(mg__parse_text_body(ctx, &b, coo));
     coo->symmetric = false;

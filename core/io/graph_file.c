@@ -158,7 +158,9 @@ mg_status mg_graph_read(mg_context ctx, mg_graph *g, const char *path,
         go.directed = opts->undirected == -1 ? !coo.symmetric : opts->undirected == 0;
         go.keep_self_loops = opts->keep_self_loops;
         go.keep_duplicates = opts->keep_duplicates;
-        MG__TRY(mg__graph_from_coo(ctx, &graph, &coo, &go));
+        /* over several ranks each holds its part of the list (mg__text_body.split) */
+        MG__TRY(mg__dist_splits(ctx) ? mg__dist_build_parts(ctx, &graph, &coo, &go)
+                                     : mg__graph_from_coo(ctx, &graph, &coo, &go));
         graph->index_base = coo.index_base;
     }
     if (opts->progress) opts->progress(1.0, opts->progress_user);

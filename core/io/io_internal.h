@@ -165,11 +165,16 @@ typedef struct {
     bool allow_negative;
     void (*progress)(double fraction, void *user); /* may be NULL */
     void *progress_user;
+    /* A graph's list on a context of several ranks: each rank parses a part of the body and its
+     * coo holds that part (n and the checks are the whole file's); the build is then
+     * mg__dist_build_parts. */
+    bool split;
 } mg__text_body;
 
 /* Parses the body in parallel into coo (allocated here; the caller frees it even on failure).
  * Sets coo->m, coo->weight_type and, for 0-based files, coo->n = largest id + 1. Ids in coo are
- * 0-based. The first error in file order is the one reported. */
+ * 0-based. The first error in file order is the one reported (with b->split over several ranks:
+ * each rank's first, the others failing with it). */
 mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *body, mg__coo *coo);
 
 /* ---- Matrix Market headers (matrix_market.c) --------------------------------------------------- */

@@ -199,7 +199,7 @@ mg_status mg__read_matrix_market(mg_context ctx, const char *path, const mg_read
         .body_size = (size_t)(h.body.end - h.body.p), .body_line = h.body.line, .one_based = true,
         .row_max = h.rows, .col_max = h.cols, .declared = h.entries, .declared_line = h.size_line,
         .weights = wcol, .allow_negative = opts->allow_negative_weights,
-        .progress = opts->progress, .progress_user = opts->progress_user,
+        .progress = opts->progress, .progress_user = opts->progress_user, .split = true,
     };
     MG__TRY(mg__parse_text_body(ctx, &body, coo));
     coo->symmetric = h.symmetry == MG__MM_SYMMETRIC;

@@ -47,7 +47,7 @@ mg_status mg__read_snap(mg_context ctx, const char *path, const mg_read_options 
         .one_based = false, .row_max = limit - 1, .col_max = limit - 1, .limit_why = why,
         .declared = UINT64_MAX, .columns = columns, .columns_line = body_line, .weights = wcol,
         .allow_negative = opts->allow_negative_weights, .progress = opts->progress,
-        .progress_user = opts->progress_user,
+        .progress_user = opts->progress_user, .split = true,
     };
     MG__TRY(mg__parse_text_body(ctx, &b, coo));
     coo->symmetric = false;

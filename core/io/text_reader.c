@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "io_internal.h"
+#include "dist.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -456,7 +457,8 @@ int mg__io_parse_i64(const char **p, const char *end, int64_t *value) {
 typedef struct {
     const char *begin, *end;
     uint64_t newlines, entries;         /* pass 1                                  */
-    uint64_t first_line, first_entry;   /* prefix sums                             */
+    uint64_t first_line, first_entry;   /* prefix sums (entries: this rank's)      */
+    uint64_t entry_shift;               /* entries in the ranks before this one    */
     uint64_t max_id;                    /* largest id as written (0-based formats) */
     bool real_seen;                     /* MG__WCOL_AUTO: this chunk stores floats */
     mg_status status;
@@ -674,7 +676,7 @@ static bool parse_line(const mg__text_body *b, chunk *ch, const char *line_begin
         }
         q++;
     }
-    if (k >= b->declared)
+    if (k + ch->entry_shift >= b->declared)
         return chunk_fail(ch, line, "more entries than the %llu declared on line %llu",
                           (unsigned long long)b->declared, (unsigned long long)b->declared_line);
     if (!read_id(b, ch, &q, le, line_begin, line, 0, &src[k])) return false;
@@ -720,23 +722,48 @@ static void parse_chunk(const mg__text_body *b, chunk *ch, uint32_t *src, uint32
     }
 }
 
+/* The start of rank r's part of [base, stop) of P: the line after byte size * r / P (every rank
+ * computes every cut alike). */
+static const char *rank_cut(const char *base, const char *stop, int r, int size) {
+    if (r == 0) return base;
+    if (r == size) return stop;
+    const size_t bytes = (size_t)(stop - base);
+    const char *cut = base + (size_t)((unsigned long long)bytes / (unsigned)size * (unsigned)r +
+                                      (unsigned long long)bytes % (unsigned)size * (unsigned)r / (unsigned)size);
+    const char *nl = cut < stop ? memchr(cut, '\n', (size_t)(stop - cut)) : NULL;
+    return nl ? nl + 1 : stop;
+}
+
 mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *b, mg__coo *coo) {
     mg_status status = MG_SUCCESS;
     chunk *chunks = NULL;
+    uint64_t *shared = NULL;
     memset(coo, 0, sizeof *coo);
+    /* Over several ranks (b->split) each parses its own part of the body, lines whole: the
+     * counts, the first line and entry of each part, the largest id and whether any weight is
+     * real go round through the ranks' sums; each rank's coo is its part of the list. */
+    const bool split = b->split && mg__dist_splits(ctx);
+    const mg_ranks *R = split ? &ctx->dist->ranks : NULL;
+    const int rank = split ? R->rank : 0, size = split ? R->size : 1;
+    const char *whole_stop = b->body + b->body_size;
 
     /* Enough chunks to balance the threads; none so small that their overhead shows. */
+    const char *base = rank_cut(b->body, whole_stop, rank, size);
+    const char *stop = rank_cut(b->body, whole_stop, rank + 1, size);
+    const size_t part_size = (size_t)(stop - base);
     const int threads = omp_get_max_threads();
     size_t nchunks = (size_t)threads * 4;
-    if (nchunks > b->body_size / (256u << 10)) nchunks = b->body_size / (256u << 10);
+    if (nchunks > part_size / (256u << 10)) nchunks = part_size / (256u << 10);
     if (nchunks < 1) nchunks = 1;
     if (nchunks > 4096) nchunks = 4096;
     chunks = mg__calloc(nchunks, sizeof *chunks);
-    if (chunks == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "%s: out of memory", b->call);
+    shared = mg__calloc(2 * (size_t)size + 2, sizeof *shared);
+    if (chunks == NULL || shared == NULL) status = mg__error(ctx, MG_OUT_OF_MEMORY, "%s: out of memory", b->call);
+    if (split) MG__TRY(mg__dist_agree_status(ctx, status, b->call));
+    MG__TRY(status);
 
-    const char *base = b->body, *stop = b->body + b->body_size;
     for (size_t c = 0; c < nchunks; c++) {
-        const char *cut = c + 1 == nchunks ? stop : base + b->body_size / nchunks * (c + 1);
+        const char *cut = c + 1 == nchunks ? stop : base + part_size / nchunks * (c + 1);
         if (c + 1 < nchunks) {
             const char *prev = c == 0 ? base : chunks[c - 1].end;
             if (cut < prev) cut = prev;
@@ -750,16 +777,36 @@ mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *b, mg__coo *c
 #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t c = 0; c < (int64_t)nchunks; c++) count_chunk(b, &chunks[c]);
 
-    uint64_t total = 0, line = b->body_line;
+    /* the lines and entries of the ranks before this one (none with one process) */
+    uint64_t rank_lines = 0, rank_entries = 0, all_lines = 0, all_entries = 0;
+    for (size_t c = 0; c < nchunks; c++) {
+        shared[2 * rank] += chunks[c].newlines;
+        shared[2 * rank + 1] += chunks[c].entries;
+    }
+    if (split) {
+        const int rc = R->allreduce_sum_u64(R->user, shared, 2 * (uint64_t)size);
+        if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "%s: the ranks' sum of line counts failed (code %d)", b->call, rc);
+    }
+    for (int r = 0; r < size; r++) {
+        if (r < rank) {
+            rank_lines += shared[2 * r];
+            rank_entries += shared[2 * r + 1];
+        }
+        all_lines += shared[2 * r];
+        all_entries += shared[2 * r + 1];
+    }
+    uint64_t total = 0, line = b->body_line + rank_lines;
     for (size_t c = 0; c < nchunks; c++) {
         chunks[c].first_line = line;
         chunks[c].first_entry = total;
+        chunks[c].entry_shift = rank_entries;
         line += chunks[c].newlines;
         total += chunks[c].entries;
     }
-    const bool ends_with_newline = b->body_size > 0 && stop[-1] == '\n';
+    const bool ends_with_newline = b->body_size > 0 && whole_stop[-1] == '\n';
+    const uint64_t end_line = b->body_line + all_lines;
     const uint64_t last_line = b->body_size == 0 ? b->body_line - 1
-                               : ends_with_newline ? line - 1 : line;
+                               : ends_with_newline ? end_line - 1 : end_line;
     if (b->progress) b->progress(0.2, b->progress_user);
 
     const bool stored = b->weights == MG__WCOL_INT || b->weights == MG__WCOL_REAL ||
@@ -786,15 +833,28 @@ mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *b, mg__coo *c
         if (chunks[c].status != MG_SUCCESS) {
             status = mg__io_fail_line(ctx, chunks[c].status, b->call, b->path,
                                       chunks[c].error_line, "%s", chunks[c].message);
-            goto cleanup;
+            break;
         }
         any_real |= chunks[c].real_seen;
         if (chunks[c].max_id > max_id) max_id = chunks[c].max_id;
     }
-    if (b->declared != UINT64_MAX && total < b->declared)
+    /* over several ranks: each rank's first error is its own; the others say a rank failed */
+    if (split) {
+        MG__TRY(mg__dist_agree_status(ctx, status, b->call));
+        memset(shared, 0, (2 * (size_t)size + 2) * sizeof *shared);
+        shared[rank] = max_id;
+        shared[size] = any_real;
+        const int rc = R->allreduce_sum_u64(R->user, shared, (uint64_t)size + 1);
+        if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "%s: the ranks' sum of ids failed (code %d)", b->call, rc);
+        for (int r = 0; r < size; r++)
+            if (shared[r] > max_id) max_id = shared[r];
+        any_real = shared[size] > 0;
+    }
+    MG__TRY(status);
+    if (b->declared != UINT64_MAX && all_entries < b->declared)
         MG__FAIL(ctx, MG_PARSE_ERROR,
                  "%s: %s:%llu: the file ends after %llu entries, but line %llu declares %llu",
-                 b->call, b->path, (unsigned long long)last_line, (unsigned long long)total,
+                 b->call, b->path, (unsigned long long)last_line, (unsigned long long)all_entries,
                  (unsigned long long)b->declared_line, (unsigned long long)b->declared);
 
     if (b->weights == MG__WCOL_AUTO && any_real) {
@@ -810,10 +870,11 @@ mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *b, mg__coo *c
     if (b->one_based)
         coo->n = (uint32_t)(b->row_max > b->col_max ? b->row_max : b->col_max);
     else
-        coo->n = total > 0 ? (uint32_t)(max_id + 1) : 0;
+        coo->n = all_entries > 0 ? (uint32_t)(max_id + 1) : 0;
     if (b->progress) b->progress(0.9, b->progress_user);
 
 cleanup:
     mg__free(chunks);
+    mg__free(shared);
     return status;
 }

@@ -5,8 +5,9 @@
  * (exactly, or PageRank and BC to rounding); the split is real (the shares' edges add up to the
  * graph's, each under it with several ranks); degrees and frontier edges count the whole graph;
  * every way of making a graph splits (generated, each rank making a part of the edges; from COO;
- * a SNAP file; a binary file, each rank reading its rows, and a damaged one refused on every
- * rank); what a share cannot do yet is refused with a message; bad mg_ranks are refused.
+ * text files, each rank parsing a part of the lines, an error named at its line of the whole file;
+ * a binary file, each rank reading its rows, and a damaged one refused on every rank); what a share
+ * cannot do yet is refused with a message; bad mg_ranks are refused.
  *
  * `test_dist gpu` runs the split contexts on the GPU backend, one device a rank (NCCL between
  * them); it exits 77 (skipped) on every rank where there are fewer devices than ranks.
@@ -332,6 +333,71 @@ static void binary_shares(void) {
     }
 }
 
+/* Writes text to path on rank 0; every rank waits for it. */
+static void put_file(const char *path, const char *text) {
+    if (rank == 0) {
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f != NULL) {
+            fputs(text, f);
+            fclose(f);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void expect_refused_split(const char *path, const char *words);
+
+/* Text files over the ranks, each parsing a part of the lines (mg__text_body.split): the graph
+ * the whole file gives, weights that turn real in one part only (SNAP), and each error named at
+ * its line of the whole file. */
+static void text_parts(void) {
+    enum { LINES = 3000 };
+    char path[256];
+    char *text = malloc((size_t)LINES * 40 + 200);
+    for (int kind = 0; kind < 2; kind++) {
+        /* kind 0: Matrix Market with int weights; 1: SNAP whose last line's weight is real */
+        size_t at = 0;
+        if (kind == 0) at += (size_t)sprintf(text, "%%%%MatrixMarket matrix coordinate integer general\n%% c\n500 500 %d\n", LINES);
+        else at += (size_t)sprintf(text, "# a SNAP list\n");
+        uint64_t x = 99;
+        for (int i = 0; i < LINES; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            const unsigned u = (unsigned)(x >> 40) % 500 + (kind == 0), v = (unsigned)(x >> 20) % 500 + (kind == 0);
+            if (kind == 1 && i == LINES - 1) at += (size_t)sprintf(text + at, "%u %u 2.5\n", u, v);
+            else at += (size_t)sprintf(text + at, "%u %u %u\n", u, v, 1 + (unsigned)(x % 9));
+        }
+        shared_path(path, sizeof path, kind == 0 ? "parts.mtx" : "parts.txt");
+        put_file(path, text);
+        mg_graph split = NULL, whole = NULL;
+        CHECK_OK(ctx, mg_graph_read(ctx, &split, path, NULL));
+        CHECK_OK(ref, mg_graph_read(ref, &whole, path, NULL));
+        if (split != NULL && whole != NULL) {
+            CHECK(mg_graph_weight_type(split) == (kind == 0 ? MG_WEIGHT_INT32 : MG_WEIGHT_FLOAT));
+            all(split, whole, kind == 0 ? "text parts (Matrix Market)" : "text parts (SNAP, real weights)");
+        }
+        mg_graph_free(&split);
+        mg_graph_free(&whole);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) unlink(path);
+    }
+    /* errors, at their line in the whole file (the size line is line 2, entries from line 3) */
+    size_t at = (size_t)sprintf(text, "%%%%MatrixMarket matrix coordinate pattern general\n10 10 %d\n", LINES);
+    for (int i = 0; i < LINES; i++) at += (size_t)sprintf(text + at, i == 2400 ? "3 x\n" : "%d %d\n", 1 + i % 10, 1 + i % 7);
+    shared_path(path, sizeof path, "bad_line.mtx");
+    put_file(path, text);
+    expect_refused_split(path, ":2403: column index 'x' is not a non-negative integer");
+    at = (size_t)sprintf(text, "%%%%MatrixMarket matrix coordinate pattern general\n10 10 %d\n", LINES - 5);
+    for (int i = 0; i < LINES; i++) at += (size_t)sprintf(text + at, "%d %d\n", 1 + i % 10, 1 + i % 7);
+    put_file(path, text);
+    expect_refused_split(path, ":2998: more entries than the 2995 declared on line 2");
+    at = (size_t)sprintf(text, "%%%%MatrixMarket matrix coordinate pattern general\n10 10 %d\n", LINES + 5);
+    for (int i = 0; i < LINES; i++) at += (size_t)sprintf(text + at, "%d %d\n", 1 + i % 10, 1 + i % 7);
+    put_file(path, text);
+    expect_refused_split(path, ":3002: the file ends after 3000 entries, but line 2 declares 3005");
+    free(text);
+}
+
 /* Shares with nothing in them: a generated graph of fewer edges than ranks (some parts empty), a
  * binary file without edges (every share empty). */
 static void empty_parts(void) {
@@ -557,6 +623,7 @@ int main(int argc, char **argv) {
     binary_shares();
     binary_shares_refused();
     empty_parts();
+    text_parts();
 
     /* one line per rank, then rank 0's summary of all */
     int failures = check_failures_, passes = check_passes_, all_failures = 0, all_passes = 0;
