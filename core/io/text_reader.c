@@ -819,17 +819,19 @@ mg_status mg__parse_text_body(mg_context ctx, const mg__text_body *b, mg__coo *c
             MG__FAIL(ctx, MG_OUT_OF_MEMORY, "%s: out of memory for %llu values", b->call,
                      (unsigned long long)total);
     } else {
-        MG__TRY(mg__coo_init(ctx, coo, total, stored,
-                             b->weights == MG__WCOL_REAL ? MG_WEIGHT_FLOAT : MG_WEIGHT_INT32));
+        /* over several ranks a failure here waits for the agreement after the parse */
+        status = mg__coo_init(ctx, coo, total, stored, b->weights == MG__WCOL_REAL ? MG_WEIGHT_FLOAT : MG_WEIGHT_INT32);
     }
 
+    if (status == MG_SUCCESS) {
 #pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t c = 0; c < (int64_t)nchunks; c++)
-        parse_chunk(b, &chunks[c], coo->src, coo->dst, coo->weights);
+        for (int64_t c = 0; c < (int64_t)nchunks; c++)
+            parse_chunk(b, &chunks[c], coo->src, coo->dst, coo->weights);
+    }
 
     bool any_real = false;
     uint64_t max_id = 0;
-    for (size_t c = 0; c < nchunks; c++) {
+    for (size_t c = 0; c < nchunks && status == MG_SUCCESS; c++) {
         if (chunks[c].status != MG_SUCCESS) {
             status = mg__io_fail_line(ctx, chunks[c].status, b->call, b->path,
                                       chunks[c].error_line, "%s", chunks[c].message);

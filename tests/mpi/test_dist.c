@@ -398,6 +398,41 @@ static void text_parts(void) {
     free(text);
 }
 
+/* One rank alone failing (out of memory at its k-th allocation) while the ranks read a text file,
+ * then a binary one, in parts: every rank fails, none waits for ever. */
+static void one_rank_fails_reading(void) {
+    if (size < 2) return;
+    char mtx[256], mgb[256], text[4096];
+    size_t at = (size_t)sprintf(text, "%%%%MatrixMarket matrix coordinate integer general\n40 40 200\n");
+    for (int i = 0; i < 200; i++) at += (size_t)sprintf(text + at, "%d %d %d\n", 1 + i % 40, 1 + (i * 7) % 40, 1 + i % 5);
+    shared_path(mtx, sizeof mtx, "fail.mtx");
+    shared_path(mgb, sizeof mgb, "fail.mgb");
+    put_file(mtx, text);
+    mg_graph whole = NULL;
+    CHECK_OK(ref, mg_graph_read(ref, &whole, mtx, NULL));
+    if (rank == 0 && whole != NULL) CHECK_OK(ref, mg_graph_write(ref, whole, mgb, MG_FORMAT_BINARY));
+    mg_graph_free(&whole);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int file = 0; file < 2; file++)
+        for (uint64_t k = 1; k <= 40; k++) {
+            mg_graph g = NULL;
+            if (rank == 1) mg__inject_alloc_failure(k);
+            const mg_status st = mg_graph_read(ctx, &g, file ? mgb : mtx, NULL);
+            if (rank == 1) mg__inject_alloc_failure(0);
+            int ok = st == MG_SUCCESS, all_ok = 0, any = 0;
+            MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+            MPI_Allreduce(&ok, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            CHECK(all_ok == any);
+            if (!ok) CHECK(g == NULL);
+            mg_graph_free(&g);
+        }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        unlink(mtx);
+        unlink(mgb);
+    }
+}
+
 /* Shares with nothing in them: a generated graph of fewer edges than ranks (some parts empty), a
  * binary file without edges (every share empty). */
 static void empty_parts(void) {
@@ -624,6 +659,7 @@ int main(int argc, char **argv) {
     binary_shares_refused();
     empty_parts();
     text_parts();
+    one_rank_fails_reading();
 
     /* one line per rank, then rank 0's summary of all */
     int failures = check_failures_, passes = check_passes_, all_failures = 0, all_passes = 0;
