@@ -176,14 +176,16 @@ cleanup:
 
 /* ---- reader ------------------------------------------------------------------------------------ */
 
-static bool read_full(int fd, void *data, uint64_t bytes) {
+/* bytes at file offset at, whole (a rank's reader takes its own pieces) */
+static bool pread_full(int fd, void *data, uint64_t bytes, uint64_t at) {
     char *p = data;
     while (bytes > 0) {
         size_t want = bytes > (1u << 30) ? (1u << 30) : (size_t)bytes;
-        ssize_t got = read(fd, p, want);
+        ssize_t got = pread(fd, p, want, (off_t)at);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) return false;
         p += got;
+        at += (uint64_t)got;
         bytes -= (uint64_t)got;
     }
     return true;
@@ -394,7 +396,7 @@ static mg_status read_header(mg_context ctx, const char *path, int fd, uint64_t 
                  "mg_graph_read: %s: truncated binary file: %llu bytes, less than the %zu-byte "
                  "header",
                  path, (unsigned long long)size, sizeof *h);
-    if (!read_full(fd, h, sizeof *h))
+    if (!pread_full(fd, h, sizeof *h, 0))
         MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: %s: cannot read the header: %s", path,
                  strerror(errno));
     if (memcmp(h->magic, MGB_MAGIC, sizeof h->magic) != 0)
@@ -470,8 +472,9 @@ mg_status mg__read_binary(mg_context ctx, const char *path, const mg_read_option
     section s[6];
     const int count = sections_of(n, m, directed, weighted, &graph->out, &graph->in, s);
     errno = 0;
-    for (int i = 0; i < count; i++)
-        if (!read_full(fd, s[i].data, s[i].bytes))
+    uint64_t at = sizeof h;
+    for (int i = 0; i < count; at += s[i].bytes, i++)
+        if (!pread_full(fd, s[i].data, s[i].bytes, at))
             MG__FAIL(ctx, MG_IO_ERROR, "mg_graph_read: %s: read failed: %s", path,
                      errno ? strerror(errno) : "unexpected end of file");
     if (checksum_of(&h, s, count) != h.checksum)
@@ -490,19 +493,6 @@ cleanup:
 
 /* ---- a rank's share ------------------------------------------------------------------------------ */
 
-static bool pread_full(int fd, void *data, uint64_t bytes, uint64_t at) {
-    char *p = data;
-    while (bytes > 0) {
-        size_t want = bytes > (1u << 30) ? (1u << 30) : (size_t)bytes;
-        ssize_t got = pread(fd, p, want, (off_t)at);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        p += got;
-        at += (uint64_t)got;
-        bytes -= (uint64_t)got;
-    }
-    return true;
-}
 
 #define SHARE_FAIL(st, ...) MG__FAIL(ctx, st, "mg_graph_read: " __VA_ARGS__)
 
