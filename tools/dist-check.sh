@@ -7,9 +7,12 @@
 #
 #   bash tools/dist-check.sh [SCALES...]      default: 22 24 26 (R-MAT, directed, edge factor 16)
 #
-# Environment: BUILD (build-dist), GPUS (nvidia-smi's count), RUNS (5), MODES (auto: bench_dist's
-# --modes), SKIP_TESTS=1 (no tests, no command-line runs), GPU_CTEST=1 (build everything and run
-# ctest -L gpu too), WEAK=S (scale S on one GPU only: the weak-scaling point beside S+1 on two).
+# Environment: BUILD (build-dist), GPUS (nvidia-smi's count), RANKS (the rank counts of each scale:
+# 1 and every power of two up to GPUS, and GPUS), RUNS (5), MODES (auto: bench_dist's --modes),
+# SKIP_TESTS=1 (no tests, no command-line runs), GPU_CTEST=1 (build everything and run ctest -L gpu
+# too), WEAK=S (weak scaling after the scales: S+log2(P) on P ranks for each power of two P in
+# RANKS). Each table row is also appended to $OUT/table.txt as it comes, so a run cut off at its
+# limit still says how far it got.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT=${OUT:-$PWD/dist-check-out}
@@ -18,13 +21,22 @@ BUILD=${BUILD:-build-dist}
 RUNS=${RUNS:-5}
 MODES=${MODES:-auto}
 SCALES=("$@")
-[ "${#SCALES[@]}" -gt 0 ] || SCALES=(22 24 26)
+[ "${#SCALES[@]}" -gt 0 ] || SCALES=(22 24 26) # 'none': no strong-scaling runs
 # NVLink multicast stays off (the device tool's rule); mpirun as root (the device machine)
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 GPUS=${GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
 CORES=$(nproc)
+if [ -z "${RANKS:-}" ]; then
+    RANKS=1
+    for ((p = 2; p <= GPUS; p *= 2)); do RANKS="$RANKS $p"; done
+    [ "$GPUS" -le 1 ] || [[ " $RANKS " == *" $GPUS "* ]] || RANKS="$RANKS $GPUS"
+fi
 table=()
-row() { table+=("$(printf '%-44s %s' "$1" "$2")"); }
+: >"$OUT/table.txt"
+row() {
+    table+=("$(printf '%-44s %s' "$1" "$2")")
+    printf '%-44s %s\n' "$1" "$2" >>"$OUT/table.txt"
+}
 
 t0=$(date +%s)
 if cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1 &&
@@ -89,21 +101,31 @@ PY
     done
 fi
 
-for s in "${SCALES[@]}"; do
+# one bench_dist run of R-MAT scale $1 on $2 ranks, its rows in the table
+bench() {
+    local s=$1 p=$2 t log check chk
     check=$((s < 20 ? s : 20))
-    ranks=(1 "$GPUS")
-    [ "$s" != "${WEAK:-}" ] || ranks=(1) # the weak-scaling point: one GPU alone
-    for p in "${ranks[@]}"; do
-        t=$(date +%s)
-        log="$OUT/bench_s${s}_np$p.log"
-        OMP_NUM_THREADS=$((CORES / p)) timeout 540 mpirun --oversubscribe --bind-to none -np "$p" "$BENCH" --scale "$s" --directed \
-            --runs "$RUNS" --check-scale "$check" --modes "$MODES" >"$log" 2>&1
-        rc=$?
-        chk=$(grep -o 'bfs [A-Z]* .*pagerank [A-Z]*' "$log" | sed 's/(.*depths differ), //')
-        row "bench rmat$s directed, $p GPU(s)" "rc $rc $(($(date +%s) - t))s [$chk] $(grep '^bench_dist: ranks .* n ' "$log" | sed 's/^bench_dist: //')"
-        while read -r line; do row "" "${line#bench_dist: }"; done < <(grep '^bench_dist: ranks .* mode ' "$log")
-    done
+    t=$(date +%s)
+    log="$OUT/bench_s${s}_np$p.log"
+    OMP_NUM_THREADS=$((CORES / p)) timeout 540 mpirun --oversubscribe --bind-to none -np "$p" "$BENCH" --scale "$s" --directed \
+        --runs "$RUNS" --check-scale "$check" --modes "$MODES" >"$log" 2>&1
+    local rc=$?
+    chk=$(grep -o 'bfs [A-Z]* .*pagerank [A-Z]*' "$log" | sed 's/(.*depths differ), //')
+    row "bench rmat$s directed, $p GPU(s)" "rc $rc $(($(date +%s) - t))s [$chk] $(grep '^bench_dist: ranks .* n ' "$log" | sed 's/^bench_dist: //')"
+    while read -r line; do row "" "${line#bench_dist: }"; done < <(grep '^bench_dist: ranks .* mode ' "$log")
+}
+
+for s in "${SCALES[@]}"; do
+    [ "$s" != none ] || continue
+    for p in $RANKS; do bench "$s" "$p"; done
 done
+if [ -n "${WEAK:-}" ]; then
+    for p in $RANKS; do
+        k=0
+        while ((1 << k < p)); do k=$((k + 1)); done
+        ((1 << k == p)) && bench $((WEAK + k)) "$p"
+    done
+fi
 
 echo
 echo "== dist-check ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $GPUS, $CORES cores, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
