@@ -25,7 +25,9 @@ mg_status mg__coo_init(mg_context ctx, mg__coo *coo, uint64_t capacity, bool wei
                        mg_weight_type weight_type) {
     memset(coo, 0, sizeof *coo);
     coo->weight_type = weighted ? weight_type : MG_WEIGHT_NONE;
-    return mg__coo_reserve(ctx, coo, capacity);
+    /* room for one edge at least: a weighted list has its weights array even while empty, so a
+     * graph built from none (a rank's share that holds no edges) keeps its weight type */
+    return mg__coo_reserve(ctx, coo, capacity > 0 ? capacity : 1);
 }
 
 mg_status mg__coo_reserve(mg_context ctx, mg__coo *coo, uint64_t capacity) {

@@ -119,6 +119,8 @@ static void shape(mg_graph split, mg_graph whole, const char *name) {
     CHECK(mg_graph_num_vertices(split) == n);
     CHECK(mg_graph_num_edges(split) == mg_graph_num_edges(whole));
     CHECK(mg_graph_is_directed(split) == mg_graph_is_directed(whole));
+    /* also on a rank whose share holds no edges (4 ranks on the small graphs) */
+    CHECK(mg_graph_weight_type(split) == mg_graph_weight_type(whole));
     const uint64_t *off;
     const uint32_t *idx;
     const void *w;
@@ -647,19 +649,27 @@ int main(int argc, char **argv) {
         CHECK_OK(ctx, mg_context_set_backend(ctx, MG_BACKEND_GPU));
     }
 
-    bad_ranks();
-    one_rank_fails();
-    from_coo(true);
-    from_coo(false);
-    generated(MG_GEN_RMAT, 9, false, MG_WEIGHT_INT32, "rmat9 undirected");
-    generated(MG_GEN_RMAT, 9, true, MG_WEIGHT_FLOAT, "rmat9 directed");
-    generated(MG_GEN_GRID, 0, false, MG_WEIGHT_INT32, "grid 37x23");
-    from_files();
-    binary_shares();
-    binary_shares_refused();
-    empty_parts();
-    text_parts();
-    one_rank_fails_reading();
+    /* TEST_DIST_TRACE=1: each rank says which test it starts (a hang then names its test) */
+    const bool trace = getenv("TEST_DIST_TRACE") != NULL;
+#define STEP(call)                                                                                 \
+    do {                                                                                           \
+        if (trace) fprintf(stderr, "test_dist: rank %d/%d: %s\n", rank, size, #call);              \
+        call;                                                                                      \
+    } while (0)
+    STEP(bad_ranks());
+    STEP(one_rank_fails());
+    STEP(from_coo(true));
+    STEP(from_coo(false));
+    STEP(generated(MG_GEN_RMAT, 9, false, MG_WEIGHT_INT32, "rmat9 undirected"));
+    STEP(generated(MG_GEN_RMAT, 9, true, MG_WEIGHT_FLOAT, "rmat9 directed"));
+    STEP(generated(MG_GEN_GRID, 0, false, MG_WEIGHT_INT32, "grid 37x23"));
+    STEP(from_files());
+    STEP(binary_shares());
+    STEP(binary_shares_refused());
+    STEP(empty_parts());
+    STEP(text_parts());
+    STEP(one_rank_fails_reading());
+#undef STEP
 
     /* one line per rank, then rank 0's summary of all */
     int failures = check_failures_, passes = check_passes_, all_failures = 0, all_passes = 0;
