@@ -3,7 +3,8 @@
 # tests on the CPU (1, 2, 3 ranks) and on the GPUs (a rank per device), then bench_dist's scaling
 # runs from 1 rank to every device (PageRank per iteration, BFS GTEPS, the exchange alone), each
 # after a check against one whole-graph CPU context on a smaller graph of the same family. A table
-# last. Logs in $OUT (or ./dist-check-out).
+# last. The table in $OUT/table.txt (or ./dist-check-out), the logs beside it in logs.tgz: the device
+# tool brings back 8 files of $OUT, so the logs are kept in $LOGS (a temporary folder) and packed.
 #
 #   bash tools/dist-check.sh [SCALES...]      default: 22 24 26 (R-MAT, directed, edge factor 16)
 #
@@ -17,6 +18,11 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT=${OUT:-$PWD/dist-check-out}
 mkdir -p "$OUT"
+LOGS=${LOGS:-$(mktemp -d /tmp/dist-check.XXXXXX)}
+mkdir -p "$LOGS"
+TABLE="$OUT/table.txt"
+# the logs so far, packed into $OUT (after each part, so a run cut off at its limit keeps them)
+pack() { tar czf "$OUT/logs.tgz" --exclude=g.mtx --exclude='*.txt' -C "$LOGS" . 2>/dev/null; }
 BUILD=${BUILD:-build-dist}
 RUNS=${RUNS:-5}
 MODES=${MODES:-auto}
@@ -32,19 +38,19 @@ if [ -z "${RANKS:-}" ]; then
     [ "$GPUS" -le 1 ] || [[ " $RANKS " == *" $GPUS "* ]] || RANKS="$RANKS $GPUS"
 fi
 table=()
-: >"$OUT/table.txt"
+: >"$TABLE"
 row() {
     table+=("$(printf '%-44s %s' "$1" "$2")")
-    printf '%-44s %s\n' "$1" "$2" >>"$OUT/table.txt"
+    printf '%-44s %s\n' "$1" "$2" >>"$TABLE"
 }
 
 t0=$(date +%s)
-if cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1 &&
-   cmake --build "$BUILD" -j"$CORES" $([ "${GPU_CTEST:-0}" = 1 ] || echo --target test_dist bench_dist mgraph) >"$OUT/build.log" 2>&1; then
-    row "build" "PASS $(($(date +%s) - t0))s, $(grep -o 'NCCL for the ranks. GPUs [A-Z]*' "$OUT/configure.log")"
+if cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$LOGS/configure.log" 2>&1 &&
+   cmake --build "$BUILD" -j"$CORES" $([ "${GPU_CTEST:-0}" = 1 ] || echo --target test_dist bench_dist mgraph) >"$LOGS/build.log" 2>&1; then
+    row "build" "PASS $(($(date +%s) - t0))s, $(grep -o 'NCCL for the ranks. GPUs [A-Z]*' "$LOGS/configure.log")"
 else
     row "build" "FAIL (see build.log)"
-    tail -30 "$OUT/build.log"
+    tail -30 "$LOGS/build.log"
     printf '%s\n' "${table[@]}"
     exit 1
 fi
@@ -54,41 +60,42 @@ BENCH="$BUILD/bench_dist"
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
     for p in 1 2 3; do
         t=$(date +%s)
-        if MG_SAMPLES=datasets/samples OMP_NUM_THREADS=2 timeout 300 mpirun --oversubscribe -np $p "$TEST" >"$OUT/test_cpu_np$p.log" 2>&1; then
-            row "test_dist CPU, $p ranks" "PASS $(($(date +%s) - t))s $(tail -1 "$OUT/test_cpu_np$p.log")"
+        if MG_SAMPLES=datasets/samples OMP_NUM_THREADS=2 timeout 300 mpirun --oversubscribe -np $p "$TEST" >"$LOGS/test_cpu_np$p.log" 2>&1; then
+            row "test_dist CPU, $p ranks" "PASS $(($(date +%s) - t))s $(tail -1 "$LOGS/test_cpu_np$p.log")"
         else
             row "test_dist CPU, $p ranks" "FAIL (test_cpu_np$p.log)"
         fi
     done
     t=$(date +%s)
-    MG_SAMPLES=datasets/samples OMP_NUM_THREADS=4 timeout 300 mpirun --oversubscribe -np "$GPUS" "$TEST" gpu >"$OUT/test_gpu.log" 2>&1
+    MG_SAMPLES=datasets/samples OMP_NUM_THREADS=4 timeout 300 mpirun --oversubscribe -np "$GPUS" "$TEST" gpu >"$LOGS/test_gpu.log" 2>&1
     rc=$?
-    row "test_dist GPU, $GPUS ranks" "$([ $rc = 0 ] && echo PASS || echo "rc $rc") $(($(date +%s) - t))s $(tail -1 "$OUT/test_gpu.log")"
+    row "test_dist GPU, $GPUS ranks" "$([ $rc = 0 ] && echo PASS || echo "rc $rc") $(($(date +%s) - t))s $(tail -1 "$LOGS/test_gpu.log")"
     t=$(date +%s)
     MG_SAMPLES=datasets/samples OMP_NUM_THREADS=4 timeout 300 mpirun --oversubscribe -np "$GPUS" \
-        timeout 240 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$TEST" gpu >"$OUT/memcheck_gpu.log" 2>&1
+        timeout 240 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$TEST" gpu >"$LOGS/memcheck_gpu.log" 2>&1
     rc=$?
-    row "memcheck test_dist GPU, $GPUS ranks" "$([ $rc = 0 ] && echo PASS || echo "rc $rc") $(($(date +%s) - t))s $(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/memcheck_gpu.log") ranks with 0 errors"
+    row "memcheck test_dist GPU, $GPUS ranks" "$([ $rc = 0 ] && echo PASS || echo "rc $rc") $(($(date +%s) - t))s $(grep -c 'ERROR SUMMARY: 0 errors' "$LOGS/memcheck_gpu.log") ranks with 0 errors"
 fi
 
+pack
 if [ "${GPU_CTEST:-0}" = 1 ]; then
     t=$(date +%s)
-    ctest --test-dir "$BUILD" -L gpu --output-on-failure >"$OUT/ctest_gpu.log" 2>&1
+    ctest --test-dir "$BUILD" -L gpu --output-on-failure >"$LOGS/ctest_gpu.log" 2>&1
     rc=$?
-    row "ctest -L gpu" "$([ $rc = 0 ] && echo PASS || echo "FAIL rc $rc") $(($(date +%s) - t))s $(grep -o '[0-9]*% tests passed.*' "$OUT/ctest_gpu.log")"
+    row "ctest -L gpu" "$([ $rc = 0 ] && echo PASS || echo "FAIL rc $rc") $(($(date +%s) - t))s $(grep -o '[0-9]*% tests passed.*' "$LOGS/ctest_gpu.log")"
 fi
 
 # the command under mpirun on the GPUs: every algorithm validated, its output the one-process run's
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
     M="$BUILD/mgraph"
-    "$M" gen rmat --scale 16 --weights int --output "$OUT/g.mtx" >/dev/null 2>&1
+    "$M" gen rmat --scale 16 --weights int --output "$LOGS/g.mtx" >/dev/null 2>&1
     for a in bfs sssp cc pr bc; do
         t=$(date +%s)
-        "$M" "$a" "$OUT/g.mtx" --backend gpu --output "$OUT/one_$a.txt" >/dev/null 2>&1
-        timeout 120 mpirun --oversubscribe -np "$GPUS" "$M" "$a" "$OUT/g.mtx" --backend gpu --validate \
-            --output "$OUT/p_$a.txt" >"$OUT/cli_$a.log" 2>&1
+        "$M" "$a" "$LOGS/g.mtx" --backend gpu --output "$LOGS/one_$a.txt" >/dev/null 2>&1
+        timeout 120 mpirun --oversubscribe -np "$GPUS" "$M" "$a" "$LOGS/g.mtx" --backend gpu --validate \
+            --output "$LOGS/p_$a.txt" >"$LOGS/cli_$a.log" 2>&1
         rc=$?
-        same=$(python3 - "$OUT/one_$a.txt" "$OUT/p_$a.txt" <<'PY'
+        same=$(python3 - "$LOGS/one_$a.txt" "$LOGS/p_$a.txt" <<'PY'
 import sys
 a = [l.split() for l in open(sys.argv[1])]
 b = [l.split() for l in open(sys.argv[2])]
@@ -97,7 +104,7 @@ ok = len(a) == len(b) and all(p[0] == q[0] and (p[1] == q[1] or abs(num(p[1]) - 
 print("same as one process" if ok else "DIFFERS from one process")
 PY
 )
-        row "mpirun -np $GPUS mgraph $a --backend gpu" "rc $rc $(($(date +%s) - t))s $(grep -o 'validation: [A-Z]*' "$OUT/cli_$a.log") $(grep -o '^backend: [a-z]*' "$OUT/cli_$a.log"), $same"
+        row "mpirun -np $GPUS mgraph $a --backend gpu" "rc $rc $(($(date +%s) - t))s $(grep -o 'validation: [A-Z]*' "$LOGS/cli_$a.log") $(grep -o '^backend: [a-z]*' "$LOGS/cli_$a.log"), $same"
     done
 fi
 
@@ -106,13 +113,14 @@ bench() {
     local s=$1 p=$2 t log check chk
     check=$((s < 20 ? s : 20))
     t=$(date +%s)
-    log="$OUT/bench_s${s}_np$p.log"
+    log="$LOGS/bench_s${s}_np$p.log"
     OMP_NUM_THREADS=$((CORES / p)) timeout 540 mpirun --oversubscribe --bind-to none -np "$p" "$BENCH" --scale "$s" --directed \
         --runs "$RUNS" --check-scale "$check" --modes "$MODES" >"$log" 2>&1
     local rc=$?
     chk=$(grep -o 'bfs [A-Z]* .*pagerank [A-Z]*' "$log" | sed 's/(.*depths differ), //')
     row "bench rmat$s directed, $p GPU(s)" "rc $rc $(($(date +%s) - t))s [$chk] $(grep '^bench_dist: ranks .* n ' "$log" | sed 's/^bench_dist: //')"
     while read -r line; do row "" "${line#bench_dist: }"; done < <(grep '^bench_dist: ranks .* mode ' "$log")
+    pack
 }
 
 for s in "${SCALES[@]}"; do
@@ -127,6 +135,7 @@ if [ -n "${WEAK:-}" ]; then
     done
 fi
 
+pack
 echo
 echo "== dist-check ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $GPUS, $CORES cores, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
 printf '%s\n' "${table[@]}"
