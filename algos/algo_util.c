@@ -28,6 +28,16 @@ mg_status mg__algo_check_graph(mg_context ctx, const mg_graph g, const char *wha
     return MG_SUCCESS;
 }
 
+mg_status mg__algo_check_whole_graph(mg_context ctx, const mg_graph g, const char *what) {
+    mg_status status = mg__algo_check_graph(ctx, g, what);
+    if (status == MG_SUCCESS && mg_graph_is_share(g))
+        status = mg__algo_error(ctx, MG_UNAVAILABLE,
+                                "%s is split over ranks (this rank holds only its share), which this "
+                                "call cannot use yet: make the graph on a context without ranks",
+                                what);
+    return status;
+}
+
 static const char *type_name(mg_type t) {
     switch (t) {
     case MG_INT32: return "MG_INT32";

@@ -31,6 +31,10 @@ mg_status mg__algo_error(mg_context ctx, mg_status status, const char *fmt, ...)
 
 /* g is a live graph (what names the call and argument, e.g. "mg_bfs: g"). */
 mg_status mg__algo_check_graph(mg_context ctx, const mg_graph g, const char *what);
+/* The same, and g whole: a share of a graph split over ranks (mg_graph_is_share) is refused,
+ * MG_UNAVAILABLE, by the calls that walk the graph's CSR or CSC themselves (the verifiers,
+ * triangle counting), which would see only this rank's edges. */
+mg_status mg__algo_check_whole_graph(mg_context ctx, const mg_graph g, const char *what);
 /* v is a live vector of g's size and of the given type (MG_INT32 and MG_VERTEX are not
  * interchangeable here: the API documents which one each result is). */
 mg_status mg__algo_check_vector(mg_context ctx, const mg_graph g, const mg_vector v, mg_type type,

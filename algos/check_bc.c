@@ -23,7 +23,7 @@ mg_status mg_check_bc(mg_context ctx, const mg_graph g, const uint32_t *sources,
     int32_t *depth = NULL;
     uint32_t *order = NULL;
 
-    TRY(mg__algo_check_graph(ctx, g, "mg_check_bc: g"));
+    TRY(mg__algo_check_whole_graph(ctx, g, "mg_check_bc: g"));
     TRY(mg__algo_check_vector(ctx, g, bc, MG_DOUBLE, "mg_check_bc: bc"));
     const uint32_t n = mg_graph_num_vertices(g);
     if (sources == NULL) nsources = n;

@@ -31,7 +31,7 @@ mg_status mg_check_bfs(mg_context ctx, const mg_graph g, uint32_t source, const 
     int32_t *got = NULL, *par = NULL;
     uint32_t *queue = NULL;
 
-    TRY(mg__algo_check_graph(ctx, g, "mg_check_bfs: g"));
+    TRY(mg__algo_check_whole_graph(ctx, g, "mg_check_bfs: g"));
     const uint32_t n = mg_graph_num_vertices(g);
     if (source >= n)
         FAIL(ctx, MG_INVALID_ARGUMENT,

@@ -35,7 +35,7 @@ mg_status mg_check_cc(mg_context ctx, const mg_graph g, const mg_vector label) {
     int32_t *got = NULL;
     uint32_t *queue = NULL;
 
-    TRY(mg__algo_check_graph(ctx, g, "mg_check_cc: g"));
+    TRY(mg__algo_check_whole_graph(ctx, g, "mg_check_cc: g"));
     TRY(mg__algo_check_vector(ctx, g, label, MG_VERTEX, "mg_check_cc: label"));
     const uint32_t n = mg_graph_num_vertices(g);
     const uint64_t *off[2];

@@ -41,7 +41,7 @@ mg_status mg_check_cdlp(mg_context ctx, const mg_graph g, int iterations, const 
     mg_status status = MG_SUCCESS;
     int32_t *got = NULL, *cur = NULL, *next = NULL, *buf = NULL;
 
-    TRY(mg__algo_check_graph(ctx, g, "mg_check_cdlp: g"));
+    TRY(mg__algo_check_whole_graph(ctx, g, "mg_check_cdlp: g"));
     TRY(mg__algo_check_vector(ctx, g, labels, MG_VERTEX, "mg_check_cdlp: labels"));
     const uint32_t n = mg_graph_num_vertices(g);
     const uint64_t *off[2];

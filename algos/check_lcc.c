@@ -15,7 +15,7 @@ mg_status mg_check_lcc(mg_context ctx, const mg_graph g, const mg_vector lcc) {
     uint32_t *nadj = NULL, *aadj = NULL, *mark = NULL;
     double *got = NULL;
 
-    TRY(mg__algo_check_graph(ctx, g, "mg_check_lcc: g"));
+    TRY(mg__algo_check_whole_graph(ctx, g, "mg_check_lcc: g"));
     TRY(mg__algo_check_vector(ctx, g, lcc, MG_DOUBLE, "mg_check_lcc: lcc"));
     const uint32_t n = mg_graph_num_vertices(g);
     TRY(mg__check_simple_neighbours(ctx, g, false, "mg_check_lcc", &noff, &nadj));

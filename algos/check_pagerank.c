@@ -55,7 +55,7 @@ mg_status mg_check_pagerank(mg_context ctx, const mg_graph g, const mg_pagerank_
     mg_pagerank_options_init(&o);
     if (opts != NULL) o = *opts;
 
-    TRY(mg__algo_check_graph(ctx, g, "mg_check_pagerank: g"));
+    TRY(mg__algo_check_whole_graph(ctx, g, "mg_check_pagerank: g"));
     TRY(mg__algo_check_vector(ctx, g, rank, MG_DOUBLE, "mg_check_pagerank: rank"));
     if (!(o.damping >= 0 && o.damping < 1) || !(o.tolerance >= 0))
         FAIL(ctx, MG_INVALID_ARGUMENT,

@@ -66,7 +66,7 @@ mg_status mg_check_sssp(mg_context ctx, const mg_graph g, uint32_t source, const
     heap_t h = {0};
     void *got = NULL;
 
-    TRY(mg__algo_check_graph(ctx, g, "mg_check_sssp: g"));
+    TRY(mg__algo_check_whole_graph(ctx, g, "mg_check_sssp: g"));
     const uint32_t n = mg_graph_num_vertices(g);
     if (source >= n)
         FAIL(ctx, MG_INVALID_ARGUMENT,

@@ -63,7 +63,7 @@ mg_status mg_check_triangle_count(mg_context ctx, const mg_graph g, uint64_t tot
     uint32_t *adj = NULL;
     int64_t *want = NULL, *got = NULL;
 
-    TRY(mg__algo_check_graph(ctx, g, "mg_check_triangle_count: g"));
+    TRY(mg__algo_check_whole_graph(ctx, g, "mg_check_triangle_count: g"));
     if (per_vertex != NULL)
         TRY(mg__algo_check_vector(ctx, g, per_vertex, MG_INT64,
                                   "mg_check_triangle_count: per_vertex"));

@@ -22,7 +22,7 @@ mg_status mg_lcc(mg_context ctx, const mg_graph g, mg_vector lcc) {
     double *numer = NULL, *d = NULL, *out = NULL;
     int64_t *count = NULL;
 
-    TRY(mg__algo_check_graph(ctx, g, "mg_lcc: g"));
+    TRY(mg__algo_check_whole_graph(ctx, g, "mg_lcc: g"));
     TRY(mg__algo_check_vector(ctx, g, lcc, MG_DOUBLE, "mg_lcc: lcc"));
     const uint32_t n = mg_graph_num_vertices(g);
     if (n == 0) goto cleanup;

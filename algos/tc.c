@@ -25,7 +25,7 @@ mg_status mg_triangle_count(mg_context ctx, const mg_graph g, uint64_t *total, m
     double *host = NULL;
     int64_t *counts = NULL;
 
-    TRY(mg__algo_check_graph(ctx, g, "mg_triangle_count: g"));
+    TRY(mg__algo_check_whole_graph(ctx, g, "mg_triangle_count: g"));
     if (total == NULL) FAIL(ctx, MG_INVALID_ARGUMENT, "mg_triangle_count: total is NULL");
     if (per_vertex != NULL)
         TRY(mg__algo_check_vector(ctx, g, per_vertex, MG_INT64, "mg_triangle_count: per_vertex"));

@@ -48,6 +48,15 @@ mg_status mg__check_graph(mg_context ctx, const mg_graph g, const char *what) {
     return MG_SUCCESS;
 }
 
+mg_status mg__check_whole_graph(mg_context ctx, const mg_graph g, const char *what) {
+    mg_status status = mg__check_graph(ctx, g, what);
+    if (status == MG_SUCCESS && g->dist != NULL)
+        status = mg__error(ctx, MG_UNAVAILABLE,
+                           "%s is split over ranks (this rank holds only its share), which this call "
+                           "cannot use yet: make the graph on a context without ranks", what);
+    return status;
+}
+
 mg_status mg__check_vector(mg_context ctx, const mg_vector v, const char *what) {
     if (v == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "%s is NULL", what);
     if (v->magic != MG__MAGIC_VECTOR)

@@ -489,6 +489,7 @@ uint64_t mg_graph_num_edges(const mg_graph g) { return live(g) ? (g->dist ? g->d
 bool mg_graph_is_directed(const mg_graph g) {
     return live(g) ? (g->dist ? g->dist->directed : g->directed) : true;
 }
+bool mg_graph_is_share(const mg_graph g) { return live(g) && g->dist != NULL && g->dist->size > 1; }
 mg_weight_type mg_graph_weight_type(const mg_graph g) {
     return live(g) ? g->weight_type : MG_WEIGHT_NONE;
 }
@@ -520,7 +521,7 @@ mg_status mg_graph_csc(const mg_graph g, const uint64_t **offsets, const uint32_
 mg_status mg_graph_get_stats(mg_context ctx, const mg_graph g, mg_graph_stats *stats) {
     mg_status status = mg__check_context(ctx);
     if (status != MG_SUCCESS) return status;
-    if ((status = mg__check_graph(ctx, g, "mg_graph_get_stats: g")) != MG_SUCCESS) return status;
+    if ((status = mg__check_whole_graph(ctx, g, "mg_graph_get_stats: g")) != MG_SUCCESS) return status;
     if (stats == NULL)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_graph_get_stats: stats is NULL");
     memset(stats, 0, sizeof *stats);
@@ -640,7 +641,7 @@ mg_status mg_graph_permute(mg_context ctx, const mg_graph g, const uint32_t *new
     if (status != MG_SUCCESS) return status;
     if (out == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_graph_permute: out is NULL");
     *out = NULL;
-    if ((status = mg__check_graph(ctx, g, "mg_graph_permute: g")) != MG_SUCCESS) return status;
+    if ((status = mg__check_whole_graph(ctx, g, "mg_graph_permute: g")) != MG_SUCCESS) return status;
     if (new_of_old == NULL && g->n > 0)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_graph_permute: new_of_old is NULL");
     mg__coo coo;
@@ -658,8 +659,6 @@ mg_status mg_graph_permute(mg_context ctx, const mg_graph g, const uint32_t *new
             MG__FAIL(ctx, MG_INVALID_ARGUMENT, "mg_graph_permute: new_of_old[%u] = %u repeats an "
                      "earlier vertex's new id (not a permutation)", v, w);
     }
-    if (g->dist != NULL)
-        MG__FAIL(ctx, MG_UNAVAILABLE, "mg_graph_permute: g is one rank's share of a split graph");
     MG__TRY(mg__graph_edges(ctx, g, &coo));
 #pragma omp parallel for schedule(static)
     for (int64_t e = 0; e < (int64_t)coo.m; e++) {

@@ -277,7 +277,7 @@ mg_status mg_graph_matrix(mg_context ctx, const mg_graph g, mg_matrix *A) {
     if (status != MG_SUCCESS) return status;
     if (A == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_graph_matrix: A is NULL");
     *A = NULL;
-    if ((status = mg__check_graph(ctx, g, "mg_graph_matrix: g")) != MG_SUCCESS) return status;
+    if ((status = mg__check_whole_graph(ctx, g, "mg_graph_matrix: g")) != MG_SUCCESS) return status;
     if (g->n > INT32_MAX)
         return mg__error(ctx, MG_INVALID_ARGUMENT,
                          "mg_graph_matrix: g has %u vertices (a matrix has fewer than 2^31 rows)",

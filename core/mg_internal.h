@@ -209,6 +209,9 @@ mg_status mg__error(mg_context ctx, mg_status status, const char *fmt, ...)
 /* Checks a handle's magic; `what` names the call and argument for the message. */
 mg_status mg__check_context(const mg_context ctx);
 mg_status mg__check_graph(mg_context ctx, const mg_graph g, const char *what);
+/* The same, and g whole: a share of a graph split over ranks is refused (MG_UNAVAILABLE) by the
+ * calls that need every edge (writing, permuting, statistics, the sparse layer's view). */
+mg_status mg__check_whole_graph(mg_context ctx, const mg_graph g, const char *what);
 mg_status mg__check_vector(mg_context ctx, const mg_vector v, const char *what);
 mg_status mg__check_frontier(mg_context ctx, const mg_frontier f, const char *what);
 

@@ -136,10 +136,14 @@ bool mg_built_with_cuda(void);
  * operations run on each rank's whole copy, without communication; so do the algorithms (algos/),
  * unchanged. mg_graph_num_edges and mg_graph_is_directed describe the whole graph, mg_graph_csr /
  * mg_graph_csc the rank's share; MG_CONTRIB_SRC_DIV_OUTDEG, mg_vector_degree and
- * mg_frontier_out_edges count whole-graph degrees. Not (yet) on a split graph, MG_UNAVAILABLE:
- * user-defined programs, MG_EDGES_IN programs on a directed graph (a share holds in-edges only: CC
- * and BC need the graph undirected), and the sparse layer (mg_graph_matrix). With size 1 nothing is
- * split and nothing is exchanged.
+ * mg_frontier_out_edges count whole-graph degrees (mg_graph_is_share tells a share). Not (yet) on a
+ * split graph, MG_UNAVAILABLE on every rank: user-defined programs (so CDLP), MG_EDGES_IN programs
+ * on a directed graph (a share holds in-edges only: CC and BC need the graph undirected), and what
+ * needs every edge on one rank: mg_graph_write, mg_graph_permute, mg_graph_get_stats, the sparse
+ * layer's view (mg_graph_matrix), triangle counting and LCC, and the verifiers (mg_check_*: check a
+ * split run's result, whole on every rank, on the graph made again on a context without ranks, as
+ * `mgraph ALGO --validate` does under mpirun). With size 1 nothing is split and nothing is
+ * exchanged.
  *
  * Each collective returns 0 on success, else a nonzero code (reported as MG_IO_ERROR naming it).
  */
@@ -313,6 +317,9 @@ uint32_t mg_graph_num_vertices(const mg_graph g);
 /* Stored directed edges (an undirected edge counts twice, once per direction). */
 uint64_t mg_graph_num_edges(const mg_graph g);
 bool mg_graph_is_directed(const mg_graph g);
+/* Whether g is one rank's share of a graph split over several ranks (see mg_ranks): mg_graph_csr
+ * and mg_graph_csc then hold only the edges into this rank's vertices. */
+bool mg_graph_is_share(const mg_graph g);
 mg_weight_type mg_graph_weight_type(const mg_graph g);
 /* Seconds spent building the graph's engine structures (the CSR and CSC, from the edge list) when
  * it was created; 0 for a graph loaded from the binary format, which stores them built. Front ends

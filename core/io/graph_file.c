@@ -365,10 +365,8 @@ mg_status mg_output_free(mg_output *out) {
 mg_status mg_graph_write(mg_context ctx, const mg_graph g, const char *path, mg_format format) {
     mg_status status = mg__check_context(ctx);
     if (status != MG_SUCCESS) return status;
-    status = mg__check_graph(ctx, g, "mg_graph_write: g");
+    status = mg__check_whole_graph(ctx, g, "mg_graph_write: g");
     if (status != MG_SUCCESS) return status;
-    if (g->dist != NULL)
-        return mg__error(ctx, MG_UNAVAILABLE, "mg_graph_write: g is one rank's share of a split graph");
     if (path == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_graph_write: path is NULL");
     if (format == MG_FORMAT_AUTO) {
         if (mg__io_gzipped(path))

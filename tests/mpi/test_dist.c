@@ -7,7 +7,8 @@
  * every way of making a graph splits (generated, each rank making a part of the edges; from COO;
  * text files, each rank parsing a part of the lines, an error named at its line of the whole file;
  * a binary file, each rank reading its rows, and a damaged one refused on every rank); what a share
- * cannot do yet is refused with a message; bad mg_ranks are refused.
+ * cannot do yet is refused with a message, on every rank (what needs every edge: the verifiers,
+ * triangle counting, the sparse layer's view, statistics); bad mg_ranks are refused.
  *
  * `test_dist gpu` runs the split contexts on the GPU backend, one device a rank (NCCL between
  * them); it exits 77 (skipped) on every rank where there are fewer devices than ranks.
@@ -264,6 +265,79 @@ static void from_files(void) {
     mg_graph_free(&split_bin);
     mg_graph_free(&split);
     mg_graph_free(&whole);
+}
+
+/* What needs every edge refuses a share, on every rank alike (MG_UNAVAILABLE, naming the split),
+ * instead of answering from this rank's edges: the verifiers, triangle counting, the sparse
+ * layer's view, the statistics. With one rank the graph is whole and all of them run. */
+static void whole_only(void) {
+    mg_gen_options o;
+    mg_gen_options_init(&o);
+    o.kind = MG_GEN_RMAT;
+    o.scale = 9;
+    o.edge_factor = 8;
+    o.weights = MG_WEIGHT_INT32;
+    o.seed = 11;
+    o.graph.directed = false;
+    mg_graph g = NULL;
+    CHECK_OK(ctx, mg_generate(ctx, &g, &o));
+    if (g == NULL) return;
+    CHECK(mg_graph_is_share(g) == (size > 1));
+    const uint32_t n = mg_graph_num_vertices(g);
+    mg_vector depth = NULL, label = NULL, dist = NULL, rank_ = NULL, bc = NULL, lcc = NULL, tri = NULL;
+    CHECK_OK(ctx, mg_vector_create(ctx, &depth, g, MG_INT32));
+    CHECK_OK(ctx, mg_vector_create(ctx, &label, g, MG_VERTEX));
+    CHECK_OK(ctx, mg_vector_create(ctx, &dist, g, MG_INT64));
+    CHECK_OK(ctx, mg_vector_create(ctx, &rank_, g, MG_DOUBLE));
+    CHECK_OK(ctx, mg_vector_create(ctx, &bc, g, MG_DOUBLE));
+    CHECK_OK(ctx, mg_vector_create(ctx, &lcc, g, MG_DOUBLE));
+    CHECK_OK(ctx, mg_vector_create(ctx, &tri, g, MG_INT64));
+    CHECK_OK(ctx, mg_bfs(ctx, g, 0, depth, NULL));
+    CHECK_OK(ctx, mg_cc(ctx, g, label));
+    CHECK_OK(ctx, mg_sssp(ctx, g, 0, 0, dist));
+    mg_pagerank_options po;
+    mg_pagerank_options_init(&po);
+    CHECK_OK(ctx, mg_pagerank(ctx, g, &po, rank_));
+    const uint32_t sources[1] = {0};
+    CHECK_OK(ctx, mg_bc(ctx, g, sources, 1, bc));
+    const mg_status want = size > 1 ? MG_UNAVAILABLE : MG_SUCCESS;
+    uint64_t total = 0;
+    mg_matrix A = NULL;
+    mg_graph_stats st;
+    mg_status got[14];
+    int k = 0;
+    got[k++] = mg_check_bfs(ctx, g, 0, depth, NULL);
+    got[k++] = mg_check_cc(ctx, g, label);
+    got[k++] = mg_check_sssp(ctx, g, 0, dist);
+    got[k++] = mg_check_pagerank(ctx, g, &po, rank_);
+    got[k++] = mg_check_bc(ctx, g, sources, 1, bc);
+    got[k++] = mg_triangle_count(ctx, g, &total, tri);
+    got[k++] = mg_check_triangle_count(ctx, g, total, size > 1 ? NULL : tri);
+    got[k++] = mg_lcc(ctx, g, lcc);
+    got[k++] = mg_check_lcc(ctx, g, lcc);
+    got[k++] = mg_graph_matrix(ctx, g, &A);
+    got[k++] = mg_graph_get_stats(ctx, g, &st);
+    for (int i = 0; i < k; i++) {
+        CHECK(got[i] == want);
+        if (got[i] != want) fprintf(stderr, "rank %d/%d: whole_only: call %d gave %d\n", rank, size, i, (int)got[i]);
+    }
+    if (size > 1) {
+        CHECK(strstr(mg_context_error(ctx), "split over ranks") != NULL);
+        CHECK(A == NULL);
+    } else {
+        CHECK(total > 0);
+        CHECK(mg_matrix_nnz(A) == mg_graph_num_edges(g));
+        CHECK(st.n == n);
+    }
+    mg_matrix_free(&A);
+    mg_vector_free(&depth);
+    mg_vector_free(&label);
+    mg_vector_free(&dist);
+    mg_vector_free(&rank_);
+    mg_vector_free(&bc);
+    mg_vector_free(&lcc);
+    mg_vector_free(&tri);
+    mg_graph_free(&g);
 }
 
 /* A path every rank names alike (rank 0's process id in it). */
@@ -669,6 +743,7 @@ int main(int argc, char **argv) {
     STEP(empty_parts());
     STEP(text_parts());
     STEP(one_rank_fails_reading());
+    STEP(whole_only());
 #undef STEP
 
     /* one line per rank, then rank 0's summary of all */
