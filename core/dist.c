@@ -464,6 +464,24 @@ mg_status mg__dist_sync_vector(mg_context ctx, mg_vector v) {
     return rc != 0 ? collective_failed(ctx, "exchange of a vector", rc) : MG_SUCCESS;
 }
 
+mg_status mg__dist_sync_dense(mg_context ctx, const struct mg_graph_s *g, mg_dense y, mg_status mine) {
+    mg_status status = mg__dist_agree_status(ctx, mine, "mg_spmv (a graph split over ranks)");
+    if (status != MG_SUCCESS) return status;
+    uint64_t *off, *cnt;
+    if ((status = ranges(ctx, g->dist, mg__type_size(y->type) * y->cols, &off, &cnt)) != MG_SUCCESS)
+        return status;
+    if (y->on_device) {
+        status = mg__dist_gpu_exchange(ctx, y->d_data, off, cnt);
+    } else {
+        const mg_ranks *R = &ctx->dist->ranks;
+        const int rc = R->allgatherv(R->user, y->data, off, cnt);
+        if (rc != 0) status = collective_failed(ctx, "exchange of a product", rc);
+    }
+    mg__free(off);
+    mg__free(cnt);
+    return status;
+}
+
 mg_status mg__dist_sync_frontier(mg_context ctx, mg_frontier f) {
     const struct mg__graph_dist *d = f->graph->dist;
     if (d == NULL) return MG_SUCCESS;

@@ -73,6 +73,10 @@ mg_status mg__dist_sync_frontier(mg_context ctx, mg_frontier f);
  * an apply of MG_APPLY_MIN, MAX, IF_UNSET or ASSIGN): the joined vertices and their values alone
  * go from their owner to every rank (a BFS level moves its frontier, not n values). */
 mg_status mg__dist_sync_joined(mg_context ctx, mg_vector y, mg_frontier out);
+/* After mg_spmv's product on a view of a share (y: this rank's result, which its arcs complete on
+ * its own range): the call's status agreed (mine), then every rank's range of y's rows from its
+ * owner to every rank, on the host or, device-resident, through NCCL. */
+mg_status mg__dist_sync_dense(mg_context ctx, const struct mg_graph_s *g, mg_dense y, mg_status mine);
 /* A call's status agreed between the ranks before a collective: mine where it failed here, else a
  * failure naming `what` where another rank failed (whose own message says why), else success. So
  * a rank that fails alone (out of memory, a device error) leaves no other waiting for it. */
@@ -99,6 +103,9 @@ mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f);
  * what MG_CONTRIB_SRC_DIV_OUTDEG divides by on a share. old_of_new: the form's permutation. */
 mg_status mg__dist_gpu_degree_offsets(mg_context ctx, const struct mg_graph_s *g,
                                       const uint32_t *d_old_of_new, uint64_t **d_offsets);
+/* Every rank's byte range [at[r], at[r] + bytes[r]) of a device buffer in caller order from rank
+ * r to all (one NCCL group of broadcasts). */
+mg_status mg__dist_gpu_exchange(mg_context ctx, void *d_buffer, const uint64_t *at, const uint64_t *bytes);
 /* Whether this build has NCCL (the GPU exchanges). */
 bool mg__dist_gpu_available(void);
 void mg__dist_gpu_release(struct mg__dist *d);

@@ -232,6 +232,11 @@ extern "C" void mg__dist_gpu_release(struct mg__dist *d) {
     d->d_count = nullptr;
 }
 
+extern "C" mg_status mg__dist_gpu_exchange(mg_context ctx, void *d_buffer, const uint64_t *at,
+                                           const uint64_t *bytes) {
+    return broadcast_ranges(ctx, static_cast<char *>(d_buffer), at, bytes);
+}
+
 extern "C" mg_status mg__dist_gpu_sync_vector(mg_context ctx, mg_vector v) {
     const mg__gpu_graph *gg = (const mg__gpu_graph *)v->graph->gpu;
     if (gg == nullptr) return mg__error(ctx, MG_INTERNAL_ERROR, "a device vector of a graph with no device form");
@@ -286,6 +291,12 @@ extern "C" mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f) {
 }
 
 #else /* CUDA without NCCL */
+
+extern "C" mg_status mg__dist_gpu_exchange(mg_context ctx, void *d_buffer, const uint64_t *at,
+                                           const uint64_t *bytes) {
+    (void)d_buffer, (void)at, (void)bytes;
+    return mg__error(ctx, MG_UNAVAILABLE, "a split graph's GPUs exchange through NCCL, which this build lacks");
+}
 
 extern "C" bool mg__dist_gpu_available(void) { return false; }
 extern "C" void mg__dist_gpu_release(struct mg__dist *d) { (void)d; }

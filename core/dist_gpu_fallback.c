@@ -9,6 +9,12 @@
 bool mg__dist_gpu_available(void) { return false; }
 void mg__dist_gpu_release(struct mg__dist *d) { (void)d; }
 
+mg_status mg__dist_gpu_exchange(mg_context ctx, void *d_buffer, const uint64_t *at,
+                                const uint64_t *bytes) {
+    (void)d_buffer, (void)at, (void)bytes;
+    return mg__error(ctx, MG_UNAVAILABLE, "this build has no CUDA backend");
+}
+
 mg_status mg__dist_gpu_sync_vector(mg_context ctx, mg_vector v) {
     (void)v;
     return mg__error(ctx, MG_UNAVAILABLE, "this build has no CUDA backend");

@@ -9,6 +9,7 @@
  * order: the result does not depend on the thread count. No comparison sort is needed, and no row
  * length limits it. The CSC is the second pass alone, run on the CSR.
  */
+#include "dist.h"
 #include "mg_internal.h"
 
 #include <omp.h>
@@ -16,11 +17,22 @@
 /* Below this many entries one thread builds faster than a team starts. */
 #define PARALLEL_ENTRIES (1u << 16)
 
-mg_status mg__check_matrix(mg_context ctx, const mg_matrix A, const char *what) {
+mg_status mg__check_matrix_or_share(mg_context ctx, const mg_matrix A, const char *what) {
     if (A == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "%s is NULL", what);
     if (A->magic != MG__MAGIC_MATRIX)
         return mg__error(ctx, MG_INVALID_OBJECT, "%s is not a live mg_matrix", what);
     return MG_SUCCESS;
+}
+
+mg_status mg__check_matrix(mg_context ctx, const mg_matrix A, const char *what) {
+    mg_status status = mg__check_matrix_or_share(ctx, A, what);
+    if (status == MG_SUCCESS && mg__matrix_is_share(A))
+        status = mg__error(ctx, MG_UNAVAILABLE,
+                           "%s views a graph split over ranks (this rank holds only its share), "
+                           "which this call cannot use yet: of the sparse layer, only mg_spmv runs "
+                           "on such a view",
+                           what);
+    return status;
 }
 
 static size_t value_size(mg_values type) {
@@ -277,7 +289,7 @@ mg_status mg_graph_matrix(mg_context ctx, const mg_graph g, mg_matrix *A) {
     if (status != MG_SUCCESS) return status;
     if (A == NULL) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_graph_matrix: A is NULL");
     *A = NULL;
-    if ((status = mg__check_whole_graph(ctx, g, "mg_graph_matrix: g")) != MG_SUCCESS) return status;
+    if ((status = mg__check_graph(ctx, g, "mg_graph_matrix: g")) != MG_SUCCESS) return status;
     if (g->n > INT32_MAX)
         return mg__error(ctx, MG_INVALID_ARGUMENT,
                          "mg_graph_matrix: g has %u vertices (a matrix has fewer than 2^31 rows)",
@@ -289,7 +301,8 @@ mg_status mg_graph_matrix(mg_context ctx, const mg_graph g, mg_matrix *A) {
     M->magic = MG__MAGIC_MATRIX;
     M->rows = M->cols = g->n;
     M->nnz = g->m;
-    M->declared_symmetric = !g->directed;
+    /* a share is stored directed (its arcs into this rank's vertices); the whole graph may not be */
+    M->declared_symmetric = g->dist != NULL ? !g->dist->directed : !g->directed;
     M->index_base = g->index_base;
     M->graph = g;
     M->csr = g->out;
@@ -389,7 +402,9 @@ static bool live(const mg_matrix A) { return A != NULL && A->magic == MG__MAGIC_
 
 uint32_t mg_matrix_rows(const mg_matrix A) { return live(A) ? A->rows : 0; }
 uint32_t mg_matrix_cols(const mg_matrix A) { return live(A) ? A->cols : 0; }
-uint64_t mg_matrix_nnz(const mg_matrix A) { return live(A) ? A->nnz : 0; }
+uint64_t mg_matrix_nnz(const mg_matrix A) {
+    return live(A) ? (mg__matrix_is_share(A) ? A->graph->dist->m : A->nnz) : 0;
+}
 mg_values mg_matrix_values(const mg_matrix A) { return live(A) ? A->values : MG_VALUES_NONE; }
 bool mg_matrix_declared_symmetric(const mg_matrix A) { return live(A) && A->declared_symmetric; }
 double mg_matrix_build_seconds(const mg_matrix A) { return live(A) ? A->build_seconds : 0.0; }
@@ -413,7 +428,7 @@ mg_status mg_matrix_csc(mg_context ctx, const mg_matrix A, const uint64_t **offs
                         const uint32_t **indices, const void **values) {
     mg_status status = mg__check_context(ctx);
     if (status != MG_SUCCESS) return status;
-    if ((status = mg__check_matrix(ctx, A, "mg_matrix_csc: A")) != MG_SUCCESS) return status;
+    if ((status = mg__check_matrix_or_share(ctx, A, "mg_matrix_csc: A")) != MG_SUCCESS) return status;
     if (A->csc.offsets == NULL) {
         /* The CSR's entries in row order, bucketed by column: each column's rows come sorted. */
         const bucket_input in = {.n = A->nnz, .key = A->csr.indices, .group_offsets = A->csr.offsets,

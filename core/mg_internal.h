@@ -263,6 +263,13 @@ void mg__graph_edges_fill(const mg_graph g, const uint64_t *start, uint64_t firs
 void mg__graph_finish(mg_graph g);
 
 mg_status mg__check_matrix(mg_context ctx, const mg_matrix A, const char *what);
+/* The same, also taking a view of a share of a graph split over ranks (mg_graph_matrix on it),
+ * which mg__check_matrix refuses (MG_UNAVAILABLE): mg_spmv runs on one, nothing else yet. */
+mg_status mg__check_matrix_or_share(mg_context ctx, const mg_matrix A, const char *what);
+/* Whether A views one rank's share of a split graph (its CSR: the arcs into the rank's vertices). */
+static inline bool mg__matrix_is_share(const struct mg_matrix_s *A) {
+    return A->graph != NULL && A->graph->dist != NULL;
+}
 /* *A from checked coordinates (ids in range, rows and cols below 2^31): CSR with rows sorted and
  * duplicates summed; `call` names the public call in messages (core/matrix.c). */
 mg_status mg__matrix_build(mg_context ctx, const char *call, mg_matrix *A, uint32_t rows,

@@ -63,6 +63,7 @@ mg_status mg_check_spmv(mg_context ctx, const mg_matrix A, const mg_dense x, con
     mg_spmv_options o;
     mg_spmv_options_init(&o);
     if (opts != NULL) o = *opts;
+    MG__TRY(mg__check_matrix(ctx, A, "mg_check_spmv: A")); /* a share's view: only its arcs here */
     MG__TRY(mg__spmv_check_args(ctx, "mg_check_spmv", A, x, y, &o));
     if (o.beta != 0) {
         MG__TRY(mg__check_dense(ctx, y_in, "mg_check_spmv: y_in"));

@@ -139,11 +139,14 @@ bool mg_built_with_cuda(void);
  * mg_frontier_out_edges count whole-graph degrees (mg_graph_is_share tells a share). Not (yet) on a
  * split graph, MG_UNAVAILABLE on every rank: user-defined programs (so CDLP), MG_EDGES_IN programs
  * on a directed graph (a share holds in-edges only: CC and BC need the graph undirected), and what
- * needs every edge on one rank: mg_graph_write, mg_graph_permute, mg_graph_get_stats, the sparse
- * layer's view (mg_graph_matrix), triangle counting and LCC, and the verifiers (mg_check_*: check a
- * split run's result, whole on every rank, on the graph made again on a context without ranks, as
- * `mgraph ALGO --validate` does under mpirun). With size 1 nothing is split and nothing is
- * exchanged.
+ * needs every edge on one rank: mg_graph_write, mg_graph_permute, mg_graph_get_stats, triangle
+ * counting and LCC, the verifiers (mg_check_*: check a split run's result, whole on every rank, on
+ * the graph made again on a context without ranks, as `mgraph ALGO --validate` does under mpirun),
+ * and of the sparse layer all but mg_spmv. mg_graph_matrix of a share is a view of it (its CSR and
+ * CSC the share's, mg_matrix_nnz the whole graph's) on which mg_spmv runs over the ranks: y = A^T x
+ * on any graph and y = A x on an undirected one, each rank its own rows, then every range from its
+ * owner to all, as an advance (A x on a directed graph: MG_UNAVAILABLE, its rows' arcs are spread
+ * over the ranks). With size 1 nothing is split and nothing is exchanged.
  *
  * Each collective returns 0 on success, else a nonzero code (reported as MG_IO_ERROR naming it).
  */
@@ -878,7 +881,8 @@ mg_status mg_matrix_write(mg_context ctx, const mg_matrix A, const char *path);
 /* *A = g's adjacency as a matrix that shares g's arrays (no copy of the structure): n x n, entry
  * (u, v) for each stored arc u -> v (both directions of an undirected edge), its weight as the
  * value (float weights shared; int32 weights converted to a double array the view owns; an
- * unweighted graph is a pattern). The view must be freed before g. */
+ * unweighted graph is a pattern). The view must be freed before g. Of a share of a graph split
+ * over ranks, a view that mg_spmv alone takes (see mg_ranks). */
 mg_status mg_graph_matrix(mg_context ctx, const mg_graph g, mg_matrix *A);
 mg_status mg_matrix_free(mg_matrix *A);
 
