@@ -12,9 +12,10 @@
  * with an out-edge (GTEPS: the reached vertices' out-edges of the whole graph over the time), and
  * the exchange of one PageRank vector between the ranks alone (what each iteration pays to
  * communicate), and each rank's PageRank steps on its share without the exchange; the timings once per mode of --modes (default
- * auto), from one graph. Before timing, the same algorithms on a graph of the same family at --check-scale
+ * auto), from one graph; and mg_spmv's y = A^T x (double) on the share's view of the graph
+ * (mg_graph_matrix), exchange included, once. Before timing, the same algorithms on a graph of the same family at --check-scale
  * (default min(S, 16)) are compared with one whole-graph CPU context on rank 0: BFS depths exactly,
- * ranks within 1e-9 relative. Lines `bench_dist:` of results, rank 0: the graph's, then one per mode.
+ * ranks within 1e-9 relative, the product within 1e-9 relative of its terms' magnitude. Lines `bench_dist:` of results, rank 0: the graph's, then one per mode.
  */
 #include <mpi.h>
 
@@ -68,7 +69,37 @@ typedef struct {
     mg_vector v, w;
     uint32_t source;
     int iterations;
+    mg_matrix A; /* the graph's view, x and y of its product (spmv below) */
+    mg_dense x, y;
 } job;
+
+/* y = A^T x, iterations times */
+static void spmv(void *arg) {
+    job *j = arg;
+    mg_spmv_options o;
+    mg_spmv_options_init(&o);
+    o.transpose = true;
+    for (int k = 0; k < j->iterations; k++) DIE_IF(mg_spmv(ctx, j->A, j->x, j->y, &o));
+}
+
+/* A's view of g, x = 1 + (i mod 13) / 8 (never all equal, never zero), y of A's columns */
+static void spmv_operands(mg_context c, job *j) {
+    const uint32_t n = mg_graph_num_vertices(j->g);
+    double *x = malloc((size_t)n * sizeof *x + 1);
+    for (uint32_t i = 0; i < n; i++) x[i] = 1.0 + (double)(i % 13u) / 8.0;
+    if (mg_graph_matrix(c, j->g, &j->A) != MG_SUCCESS || mg_dense_create(c, &j->x, n, 1, MG_DOUBLE) != MG_SUCCESS ||
+        mg_dense_create(c, &j->y, n, 1, MG_DOUBLE) != MG_SUCCESS || mg_dense_load(c, j->x, x) != MG_SUCCESS) {
+        fprintf(stderr, "bench_dist: rank %d: %s\n", rank, mg_context_error(c));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    free(x);
+}
+
+static void spmv_free(job *j) {
+    mg_matrix_free(&j->A);
+    mg_dense_free(&j->x);
+    mg_dense_free(&j->y);
+}
 
 static void pagerank(void *arg) {
     job *j = arg;
@@ -199,9 +230,16 @@ static uint32_t first_source(mg_graph g) {
 static void check(int scale, double ef, bool directed, int iterations) {
     mg_graph g = generate(ctx, scale, ef, directed);
     const uint32_t n = mg_graph_num_vertices(g);
-    job j = {g, NULL, NULL, first_source(g), iterations};
+    job j = {g, NULL, NULL, first_source(g), iterations, NULL, NULL, NULL};
     int32_t *depth = malloc((size_t)n * sizeof *depth);
     double *rank_split = malloc((size_t)n * sizeof *rank_split);
+    double *y_split = malloc((size_t)n * sizeof *y_split);
+    spmv_operands(ctx, &j);
+    j.iterations = 1;
+    spmv(&j);
+    j.iterations = iterations;
+    DIE_IF(mg_dense_extract(ctx, j.y, y_split));
+    spmv_free(&j);
     DIE_IF(mg_vector_create(ctx, &j.v, g, MG_INT32));
     bfs(&j);
     DIE_IF(mg_vector_extract(ctx, j.v, depth));
@@ -222,6 +260,18 @@ static void check(int scale, double ef, bool directed, int iterations) {
         o.max_iterations = iterations;
         int32_t *depth_whole = malloc((size_t)n * sizeof *depth_whole);
         double *rank_whole = malloc((size_t)n * sizeof *rank_whole);
+        double *y_whole = malloc((size_t)n * sizeof *y_whole);
+        job jw = {whole, NULL, NULL, 0, 1, NULL, NULL, NULL};
+        spmv_operands(whole_ctx, &jw);
+        mg_spmv_options so;
+        mg_spmv_options_init(&so);
+        so.transpose = true;
+        if (mg_spmv(whole_ctx, jw.A, jw.x, jw.y, &so) != MG_SUCCESS ||
+            mg_dense_extract(whole_ctx, jw.y, y_whole) != MG_SUCCESS) {
+            fprintf(stderr, "bench_dist: the whole-graph product failed: %s\n", mg_context_error(whole_ctx));
+            bad = 1;
+        }
+        spmv_free(&jw);
         if (mg_vector_create(whole_ctx, &d, whole, MG_INT32) != MG_SUCCESS ||
             mg_vector_create(whole_ctx, &r, whole, MG_DOUBLE) != MG_SUCCESS ||
             mg_bfs(whole_ctx, whole, j.source, d, NULL) != MG_SUCCESS ||
@@ -231,16 +281,20 @@ static void check(int scale, double ef, bool directed, int iterations) {
             fprintf(stderr, "bench_dist: the whole-graph reference failed: %s\n", mg_context_error(whole_ctx));
             bad = 1;
         }
-        uint32_t bad_depth = 0, bad_rank = 0;
+        uint32_t bad_depth = 0, bad_rank = 0, bad_y = 0;
         for (uint32_t v = 0; !bad && v < n; v++) {
             bad_depth += depth[v] != depth_whole[v];
             bad_rank += !(fabs(rank_split[v] - rank_whole[v]) <= 1e-9 * fabs(rank_whole[v]) + 1e-15);
+            /* every term is positive: the sum is its terms' magnitude */
+            bad_y += !(fabs(y_split[v] - y_whole[v]) <= 1e-9 * fabs(y_whole[v]));
         }
         printf("bench_dist: check: rmat%d%s on %d ranks against one CPU context: bfs %s (%u of %u "
-               "depths differ), pagerank %s (%u of %u ranks off by over 1e-9 relative)\n",
+               "depths differ), pagerank %s (%u of %u ranks off by over 1e-9 relative), spmv %s (%u "
+               "of %u entries off)\n",
                scale, directed ? " directed" : "", size, bad_depth ? "FAIL" : "PASS", bad_depth, n,
-               bad_rank ? "FAIL" : "PASS", bad_rank, n);
-        bad |= bad_depth || bad_rank;
+               bad_rank ? "FAIL" : "PASS", bad_rank, n, bad_y ? "FAIL" : "PASS", bad_y, n);
+        bad |= bad_depth || bad_rank || bad_y;
+        free(y_whole);
         free(depth_whole);
         free(rank_whole);
         mg_vector_free(&d);
@@ -251,6 +305,7 @@ static void check(int scale, double ef, bool directed, int iterations) {
     MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(depth);
     free(rank_split);
+    free(y_split);
     mg_graph_free(&g);
     if (bad) MPI_Abort(MPI_COMM_WORLD, 1);
 }
@@ -332,8 +387,13 @@ int main(int argc, char **argv) {
     DIE_IF(mg_vector_extract(ctx, deg, degree));
     mg_vector_free(&deg);
 
-    job j = {g, NULL, NULL, first_source(g), iterations};
+    job j = {g, NULL, NULL, first_source(g), iterations, NULL, NULL, NULL};
     double t[63], own[63];
+    spmv_operands(ctx, &j);
+    spmv(&j); /* the view's device form is built here, on the first product */
+    for (int r = 0; r < runs; r++) t[r] = timed(spmv, &j);
+    const double spmv_ms = median(t, runs) / iterations * 1e3;
+    spmv_free(&j);
     DIE_IF(mg_vector_create(ctx, &j.v, g, MG_DOUBLE));
     DIE_IF(mg_vector_create(ctx, &j.w, g, MG_DOUBLE));
     pagerank(&j);
@@ -345,9 +405,9 @@ int main(int argc, char **argv) {
     const double l1_ms = median(t, runs) / iterations * 1e3;
     if (rank == 0)
         printf("bench_dist: ranks %d backend %s rmat%d%s n %u m %llu largest_share %llu build_s %.2f "
-               "upload_s %.2f exchange_ms %.3f l1_ms %.3f\n",
+               "upload_s %.2f exchange_ms %.3f l1_ms %.3f spmv_at_ms %.3f\n",
                size, gpu ? "gpu" : "cpu", scale, directed ? "-directed" : "", n, (unsigned long long)m,
-               most, build, upload, x_ms, l1_ms);
+               most, build, upload, x_ms, l1_ms, spmv_ms);
 
     for (int k = 0; k < nmodes; k++) {
         DIE_IF(mg_context_set_mode(ctx, mode_values[modes[k]]));
