@@ -516,6 +516,35 @@ mg_status mg__dist_sync_frontier(mg_context ctx, mg_frontier f) {
     return MG_SUCCESS;
 }
 
+mg_status mg__dist_sum(mg_context ctx, const struct mg_graph_s *g, mg_status mine, double *value) {
+    const struct mg__graph_dist *d = g->dist;
+    /* each rank's part as the bits of its own slot, zeros elsewhere: a sum of the slots as
+     * integers (one all-reduce) hands every rank every part exactly */
+    uint64_t *slots = mg__calloc((size_t)d->size, sizeof *slots);
+    mg_status status = mine;
+    if (status == MG_SUCCESS && slots == NULL)
+        status = mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory adding the ranks' parts");
+    status = mg__dist_agree_status(ctx, status, "the ranks' sum");
+    if (status == MG_SUCCESS) {
+        memcpy(&slots[d->rank], value, sizeof *value);
+        const mg_ranks *R = &ctx->dist->ranks;
+        const int rc = R->allreduce_sum_u64(R->user, slots, (uint64_t)d->size);
+        if (rc != 0) {
+            status = collective_failed(ctx, "sum of the ranks' parts", rc);
+        } else {
+            double s = 0;
+            for (int r = 0; r < d->size; r++) {
+                double part;
+                memcpy(&part, &slots[r], sizeof part);
+                s += part;
+            }
+            *value = s;
+        }
+    }
+    mg__free(slots);
+    return status;
+}
+
 mg_status mg__dist_agree(mg_context ctx, const struct mg_graph_s *g, void *value, size_t bytes) {
     if (g->dist == NULL) return MG_SUCCESS;
     const mg_ranks *R = &ctx->dist->ranks;

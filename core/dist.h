@@ -86,6 +86,9 @@ mg_status mg__dist_agree_status(mg_context ctx, mg_status mine, const char *what
  * rank) takes part in that agreement then, so the others, waiting in it, fail too. */
 void mg__dist_begin(mg_context ctx);
 mg_status mg__dist_settle(mg_context ctx, mg_status status, const char *what);
+/* *value becomes the sum of every rank's *value, added in rank order (the same bits on every
+ * rank), after the ranks agree on the call's status (mine). */
+mg_status mg__dist_sum(mg_context ctx, const struct mg_graph_s *g, mg_status mine, double *value);
 /* Rank 0's `bytes` at value on every rank: a floating-point result that every rank computed on
  * its own copy (sums on a GPU may differ in the last bits), so that every rank takes the same
  * branch after it. */

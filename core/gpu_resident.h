@@ -49,8 +49,9 @@ mg_status mg__gpu_vector_ewise(mg_context ctx, mg_vector z, const mg_frontier ma
                                const mg_vector x, const mg_vector y);
 mg_status mg__gpu_vector_reduce(mg_context ctx, const mg_vector v, const mg_frontier mask,
                                 mg_binary_op op, double *result);
+/* own_only: over the vertices of this rank's share alone (a split graph's, core/dist.h) */
 mg_status mg__gpu_vector_l1_distance(mg_context ctx, const mg_vector x, const mg_vector y,
-                                     double *result);
+                                     bool own_only, double *result);
 mg_status mg__gpu_vector_degree(mg_context ctx, mg_vector v, mg_edges which);
 /* mg_vector_gather / _scatter on the device. y's values (caller ids) are checked there first;
  * a bad one fails naming its position in caller ids, as the host does. */

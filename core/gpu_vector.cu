@@ -154,9 +154,13 @@ template <typename T> struct masked_value {
         return (double)x[list ? list[k] : (uint32_t)k];
     }
 };
+/* |a[i] - b[i]| at the k-th position of [0, split) then [from, ...): all of a whole vector
+ * (split = n), or a share's own vertices in device numbering (split: groups 1-5, from: own_from) */
 template <typename T> struct abs_diff {
     const T *a, *b;
-    __host__ __device__ double operator()(int64_t i) const {
+    int64_t split, from;
+    __host__ __device__ double operator()(int64_t k) const {
+        const int64_t i = k < split ? k : from + (k - split);
         return fabs((double)a[i] - (double)b[i]);
     }
 };
@@ -361,15 +365,23 @@ extern "C" mg_status mg__gpu_vector_reduce(mg_context ctx, const mg_vector v, co
 }
 
 extern "C" mg_status mg__gpu_vector_l1_distance(mg_context ctx, const mg_vector x, const mg_vector y,
-                                                double *result) {
+                                                bool own_only, double *result) {
     TRY(mg__gpu_vector_to_device(ctx, x));
     TRY(mg__gpu_vector_to_device(ctx, y));
+    int64_t split = x->n, from = x->n, count = x->n;
+    if (own_only) {
+        /* a share's own vertices: groups 1-5 (only they have edges in) and its part of group 6 */
+        const mg__gpu_graph *gg = graph_of(x);
+        split = gg->group_start[MG__GPU_GROUPS - 1];
+        from = gg->own_from;
+        count = split + ((int64_t)gg->own_to - from);
+    }
     mg_status status = MG_SUCCESS;
     MG__WITH_TYPE(x->type, {
         auto in = thrust::make_transform_iterator(
             thrust::counting_iterator<int64_t>(0),
-            abs_diff<T>{(const T *)x->d_data, (const T *)y->d_data});
-        status = reduce(ctx, in, (int64_t)x->n, op_runtime{MG_OP_ADD}, 0.0, result);
+            abs_diff<T>{(const T *)x->d_data, (const T *)y->d_data, split, from});
+        status = reduce(ctx, in, count, op_runtime{MG_OP_ADD}, 0.0, result);
     });
     return status;
 }

@@ -356,23 +356,26 @@ _Pragma("omp parallel for reduction(max : s) schedule(static)")
     return MG_SUCCESS;
 }
 
+/* On a split graph (own_only) the sum over this rank's own vertices: each rank adds its part. */
 static mg_status l1_distance_here(mg_context ctx, const mg_vector x, const mg_vector y,
-                                  double *result) {
+                                  bool own_only, double *result) {
     VECTOR_PROLOGUE(x, "mg_vector_l1_distance: x");
     if ((status = mg__check_vector(ctx, y, "mg_vector_l1_distance: y")) != MG_SUCCESS) return status;
     if ((status = same_shape(ctx, x, y, "mg_vector_l1_distance")) != MG_SUCCESS) return status;
     if (result == NULL)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_vector_l1_distance: result is NULL");
 #ifdef MG_HAVE_CUDA
-    if (ON_GPU(ctx)) return mg__gpu_vector_l1_distance(ctx, x, y, result);
+    if (ON_GPU(ctx)) return mg__gpu_vector_l1_distance(ctx, x, y, own_only, result);
 #endif
     NEED_HOST(x);
     NEED_HOST(y);
+    const int64_t lo = own_only ? x->graph->dist->first[x->graph->dist->rank] : 0;
+    const int64_t hi = own_only ? x->graph->dist->first[x->graph->dist->rank + 1] : (int64_t)x->n;
     double s = 0;
     MG__WITH_TYPE(x->type, {
         const T *a = x->data, *b = y->data;
 _Pragma("omp parallel for reduction(+ : s) schedule(static)")
-        for (int64_t i = 0; i < (int64_t)x->n; i++) s += fabs((double)a[i] - (double)b[i]);
+        for (int64_t i = lo; i < hi; i++) s += fabs((double)a[i] - (double)b[i]);
     });
     *result = s;
     return MG_SUCCESS;
@@ -389,8 +392,12 @@ mg_status mg_vector_reduce(mg_context ctx, const mg_vector v, const mg_frontier 
 
 mg_status mg_vector_l1_distance(mg_context ctx, const mg_vector x, const mg_vector y,
                                 double *result) {
-    mg_status status = l1_distance_here(ctx, x, y, result);
-    if (status == MG_SUCCESS && ctx->dist != NULL) status = mg__dist_agree(ctx, x->graph, result, sizeof *result);
+    /* split: every rank its own vertices' part (the vectors are alike on every rank), then the
+     * parts added in rank order, the same sum on every rank */
+    const bool split = ctx != NULL && ctx->dist != NULL && x != NULL && x->magic == MG__MAGIC_VECTOR &&
+                       x->graph->dist != NULL;
+    mg_status status = l1_distance_here(ctx, x, y, split, result);
+    if (split) status = mg__dist_sum(ctx, x->graph, status, result);
     return status;
 }
 

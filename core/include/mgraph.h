@@ -133,8 +133,9 @@ bool mg_built_with_cuda(void);
  * values everywhere: mg_advance runs each rank's edges, which complete its own destinations, then
  * hands each range from its owner to every rank (the CPU through allgatherv; GPU contexts through
  * NCCL between the devices, each rank on device local_rank % devices). Vector and frontier
- * operations run on each rank's whole copy, without communication; so do the algorithms (algos/),
- * unchanged. mg_graph_num_edges and mg_graph_is_directed describe the whole graph, mg_graph_csr /
+ * operations run on each rank's whole copy, without communication, but for mg_vector_l1_distance,
+ * each rank's own vertices' part summed over the ranks in rank order (the same bits on every
+ * rank), and the reductions, rank 0's result taken by all; the algorithms (algos/) run unchanged. mg_graph_num_edges and mg_graph_is_directed describe the whole graph, mg_graph_csr /
  * mg_graph_csc the rank's share; MG_CONTRIB_SRC_DIV_OUTDEG, mg_vector_degree and
  * mg_frontier_out_edges count whole-graph degrees (mg_graph_is_share tells a share). Not (yet) on a
  * split graph, MG_UNAVAILABLE on every rank: user-defined programs (so CDLP), MG_EDGES_IN programs

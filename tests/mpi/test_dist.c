@@ -137,6 +137,37 @@ static void shape(mg_graph split, mg_graph whole, const char *name) {
     CHECK(mg_graph_weight_range(split, &wlo, &whi) == MG_SUCCESS);
     CHECK(mg_graph_weight_range(whole, &rlo, &rhi) == MG_SUCCESS);
     CHECK(wlo == rlo && whi == rhi);
+    /* the L1 distance: every rank adds its own vertices' part; the sum is the whole one's, and
+     * the same bits on every rank (loops branch on it) */
+    {
+        double *va = malloc((size_t)n * sizeof *va + 1), *vb = malloc((size_t)n * sizeof *vb + 1);
+        for (uint32_t i = 0; i < n; i++) {
+            va[i] = (double)(i % 7u) * 0.5 + 1e-3 * (double)i;
+            vb[i] = (double)((i * 3u) % 11u) * 0.25;
+        }
+        mg_vector a = NULL, b = NULL, aw = NULL, bw = NULL;
+        CHECK_OK(ctx, mg_vector_create(ctx, &a, split, MG_DOUBLE));
+        CHECK_OK(ctx, mg_vector_create(ctx, &b, split, MG_DOUBLE));
+        CHECK_OK(ref, mg_vector_create(ref, &aw, whole, MG_DOUBLE));
+        CHECK_OK(ref, mg_vector_create(ref, &bw, whole, MG_DOUBLE));
+        CHECK_OK(ctx, mg_vector_load(ctx, a, va));
+        CHECK_OK(ctx, mg_vector_load(ctx, b, vb));
+        CHECK_OK(ref, mg_vector_load(ref, aw, va));
+        CHECK_OK(ref, mg_vector_load(ref, bw, vb));
+        double ls = -1, lw = -2, lo = 0, hi = 0;
+        CHECK_OK(ctx, mg_vector_l1_distance(ctx, a, b, &ls));
+        CHECK_OK(ref, mg_vector_l1_distance(ref, aw, bw, &lw));
+        CHECK(fabs(ls - lw) <= 1e-12 * lw);
+        MPI_Allreduce(&ls, &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&ls, &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        CHECK(lo == hi);
+        mg_vector_free(&a);
+        mg_vector_free(&b);
+        mg_vector_free(&aw);
+        mg_vector_free(&bw);
+        free(va);
+        free(vb);
+    }
     for (int e = 0; e < 2; e++) {
         mg_vector ds = NULL, dw = NULL;
         CHECK_OK(ctx, mg_vector_create(ctx, &ds, split, MG_INT64));
