@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dist-check.sh — issue 19's device run on a machine of several GPUs, in one call: build, the MPI
-# tests on the CPU (1, 2, 3 ranks) and on the GPUs (a rank per device), then bench_dist's scaling
+# tests on the CPU (1-4 ranks) and on the GPUs (a rank per device), then bench_dist's scaling
 # runs from 1 rank to every device (PageRank per iteration, BFS GTEPS, the exchange alone, SpMV A^T x),
 # after a check against one whole-graph CPU context on a smaller graph of the same family. A table
 # last. The table in $OUT/table.txt (or ./dist-check-out), the logs beside it in logs.tgz: the device
@@ -58,7 +58,7 @@ TEST="$BUILD/tests/test_dist"
 BENCH="$BUILD/bench_dist"
 
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
-    for p in 1 2 3; do
+    for p in 1 2 3 4; do
         t=$(date +%s)
         if MG_SAMPLES=datasets/samples OMP_NUM_THREADS=2 timeout 300 mpirun --oversubscribe -np $p "$TEST" >"$LOGS/test_cpu_np$p.log" 2>&1; then
             row "test_dist CPU, $p ranks" "PASS $(($(date +%s) - t))s $(tail -1 "$LOGS/test_cpu_np$p.log")"
