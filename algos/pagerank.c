@@ -12,8 +12,8 @@
  * {x[s] / outdeg(s), SUM, AFFINE alpha = d, beta = (1 - d) / n} from all vertices, old into new,
  * until the L1 change of one iteration is below the tolerance. The leaking iterates are not those
  * of the dangling-spreading iteration, only their limit is the same; LDBC Graphalytics fixes the
- * iteration count, so opts->spread_each_iteration adds d * dangling(r) / n to every vertex after
- * each step (a reduce over the dangling vertices and an affine, two more passes over n).
+ * iteration count, so opts->spread_each_iteration adds d * dangling(r) / n to every vertex in
+ * each step (a reduce over the dangling vertices before it, whose sum joins the step's constant).
  *
  * Data-driven (residual push: Andersen, Chung and Lang, FOCS 2006; the "PageRank-push" of Galois
  * and Gunrock): rank p = 0, residual r = (1 - d) / n. Each round the active vertices move their
@@ -66,12 +66,14 @@ static mg_status topology_driven(mg_context ctx, const mg_graph g, mg_pagerank_o
     double change = INFINITY;
     o->iterations = 0;
     while (change >= o->tolerance && o->iterations < o->max_iterations) {
-        TRY(mg_advance(ctx, g, &step, NULL, old, new_, NULL, NULL));
         if (dangling != NULL) {
+            /* the dangling vertices' rank, spread over all: folded into the step's constant, so
+             * it costs no pass over the vertices of its own */
             double lost;
             TRY(mg_vector_reduce(ctx, old, dangling, MG_OP_ADD, &lost));
-            TRY(mg_vector_affine(ctx, new_, NULL, 1, new_, o->damping * lost / n));
+            step.beta = (1 - o->damping) / n + o->damping * lost / n;
         }
+        TRY(mg_advance(ctx, g, &step, NULL, old, new_, NULL, NULL));
         TRY(mg_vector_l1_distance(ctx, old, new_, &change));
         mg_vector t = old;
         old = new_;
