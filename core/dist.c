@@ -464,9 +464,8 @@ mg_status mg__dist_sync_vector(mg_context ctx, mg_vector v) {
     return rc != 0 ? collective_failed(ctx, "exchange of a vector", rc) : MG_SUCCESS;
 }
 
-mg_status mg__dist_sync_dense(mg_context ctx, const struct mg_graph_s *g, mg_dense y, mg_status mine) {
-    mg_status status = mg__dist_agree_status(ctx, mine, "mg_spmv (a graph split over ranks)");
-    if (status != MG_SUCCESS) return status;
+mg_status mg__dist_sync_dense(mg_context ctx, const struct mg_graph_s *g, mg_dense y) {
+    mg_status status;
     uint64_t *off, *cnt;
     if ((status = ranges(ctx, g->dist, mg__type_size(y->type) * y->cols, &off, &cnt)) != MG_SUCCESS)
         return status;

@@ -74,9 +74,9 @@ mg_status mg__dist_sync_frontier(mg_context ctx, mg_frontier f);
  * go from their owner to every rank (a BFS level moves its frontier, not n values). */
 mg_status mg__dist_sync_joined(mg_context ctx, mg_vector y, mg_frontier out);
 /* After mg_spmv's product on a view of a share (y: this rank's result, which its arcs complete on
- * its own range): the call's status agreed (mine), then every rank's range of y's rows from its
- * owner to every rank, on the host or, device-resident, through NCCL. */
-mg_status mg__dist_sync_dense(mg_context ctx, const struct mg_graph_s *g, mg_dense y, mg_status mine);
+ * its own range) and the ranks' agreement that every product succeeded: every rank's range of y's
+ * rows from its owner to every rank, on the host or, device-resident, through NCCL. */
+mg_status mg__dist_sync_dense(mg_context ctx, const struct mg_graph_s *g, mg_dense y);
 /* A call's status agreed between the ranks before a collective: mine where it failed here, else a
  * failure naming `what` where another rank failed (whose own message says why), else success. So
  * a rank that fails alone (out of memory, a device error) leaves no other waiting for it. */

@@ -114,7 +114,7 @@ static mg_status spmv_on_share(mg_context ctx, const mg_matrix A, const mg_dense
         const struct mg_dense_s t = *y;
         *y = *out;
         *out = t;
-        status = mg__dist_sync_dense(ctx, A->graph, y, MG_SUCCESS);
+        status = mg__dist_sync_dense(ctx, A->graph, y);
     }
     mg_dense_free(&out);
     return status;
