@@ -11,7 +11,7 @@
  * the I-iteration call less a 1-iteration call, over I - 1) and BFS from the first vertex
  * with an out-edge (GTEPS: the reached vertices' out-edges of the whole graph over the time), and
  * the exchange of one PageRank vector between the ranks alone (what each iteration pays to
- * communicate), and each rank's PageRank steps on its share without the exchange; the timings once per mode of --modes (default
+ * communicate; and its collective alone, on an array already in caller order), and each rank's PageRank steps on its share without the exchange; the timings once per mode of --modes (default
  * auto), from one graph; and mg_spmv's y = A^T x (double) on the share's view of the graph
  * (mg_graph_matrix), exchange included, once. Before timing, the same algorithms on a graph of the same family at --check-scale
  * (default min(S, 16)) are compared with one whole-graph CPU context on rank 0: BFS depths exactly,
@@ -93,6 +93,14 @@ static void spmv_operands(mg_context c, job *j) {
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     free(x);
+}
+
+/* the exchange's collective alone: every range of y (caller order) from its owner to all, without
+ * the gather and scatter around it that a vector in a share's device numbering needs (after
+ * mg_spmv on a GPU, y is on the device) */
+static void ranges_only(void *arg) {
+    job *j = arg;
+    for (int k = 0; k < j->iterations; k++) DIE_IF(mg__dist_sync_dense(ctx, j->g, j->y));
 }
 
 static void spmv_free(job *j) {
@@ -393,6 +401,12 @@ int main(int argc, char **argv) {
     spmv(&j); /* the view's device form is built here, on the first product */
     for (int r = 0; r < runs; r++) t[r] = timed(spmv, &j);
     const double spmv_ms = median(t, runs) / iterations * 1e3;
+    double ranges_ms = 0;
+    if (size > 1) {
+        ranges_only(&j);
+        for (int r = 0; r < runs; r++) t[r] = timed(ranges_only, &j);
+        ranges_ms = median(t, runs) / iterations * 1e3;
+    }
     spmv_free(&j);
     DIE_IF(mg_vector_create(ctx, &j.v, g, MG_DOUBLE));
     DIE_IF(mg_vector_create(ctx, &j.w, g, MG_DOUBLE));
@@ -405,9 +419,9 @@ int main(int argc, char **argv) {
     const double l1_ms = median(t, runs) / iterations * 1e3;
     if (rank == 0)
         printf("bench_dist: ranks %d backend %s rmat%d%s n %u m %llu largest_share %llu build_s %.2f "
-               "upload_s %.2f exchange_ms %.3f l1_ms %.3f spmv_at_ms %.3f\n",
+               "upload_s %.2f exchange_ms %.3f exchange_collective_ms %.3f l1_ms %.3f spmv_at_ms %.3f\n",
                size, gpu ? "gpu" : "cpu", scale, directed ? "-directed" : "", n, (unsigned long long)m,
-               most, build, upload, x_ms, l1_ms, spmv_ms);
+               most, build, upload, x_ms, ranges_ms, l1_ms, spmv_ms);
 
     for (int k = 0; k < nmodes; k++) {
         DIE_IF(mg_context_set_mode(ctx, mode_values[modes[k]]));
