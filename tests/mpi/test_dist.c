@@ -62,6 +62,15 @@ static void same(const char *what, const char *name, const double *a, const doub
                 rank, size, what, name, bad, first, a[first], b[first]);
 }
 
+/* Whether st succeeded here; checks that every rank's call succeeded or every rank's failed. */
+static bool succeeded_alike(mg_status st) {
+    int ok = st == MG_SUCCESS, all = 0, any = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&ok, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(all == any);
+    return ok;
+}
+
 typedef enum { BFS, SSSP, CC, PR, BC } algo;
 static const char *algo_name[] = {"bfs", "sssp", "cc", "pagerank", "bc"};
 
@@ -392,11 +401,7 @@ static void split_spmv(mg_graph split, mg_graph whole, const char *name) {
             if (rank == 1) mg__inject_alloc_failure(ks[i]);
             const mg_status st = mg_spmv(ctx, As, x, y, &o);
             if (rank == 1) mg__inject_alloc_failure(0);
-            int ok = st == MG_SUCCESS, all = 0, any = 0;
-            MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-            MPI_Allreduce(&ok, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-            CHECK(all == any);
-            if (!ok) {
+            if (!succeeded_alike(st)) {
                 if (rank != 1) CHECK(strstr(mg_context_error(ctx), "other rank") != NULL);
                 double *got = dense_values(ctx, y, n);
                 uint32_t changed = 0;
@@ -423,20 +428,26 @@ done:
     mg_matrix_free(&Aw);
 }
 
-/* What needs every edge refuses a share, on every rank alike (MG_UNAVAILABLE, naming the split),
- * instead of answering from this rank's edges: the verifiers, triangle counting, the statistics.
- * With one rank the graph is whole and all of them run. */
-static void whole_only(void) {
+/* R-MAT 9 (edge factor 8, seed 11) made on c: whole on ref, split on ctx */
+static mg_graph rmat9(mg_context c, bool directed, mg_weight_type w) {
     mg_gen_options o;
     mg_gen_options_init(&o);
     o.kind = MG_GEN_RMAT;
     o.scale = 9;
     o.edge_factor = 8;
-    o.weights = MG_WEIGHT_INT32;
+    o.weights = w;
     o.seed = 11;
-    o.graph.directed = false;
+    o.graph.directed = directed;
     mg_graph g = NULL;
-    CHECK_OK(ctx, mg_generate(ctx, &g, &o));
+    CHECK_OK(c, mg_generate(c, &g, &o));
+    return g;
+}
+
+/* What needs every edge refuses a share, on every rank alike (MG_UNAVAILABLE, naming the split),
+ * instead of answering from this rank's edges: the verifiers, triangle counting, the statistics.
+ * With one rank the graph is whole and all of them run. */
+static void whole_only(void) {
+    mg_graph g = rmat9(ctx, false, MG_WEIGHT_INT32);
     if (g == NULL) return;
     CHECK(mg_graph_is_share(g) == (size > 1));
     const uint32_t n = mg_graph_num_vertices(g);
@@ -505,20 +516,6 @@ static mg_status write_then_read(mg_graph g, const char *path, const mg_read_opt
     return mg_graph_read(ctx, split, path, ro);
 }
 
-static mg_graph generate_whole(bool directed, mg_weight_type w) {
-    mg_gen_options o;
-    mg_gen_options_init(&o);
-    o.kind = MG_GEN_RMAT;
-    o.scale = 9;
-    o.edge_factor = 8;
-    o.weights = w;
-    o.seed = 11;
-    o.graph.directed = directed;
-    mg_graph g = NULL;
-    CHECK_OK(ref, mg_generate(ref, &g, &o));
-    return g;
-}
-
 /* Each rank reads its own rows of a binary file (mg__read_binary_share): the share and every
  * algorithm as from the whole graph, directed or not, weighted or not, weights ignored, and a
  * file read as the other directedness (read whole, rebuilt, split). */
@@ -531,7 +528,7 @@ static void binary_shares(void) {
     char path[256];
     shared_path(path, sizeof path, "share.mgb");
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-        mg_graph whole = generate_whole(kinds[k].directed, kinds[k].w), split = NULL;
+        mg_graph whole = rmat9(ref, kinds[k].directed, kinds[k].w), split = NULL;
         if (whole == NULL) continue;
         CHECK_OK(ctx, write_then_read(whole, path, NULL, &split));
         if (split != NULL) all(split, whole, kinds[k].name);
@@ -646,11 +643,7 @@ static void one_rank_fails_reading(void) {
             if (rank == 1) mg__inject_alloc_failure(k);
             const mg_status st = mg_graph_read(ctx, &g, file ? mgb : mtx, NULL);
             if (rank == 1) mg__inject_alloc_failure(0);
-            int ok = st == MG_SUCCESS, all_ok = 0, any = 0;
-            MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-            MPI_Allreduce(&ok, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-            CHECK(all_ok == any);
-            if (!ok) CHECK(g == NULL);
+            if (!succeeded_alike(st)) CHECK(g == NULL);
             mg_graph_free(&g);
         }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -715,7 +708,7 @@ static void expect_refused_split(const char *path, const char *words) {
 static void binary_shares_refused(void) {
     char path[256];
     shared_path(path, sizeof path, "bad.mgb");
-    mg_graph g = generate_whole(true, MG_WEIGHT_FLOAT);
+    mg_graph g = rmat9(ref, true, MG_WEIGHT_FLOAT);
     if (g == NULL) return;
     float *ow = g->out.weights, *iw = g->in.weights;
     const uint32_t n = g->n;
@@ -767,7 +760,7 @@ static void binary_shares_refused(void) {
     expect_refused_split(path, "truncated");
     mg_graph_free(&g);
     /* an undirected flag over a CSR that is not symmetric */
-    g = generate_whole(false, MG_WEIGHT_NONE);
+    g = rmat9(ref, false, MG_WEIGHT_NONE);
     if (g == NULL) return;
     uint32_t v = 0;
     while (v < g->n && g->out.offsets[v + 1] - g->out.offsets[v] < 2) v++;
@@ -795,11 +788,8 @@ static void one_rank_fails(void) {
         if (rank == 1) mg__inject_alloc_failure(ks[i]);
         const mg_status st = mg_generate(ctx, &g, &o);
         if (rank == 1) mg__inject_alloc_failure(0);
-        int ok = st == MG_SUCCESS, all = 0, any = 0;
-        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        MPI_Allreduce(&ok, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        CHECK(all == any); /* all succeeded (k past the call's allocations) or all failed */
-        if (!ok) {
+        /* all succeed (k past the call's allocations) or all fail */
+        if (!succeeded_alike(st)) {
             CHECK(g == NULL);
             if (rank == 1) CHECK(st == MG_OUT_OF_MEMORY);
             else CHECK(strstr(mg_context_error(ctx), "other rank") != NULL);
