@@ -74,6 +74,8 @@ mg_status mg_context_get_ranks(const mg_context ctx, int *rank, int *size) {
     return MG_SUCCESS;
 }
 
+#define ADV_STEP "mg_advance: the step"
+
 static mg_status collective_failed(mg_context ctx, const char *what, int rc) {
     return mg__error(ctx, MG_IO_ERROR, "the ranks' %s failed (code %d)", what, rc);
 }
@@ -127,6 +129,28 @@ mg_status mg__dist_agree_status(mg_context ctx, mg_status mine, const char *what
     if (failed)
         return mg__error(ctx, MG_IO_ERROR, "%s: %llu other rank%s failed (their messages say why)", what,
                          (unsigned long long)failed, failed == 1 ? "" : "s");
+    return MG_SUCCESS;
+}
+
+mg_status mg__dist_agree_step(mg_context ctx, mg_status mine, bool overlap, uint64_t my_high,
+                              uint64_t *high, bool *all_overlap) {
+    const mg_ranks *R = &ctx->dist->ranks;
+    *all_overlap = false;
+    if (R->size > MG__DIST_MAX_OVERLAP) return mg__dist_agree_status(ctx, mine, ADV_STEP);
+    ctx->dist->agreed = true;
+    /* failures, ranks not offering, then each rank's count in its own slot */
+    uint64_t v[2 + MG__DIST_MAX_OVERLAP] = {0};
+    v[0] = mine != MG_SUCCESS;
+    v[1] = !(mine == MG_SUCCESS && overlap);
+    if (mine == MG_SUCCESS && overlap) v[2 + R->rank] = my_high;
+    const int rc = R->allreduce_sum_u64(R->user, v, 2 + (uint64_t)R->size);
+    if (mine != MG_SUCCESS) return mine;
+    if (rc != 0) return collective_failed(ctx, "agreement on a step", rc);
+    if (v[0])
+        return mg__error(ctx, MG_IO_ERROR, ADV_STEP ": %llu other rank%s failed (their messages say why)",
+                         (unsigned long long)v[0], v[0] == 1 ? "" : "s");
+    *all_overlap = v[1] == 0;
+    if (*all_overlap) memcpy(high, v + 2, (size_t)R->size * sizeof *high);
     return MG_SUCCESS;
 }
 

@@ -2,12 +2,13 @@
  * dist_gpu.cu — the exchanges of a split graph between the ranks' GPUs, through NCCL (dist.h).
  *
  * A device-resident vector or frontier is in its device form's numbering, which differs between
- * ranks (each share's form orders vertices by its own in-degrees, preprocess/gpu_preprocess.h). So
- * an exchange stages in caller numbering, where ranges are contiguous: the owner's range is
- * gathered into a staging array, every range is broadcast from its owner (one NCCL group of P
- * broadcasts: an allgather of unequal blocks), and the others' ranges are scattered back into this
- * rank's numbering. A frontier goes as a caller-numbered bitmap (ranges are whole words), then back
- * to a device list.
+ * ranks (each share's form orders vertices by its own in-degrees, preprocess/gpu_preprocess.h). But
+ * a share has no edge into another rank's vertex, so every other rank's range lies in the form's
+ * last group in caller order (dist.h): a vector's exchange gathers the owner's range into caller
+ * order and broadcasts it from there (one NCCL group of P broadcasts: an allgather of unequal
+ * blocks) straight into place on every other rank. A pull's exchange runs beside it in two parts
+ * (mg__dist_gpu_overlap_*, dist.h). A frontier goes as a caller-numbered bitmap (ranges are whole
+ * words), then back to a device list.
  */
 #include <cuda_runtime.h>
 
@@ -69,32 +70,94 @@ mg_status stage_of(mg_context ctx, size_t bytes, void **p) {
     return MG_SUCCESS;
 }
 
-/* every rank's byte range [at[r], at[r] + bytes[r]) of buffer from rank r, in one group */
-mg_status broadcast_ranges(mg_context ctx, char *buffer, const uint64_t *at, const uint64_t *bytes) {
+/* bytes[r] from each rank r (from `send` there) into recv[r] here, in one group on stream s */
+mg_status broadcast_into(mg_context ctx, cudaStream_t s, const char *send, char *const *recv,
+                         const uint64_t *bytes) {
     ncclComm_t comm;
     TRY(comm_of(ctx, &comm));
     const int size = ctx->dist->ranks.size;
     NCCL(ncclGroupStart());
     for (int r = 0; r < size; r++)
-        if (bytes[r] > 0) NCCL(ncclBroadcast(buffer + at[r], buffer + at[r], bytes[r], ncclUint8, r, comm, 0));
+        if (bytes[r] > 0) NCCL(ncclBroadcast(send, recv[r], bytes[r], ncclUint8, r, comm, s));
     NCCL(ncclGroupEnd());
     return MG_SUCCESS;
 }
 
+/* every rank's byte range [at[r], at[r] + bytes[r]) of buffer from rank r, in one group */
+mg_status broadcast_ranges(mg_context ctx, cudaStream_t s, char *buffer, const uint64_t *at,
+                           const uint64_t *bytes) {
+    const int size = ctx->dist->ranks.size;
+    if (size > MG__DIST_MAX_OVERLAP)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "more than %d ranks' GPUs are not supported yet",
+                         MG__DIST_MAX_OVERLAP);
+    char *recv[MG__DIST_MAX_OVERLAP];
+    for (int r = 0; r < size; r++) recv[r] = buffer + at[r];
+    return broadcast_into(ctx, s, buffer + at[ctx->dist->ranks.rank], recv, bytes);
+}
+
+/* where rank r's range (r not this rank) begins in this rank's share's device numbering: after its
+ * own high vertices where r comes before it (dist.h) */
+uint64_t range_at(const struct mg__graph_dist *d, const mg__gpu_graph *gg, int r) {
+    const uint32_t high = gg->own_from - d->first[d->rank];
+    return r < d->rank ? (uint64_t)high + d->first[r] : d->first[r];
+}
+
+/* every rank's range of values in caller order, from its stage there (this rank's: stage) into
+ * place in data here */
+mg_status send_ranges(mg_context ctx, cudaStream_t s, char *stage, char *data, size_t elem,
+                      const struct mg__graph_dist *d, const mg__gpu_graph *gg) {
+    if (d->size > MG__DIST_MAX_OVERLAP)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "more than %d ranks' GPUs are not supported yet",
+                         MG__DIST_MAX_OVERLAP);
+    char *recv[MG__DIST_MAX_OVERLAP];
+    uint64_t bytes[MG__DIST_MAX_OVERLAP];
+    for (int r = 0; r < d->size; r++) {
+        bytes[r] = (uint64_t)(d->first[r + 1] - d->first[r]) * elem;
+        recv[r] = r == d->rank ? stage : data + range_at(d, gg, r) * elem;
+    }
+    return broadcast_into(ctx, s, stage, recv, bytes);
+}
+
+/* the exchange beside a pull's stream and events, made once */
+mg_status overlap_stream(mg_context ctx) {
+    struct mg__dist *d = ctx->dist;
+    if (d->stream == nullptr) {
+        cudaStream_t s;
+        CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        d->stream = s;
+    }
+    for (void *&ev : d->events)
+        if (ev == nullptr) {
+            cudaEvent_t e;
+            CU(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+            ev = e;
+        }
+    return MG_SUCCESS;
+}
+
+/* the range [lo, hi) in caller order into stage, but for its vertices numbered below `from` here */
 template <typename E>
-__global__ void gather_own(E *stage, const E *data, const uint32_t *new_of_old, uint32_t lo, uint32_t hi) {
+__global__ void gather_own(E *stage, const E *data, const uint32_t *new_of_old, uint32_t lo, uint32_t hi,
+                           uint32_t from) {
     GRID_STRIDE(k, hi - lo) {
-        const uint32_t v = lo + (uint32_t)k;
-        stage[v] = data[new_of_old[v]];
+        const uint32_t e = new_of_old[lo + (uint32_t)k];
+        if (e >= from) stage[k] = data[e];
+    }
+}
+
+/* the first `count` vertices here (a share's high ones) as caller ids with their values */
+template <typename E>
+__global__ void pack_first(uint32_t *ids, E *vals, uint32_t count, const E *data, const uint32_t *old_of_new) {
+    GRID_STRIDE(i, count) {
+        ids[i] = old_of_new[i];
+        vals[i] = data[i];
     }
 }
 
 template <typename E>
-__global__ void scatter_others(E *data, const E *stage, const uint32_t *new_of_old, uint32_t n,
-                               uint32_t lo, uint32_t hi) {
-    GRID_STRIDE(v, n) {
-        if (v < lo || v >= hi) data[new_of_old[v]] = stage[v];
-    }
+__global__ void unpack_values(E *data, const uint32_t *ids, const E *vals, uint64_t total,
+                              const uint32_t *new_of_old) {
+    GRID_STRIDE(i, total) data[new_of_old[ids[i]]] = vals[i];
 }
 
 __global__ void own_bits(uint64_t *bits, const uint32_t *list, uint32_t count,
@@ -174,8 +237,8 @@ mg_status sync_joined(mg_context ctx, mg_vector y, mg_frontier out, const uint64
         b_vals[r] = count[r] * sizeof(E);
         at += count[r];
     }
-    TRY(broadcast_ranges(ctx, stage, at_ids, b_ids));
-    TRY(broadcast_ranges(ctx, stage, at_vals, b_vals));
+    TRY(broadcast_ranges(ctx, 0, stage, at_ids, b_ids));
+    TRY(broadcast_ranges(ctx, 0, stage, at_vals, b_vals));
     TRY(mg__gpu_frontier_reserve_device(ctx, out));
     if (total > 0) {
         unpack_joined<E><<<blocks_for(total), kThreads>>>(static_cast<E *>(y->d_data), out->d_list, ids, vals,
@@ -189,30 +252,41 @@ mg_status sync_joined(mg_context ctx, mg_vector y, mg_frontier out, const uint64
     return MG_SUCCESS;
 }
 
-template <typename E>
+/* this rank's range of data into caller order in the stage, its vertices numbered below `from`
+ * left out, on stream s */
+mg_status gather_range(mg_context ctx, cudaStream_t s, const struct mg__graph_dist *d, const mg__gpu_graph *gg,
+                       const void *data, size_t elem, uint32_t from) {
+    const uint32_t lo = d->first[d->rank], hi = d->first[d->rank + 1];
+    if (hi == lo) return MG_SUCCESS;
+    if (elem == 4)
+        gather_own<uint32_t><<<blocks_for(hi - lo), kThreads, 0, s>>>(
+            static_cast<uint32_t *>(ctx->dist->d_stage), static_cast<const uint32_t *>(data), gg->d_new_of_old, lo,
+            hi, from);
+    else
+        gather_own<uint64_t><<<blocks_for(hi - lo), kThreads, 0, s>>>(
+            static_cast<uint64_t *>(ctx->dist->d_stage), static_cast<const uint64_t *>(data), gg->d_new_of_old, lo,
+            hi, from);
+    LAUNCHED("gather_own");
+    return MG_SUCCESS;
+}
+
 mg_status sync_vector(mg_context ctx, mg_vector v, const mg__gpu_graph *gg) {
     const struct mg__graph_dist *d = v->graph->dist;
-    const int size = d->size, rank = d->rank;
-    const uint32_t n = v->n, lo = d->first[rank], hi = d->first[rank + 1];
-    void *p;
-    TRY(stage_of(ctx, (size_t)n * sizeof(E), &p));
-    E *stage = static_cast<E *>(p), *data = static_cast<E *>(v->d_data);
-    if (hi > lo) {
-        gather_own<E><<<blocks_for(hi - lo), kThreads>>>(stage, data, gg->d_new_of_old, lo, hi);
-        LAUNCHED("gather_own");
-    }
-    uint64_t at[64], bytes[64];
-    if (size > 64) return mg__error(ctx, MG_INVALID_ARGUMENT, "more than 64 ranks' GPUs are not supported yet");
-    for (int r = 0; r < size; r++) {
-        at[r] = (uint64_t)d->first[r] * sizeof(E);
-        bytes[r] = (uint64_t)(d->first[r + 1] - d->first[r]) * sizeof(E);
-    }
-    TRY(broadcast_ranges(ctx, (char *)stage, at, bytes));
-    if (n > 0) {
-        scatter_others<E><<<blocks_for(n), kThreads>>>(data, stage, gg->d_new_of_old, n, lo, hi);
-        LAUNCHED("scatter_others");
-    }
-    return MG_SUCCESS;
+    const size_t elem = mg__type_size(v->type);
+    void *stage;
+    TRY(stage_of(ctx, (size_t)(d->first[d->rank + 1] - d->first[d->rank]) * elem, &stage));
+    TRY(gather_range(ctx, 0, d, gg, v->d_data, elem, 0));
+    return send_ranges(ctx, 0, static_cast<char *>(stage), static_cast<char *>(v->d_data), elem, d, gg);
+}
+
+/* The high vertices' ids and values of every rank: the stage's first bytes, ids then values */
+uint64_t pairs_bytes(uint64_t count, size_t elem) { return (count * 4 + 7) / 8 * 8 + count * elem; }
+
+/* a share's high vertices over all ranks are at most this many: each has 128 edges in or more
+ * (mg__degree_group's groups 1-5), and the ranks' shares hold the whole graph's m edges */
+uint64_t most_high(const struct mg__graph_dist *d, uint32_t n) {
+    const uint64_t most = d->m / 128;
+    return most < n ? most : n;
 }
 
 #endif /* MG_HAVE_NCCL */
@@ -227,20 +301,107 @@ extern "C" void mg__dist_gpu_release(struct mg__dist *d) {
     if (d->nccl != nullptr) (void)ncclCommDestroy((ncclComm_t)d->nccl);
     if (d->d_stage != nullptr) (void)cudaFree(d->d_stage);
     if (d->d_count != nullptr) (void)cudaFree(d->d_count);
+    if (d->stream != nullptr) (void)cudaStreamDestroy((cudaStream_t)d->stream);
+    for (void *&ev : d->events)
+        if (ev != nullptr) (void)cudaEventDestroy((cudaEvent_t)ev);
     d->nccl = nullptr;
     d->d_stage = nullptr;
     d->d_count = nullptr;
+    d->stream = nullptr;
+    for (void *&ev : d->events) ev = nullptr;
 }
 
 extern "C" mg_status mg__dist_gpu_exchange(mg_context ctx, void *d_buffer, const uint64_t *at,
                                            const uint64_t *bytes) {
-    return broadcast_ranges(ctx, static_cast<char *>(d_buffer), at, bytes);
+    return broadcast_ranges(ctx, 0, static_cast<char *>(d_buffer), at, bytes);
 }
 
 extern "C" mg_status mg__dist_gpu_sync_vector(mg_context ctx, mg_vector v) {
     const mg__gpu_graph *gg = (const mg__gpu_graph *)v->graph->gpu;
     if (gg == nullptr) return mg__error(ctx, MG_INTERNAL_ERROR, "a device vector of a graph with no device form");
-    return mg__type_size(v->type) == 4 ? sync_vector<uint32_t>(ctx, v, gg) : sync_vector<uint64_t>(ctx, v, gg);
+    return sync_vector(ctx, v, gg);
+}
+
+extern "C" mg_status mg__dist_gpu_overlap_prepare(mg_context ctx, const struct mg_graph_s *g, size_t elem) {
+    const struct mg__graph_dist *d = g->dist;
+    TRY(overlap_stream(ctx));
+    const uint64_t own = (uint64_t)(d->first[d->rank + 1] - d->first[d->rank]) * elem;
+    const uint64_t pairs = pairs_bytes(most_high(d, g->n), elem);
+    void *stage;
+    return stage_of(ctx, own > pairs ? own : pairs, &stage);
+}
+
+extern "C" mg_status mg__dist_gpu_overlap_low(mg_context ctx, const struct mg_graph_s *g, void *d_y, size_t elem) {
+    const struct mg__graph_dist *d = g->dist;
+    const mg__gpu_graph *gg = (const mg__gpu_graph *)g->gpu;
+    struct mg__dist *D = ctx->dist;
+    cudaStream_t s = (cudaStream_t)D->stream;
+    CU(cudaEventRecord((cudaEvent_t)D->events[0], 0));
+    CU(cudaStreamWaitEvent(s, (cudaEvent_t)D->events[0], 0));
+    /* the high slots are left as they are: part 2 sends them */
+    TRY(gather_range(ctx, s, d, gg, d_y, elem, gg->own_from - d->first[d->rank]));
+    return send_ranges(ctx, s, static_cast<char *>(D->d_stage), static_cast<char *>(d_y), elem, d, gg);
+}
+
+extern "C" mg_status mg__dist_gpu_overlap_high(mg_context ctx, const struct mg_graph_s *g, void *d_y, size_t elem,
+                                               const uint64_t *high) {
+    const struct mg__graph_dist *d = g->dist;
+    const mg__gpu_graph *gg = (const mg__gpu_graph *)g->gpu;
+    struct mg__dist *D = ctx->dist;
+    cudaStream_t s = (cudaStream_t)D->stream;
+    uint64_t total = 0, mine = 0, at[MG__DIST_MAX_OVERLAP], bytes[MG__DIST_MAX_OVERLAP];
+    for (int r = 0; r < d->size; r++) {
+        if (r == d->rank) mine = total;
+        total += high[r];
+    }
+    const uint32_t H = gg->own_from - d->first[d->rank];
+    if (high[d->rank] != H || total > most_high(d, g->n))
+        return mg__error(ctx, MG_INTERNAL_ERROR, "a pull's exchange: %llu high vertices of %llu (this rank's %u)",
+                         (unsigned long long)high[d->rank], (unsigned long long)total, H);
+    CU(cudaEventRecord((cudaEvent_t)D->events[1], 0));
+    CU(cudaStreamWaitEvent(s, (cudaEvent_t)D->events[1], 0));
+    char *stage = static_cast<char *>(D->d_stage);
+    const uint64_t vals_at = (total * 4 + 7) / 8 * 8;
+    uint32_t *ids = reinterpret_cast<uint32_t *>(stage);
+    if (H > 0) {
+        if (elem == 4)
+            pack_first<uint32_t><<<blocks_for(H), kThreads, 0, s>>>(
+                ids + mine, reinterpret_cast<uint32_t *>(stage + vals_at) + mine, H,
+                static_cast<const uint32_t *>(d_y), gg->d_old_of_new);
+        else
+            pack_first<uint64_t><<<blocks_for(H), kThreads, 0, s>>>(
+                ids + mine, reinterpret_cast<uint64_t *>(stage + vals_at) + mine, H,
+                static_cast<const uint64_t *>(d_y), gg->d_old_of_new);
+        LAUNCHED("pack_first");
+    }
+    uint64_t sum = 0;
+    for (int r = 0; r < d->size; r++) {
+        at[r] = sum * 4;
+        bytes[r] = high[r] * 4;
+        sum += high[r];
+    }
+    TRY(broadcast_ranges(ctx, s, stage, at, bytes));
+    sum = 0;
+    for (int r = 0; r < d->size; r++) {
+        at[r] = vals_at + sum * elem;
+        bytes[r] = high[r] * elem;
+        sum += high[r];
+    }
+    TRY(broadcast_ranges(ctx, s, stage, at, bytes));
+    if (total > 0) {
+        if (elem == 4)
+            unpack_values<uint32_t><<<blocks_for(total), kThreads, 0, s>>>(
+                static_cast<uint32_t *>(d_y), ids, reinterpret_cast<const uint32_t *>(stage + vals_at), total,
+                gg->d_new_of_old);
+        else
+            unpack_values<uint64_t><<<blocks_for(total), kThreads, 0, s>>>(
+                static_cast<uint64_t *>(d_y), ids, reinterpret_cast<const uint64_t *>(stage + vals_at), total,
+                gg->d_new_of_old);
+        LAUNCHED("unpack_values");
+    }
+    CU(cudaEventRecord((cudaEvent_t)D->events[2], s));
+    CU(cudaStreamWaitEvent(0, (cudaEvent_t)D->events[2], 0));
+    return MG_SUCCESS;
 }
 
 extern "C" mg_status mg__dist_gpu_sync_joined(mg_context ctx, mg_vector y, mg_frontier out,
@@ -274,7 +435,7 @@ extern "C" mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f) {
         at[r] = w0 * 8;
         bytes[r] = (w1 > w0 ? w1 - w0 : 0) * 8;
     }
-    TRY(broadcast_ranges(ctx, (char *)bits, at, bytes));
+    TRY(broadcast_ranges(ctx, 0, (char *)bits, at, bytes));
     TRY(mg__gpu_frontier_reserve_device(ctx, f));
     uint32_t *count = ctx->dist->d_count;
     CU(cudaMemsetAsync(count, 0, sizeof *count, 0));
@@ -300,6 +461,20 @@ extern "C" mg_status mg__dist_gpu_exchange(mg_context ctx, void *d_buffer, const
 
 extern "C" bool mg__dist_gpu_available(void) { return false; }
 extern "C" void mg__dist_gpu_release(struct mg__dist *d) { (void)d; }
+
+extern "C" mg_status mg__dist_gpu_overlap_prepare(mg_context ctx, const struct mg_graph_s *g, size_t elem) {
+    (void)g, (void)elem;
+    return mg__error(ctx, MG_UNAVAILABLE, "a split graph's GPUs exchange through NCCL, which this build lacks");
+}
+extern "C" mg_status mg__dist_gpu_overlap_low(mg_context ctx, const struct mg_graph_s *g, void *d_y, size_t elem) {
+    (void)g, (void)d_y, (void)elem;
+    return mg__error(ctx, MG_UNAVAILABLE, "a split graph's GPUs exchange through NCCL, which this build lacks");
+}
+extern "C" mg_status mg__dist_gpu_overlap_high(mg_context ctx, const struct mg_graph_s *g, void *d_y, size_t elem,
+                                               const uint64_t *high) {
+    (void)g, (void)d_y, (void)elem, (void)high;
+    return mg__error(ctx, MG_UNAVAILABLE, "a split graph's GPUs exchange through NCCL, which this build lacks");
+}
 
 extern "C" mg_status mg__dist_gpu_sync_vector(mg_context ctx, mg_vector v) {
     (void)v;

@@ -98,7 +98,9 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
         on_share.edges = MG_EDGES_OUT;
         p = &on_share;
     }
-    mg__advance_call call = {ctx, g, p, in, x, y, mask, out};
+    /* on a split graph, a step without an output may have its exchange run beside it */
+    mg__dist_step dist = {false, false};
+    mg__advance_call call = {ctx, g, p, in, x, y, mask, out, g->dist != NULL && out == NULL ? &dist : NULL};
     mg_advance_info info;
     memset(&info, 0, sizeof info);
     double t0 = omp_get_wtime();
@@ -125,8 +127,12 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
     /* a split graph's ranks each completed their own destinations: every rank gets them all. A
      * share has edges into its rank's vertices only, so only those can join out or change; where
      * the apply changes no value without joining, the joined ones and their values are enough. */
-    if (g->dist != NULL) status = mg__dist_agree_status(ctx, status, ADV "the step");
-    if (status == MG_SUCCESS && g->dist != NULL) {
+    if (g->dist != NULL && !dist.agreed) {
+        uint64_t none[MG__DIST_MAX_OVERLAP];
+        bool all;
+        status = mg__dist_agree_step(ctx, status, false, 0, none, &all);
+    }
+    if (status == MG_SUCCESS && g->dist != NULL && !dist.exchanged) {
         const bool joined_only = out != NULL && (p->apply == MG_APPLY_MIN || p->apply == MG_APPLY_MAX ||
                                                  p->apply == MG_APPLY_IF_UNSET || p->apply == MG_APPLY_ASSIGN);
         if (joined_only) {

@@ -118,7 +118,7 @@ mg_status mg_advance_loop(mg_context ctx, const mg_graph g, const mg_program *pr
 #ifdef MG_HAVE_CUDA
         if (ctx->backend == MG_BACKEND_GPU && try_device) {
             const uint32_t budget = o->max_steps == 0 ? UINT32_MAX : o->max_steps - k;
-            mg__advance_call call = {ctx, g, program, frontier, x, y, mask, out};
+            mg__advance_call call = {ctx, g, program, frontier, x, y, mask, out, NULL};
             uint32_t ran = 0;
             TRY(mg__gpu_run_loop(&call, o, o->first_step + k, budget, &largest, &ran));
             k += ran;

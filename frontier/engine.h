@@ -11,6 +11,14 @@
 extern "C" {
 #endif
 
+/* A step on a rank's share (core/dist.h) whose engine may agree on it itself and send y's values
+ * to the other ranks while it runs (the GPU pull: mg__dist_agree_step, mg__dist_gpu_overlap_*);
+ * it says here what it did, and advance.c does the rest. */
+typedef struct mg__dist_step {
+    bool agreed;    /* the step's agreement is made (a failure after it is a device error)      */
+    bool exchanged; /* every rank's range of y reached every rank                              */
+} mg__dist_step;
+
 typedef struct {
     mg_context ctx;
     const struct mg_graph_s *g;
@@ -20,6 +28,7 @@ typedef struct {
     struct mg_vector_s *y;
     mg_frontier mask;  /* NULL: every destination eligible   */
     mg_frontier out;   /* NULL: output frontier not wanted   */
+    mg__dist_step *dist; /* NULL: the engine leaves a share's agreement and exchange to the caller */
 } mg__advance_call;
 
 /* Programs whose apply the combining atomic does itself (min/min, max/max, any/if-unset, sum/add):

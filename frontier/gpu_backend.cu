@@ -53,6 +53,10 @@ extern "C" mg_status mg__gpu_run_advance(const mg__advance_call *call, mg_advanc
     }
     a.d_out_list = call->out != NULL ? call->out->d_list : NULL;
     a.d_out_bitmap = call->out != NULL ? call->out->d_bitmap : NULL;
+    if (call->dist != NULL) {
+        a.share = g;
+        a.dist = call->dist;
+    }
     /* a user-defined program through its NVRTC-compiled kernels (udf_gpu.cu); else MultiGraph's
      * engines through the hybrid (gpu_hybrid.cu: ctx->mode forces one, else the cheapest by
      * sampling), or the Gunrock-style baseline with its own push/pull rule */

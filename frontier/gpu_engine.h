@@ -42,6 +42,11 @@ typedef struct {
                                         wanted)                                                   */
     uint64_t *d_out_bitmap;          /* (n+63)/64 words, the same set (NULL: not wanted)          */
     uint32_t out_count;              /* OUT: how many joined                                     */
+    /* A rank's share (core/dist.h) whose pull may agree on its step and send y's values to the
+     * other ranks while it runs (frontier/engine.h); NULL for a whole graph, a sample, or a step
+     * whose caller exchanges. */
+    const struct mg_graph_s *share;
+    struct mg__dist_step *dist;
 } mg__gpu_advance_args;
 
 /* One advance on the current device. Fills info (frontier size and edges, edges scanned, output

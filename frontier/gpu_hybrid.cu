@@ -165,6 +165,8 @@ mg_status timed_sample(mg_context ctx, Hybrid *h, const mg__gpu_advance_args *a,
                        uint32_t stride, const mg__gpu_dense *dense, double *ms, mg_advance_info *info) {
     mg__gpu_advance_args s = *a;
     s.d_y = h->y;
+    s.share = nullptr; /* a sample sends nothing */
+    s.dist = nullptr;
     /* an output only where the step has one: keeping it costs (sparse_engine.cu's join_once) */
     s.d_out_list = a->d_out_list != nullptr ? h->out_list : nullptr;
     s.d_out_bitmap = a->d_out_bitmap != nullptr ? h->out_bm : nullptr;

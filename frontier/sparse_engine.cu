@@ -32,6 +32,7 @@
 #include <atomic>
 #include "frontier/gpu_engine_host.cuh"
 #include "core/gpu_resident.h"
+#include "core/dist.h"
 
 namespace {
 
@@ -719,9 +720,30 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
             P.x = static_cast<const T *>(w->scaled);
             K = P.contribution = MG_CONTRIB_SRC;
         }
+        /* On a rank's share the vector exchange can run beside the pull: the own low destinations
+         * first (most of the vertices, the fewest edges), their values sent while the high ones
+         * are pulled, then the high ones (core/dist.h). Not where the pull reads the values it
+         * receives (x is y). The ranks agree on it here, before any of them sends. */
+        bool overlap = false;
+        uint64_t high[MG__DIST_MAX_OVERLAP];
+        if (a->dist != nullptr && stride == 1) {
+            const bool offer = !by_list && n > 0 && grouped && static_cast<const void *>(P.x) != a->d_y;
+            mg_status st = offer ? mg__dist_gpu_overlap_prepare(ctx, a->share, sizeof(T)) : MG_SUCCESS;
+            st = mg__dist_agree_step(ctx, st, offer, warp_end, high, &overlap);
+            a->dist->agreed = true;
+            if (st != MG_SUCCESS) return st;
+        }
         if (by_list && a->mask_count > 0) {
             LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_pull_list, P, a->d_mask_list, a->mask_count);
             LAUNCHED("pull list kernel");
+        } else if (overlap) {
+            LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_pull, P, 0, 0, own_from, own_to, 1);
+            LAUNCHED("pull kernel (own low destinations)");
+            TRY(mg__dist_gpu_overlap_low(ctx, a->share, a->d_y, sizeof(T)));
+            LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_pull, P, block_end, warp_end, 0, 0, 1);
+            LAUNCHED("pull kernel (high destinations)");
+            TRY(mg__dist_gpu_overlap_high(ctx, a->share, a->d_y, sizeof(T), high));
+            a->dist->exchanged = true;
         } else if (!by_list && n > 0) {
             LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_pull, P, block_end, warp_end, own_from, own_to, stride);
             LAUNCHED("pull kernel");

@@ -443,6 +443,86 @@ static mg_graph rmat9(mg_context c, bool directed, mg_weight_type w) {
     return g;
 }
 
+/* One step old into new (PageRank's program, t values), with and without a mask of every third
+ * destination (the others keep y's values), on the share and the whole graph. */
+static void pull_step(mg_graph split, mg_graph whole, mg_type t, const char *name) {
+    const uint32_t n = mg_graph_num_vertices(whole);
+    void *raw = malloc(((size_t)n + 1) * 8);
+    mg_program p;
+    mg_program_init(&p);
+    p.contribution = MG_CONTRIB_SRC_DIV_OUTDEG;
+    p.combine = MG_COMBINE_SUM;
+    p.apply = MG_APPLY_AFFINE;
+    p.alpha = 0.85;
+    p.beta = 0.15 / n;
+    for (int masked = 0; masked < 2; masked++) {
+        mg_vector xs = NULL, ys = NULL, xw = NULL, yw = NULL;
+        mg_frontier ms = NULL, mw = NULL;
+        CHECK_OK(ctx, mg_vector_create(ctx, &xs, split, t));
+        CHECK_OK(ctx, mg_vector_create(ctx, &ys, split, t));
+        CHECK_OK(ref, mg_vector_create(ref, &xw, whole, t));
+        CHECK_OK(ref, mg_vector_create(ref, &yw, whole, t));
+        for (int k = 0; k < 2; k++) {
+            for (uint32_t i = 0; i < n; i++) {
+                const double v = k ? 2 + (double)(i % 5) : 1 + (double)(i % 13) * 0.25;
+                if (t == MG_FLOAT) ((float *)raw)[i] = (float)v;
+                else ((double *)raw)[i] = v;
+            }
+            CHECK_OK(ctx, mg_vector_load(ctx, k ? ys : xs, raw));
+            CHECK_OK(ref, mg_vector_load(ref, k ? yw : xw, raw));
+        }
+        if (masked) {
+            CHECK_OK(ctx, mg_frontier_create(ctx, &ms, split));
+            CHECK_OK(ref, mg_frontier_create(ref, &mw, whole));
+            for (uint32_t v = 0; v < n; v += 3) {
+                CHECK_OK(ctx, mg_frontier_add(ctx, ms, v));
+                CHECK_OK(ref, mg_frontier_add(ref, mw, v));
+            }
+        }
+        CHECK_OK(ctx, mg_advance(ctx, split, &p, NULL, xs, ys, ms, NULL));
+        CHECK_OK(ref, mg_advance(ref, whole, &p, NULL, xw, yw, mw, NULL));
+        double *a = values(ctx, ys, t, n), *b = values(ref, yw, t, n);
+        same(masked ? "a masked step" : "a step", name, a, b, n, t == MG_FLOAT ? 1e-5 : 1e-12);
+        free(a);
+        free(b);
+        mg_vector_free(&xs);
+        mg_vector_free(&ys);
+        mg_vector_free(&xw);
+        mg_vector_free(&yw);
+        mg_frontier_free(&ms);
+        mg_frontier_free(&mw);
+    }
+    free(raw);
+}
+
+/* The engines' modes on shares, the ranks alike or not: on the GPU a pull sends its values while
+ * it runs where every rank pulls, and where one rank pushes or runs the dense engine all exchange
+ * after the step. Even ranks take a pair's first mode, odd ones its second. */
+static void engine_modes(void) {
+    static const mg_mode modes[][2] = {{MG_MODE_PULL, MG_MODE_PULL},
+                                       {MG_MODE_PULL, MG_MODE_SPARSE},
+                                       {MG_MODE_DENSE, MG_MODE_PULL},
+                                       {MG_MODE_HYBRID, MG_MODE_HYBRID}};
+    static const char *names[] = {"rmat9, every rank pulling", "rmat9, pulling and pushing",
+                                  "rmat9, dense and pulling", "rmat9, the hybrid"};
+    mg_graph su = rmat9(ctx, false, MG_WEIGHT_INT32), wu = rmat9(ref, false, MG_WEIGHT_INT32);
+    mg_graph sd = rmat9(ctx, true, MG_WEIGHT_FLOAT), wd = rmat9(ref, true, MG_WEIGHT_FLOAT);
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+        CHECK_OK(ctx, mg_context_set_mode(ctx, modes[i][rank % 2]));
+        pull_step(su, wu, MG_DOUBLE, names[i]);
+        pull_step(sd, wd, MG_FLOAT, names[i]);
+        run(PR, su, wu, names[i]);
+        run(PR, sd, wd, names[i]);
+        run(CC, su, wu, names[i]);
+        run(SSSP, su, wu, names[i]);
+    }
+    CHECK_OK(ctx, mg_context_set_mode(ctx, MG_MODE_AUTO));
+    mg_graph_free(&su);
+    mg_graph_free(&wu);
+    mg_graph_free(&sd);
+    mg_graph_free(&wd);
+}
+
 /* What needs every edge refuses a share, on every rank alike (MG_UNAVAILABLE, naming the split),
  * instead of answering from this rank's edges: the verifiers, triangle counting, the statistics.
  * With one rank the graph is whole and all of them run. */
@@ -885,6 +965,7 @@ int main(int argc, char **argv) {
     STEP(text_parts());
     STEP(one_rank_fails_reading());
     STEP(whole_only());
+    STEP(engine_modes());
 #undef STEP
 
     /* one line per rank, then rank 0's summary of all */
