@@ -17,6 +17,7 @@
 void mg__dist_free(struct mg__dist *d) {
     if (d == NULL) return;
     mg__dist_gpu_release(d);
+    mg__free(d->scratch);
     mg__free(d);
 }
 
@@ -48,7 +49,11 @@ mg_status mg_context_set_ranks(mg_context ctx, const mg_ranks *ranks) {
                          SET "the ranks' GPUs exchange through NCCL, which this build lacks "
                              "(configure where nccl.h and libnccl are found)");
     struct mg__dist *d = mg__calloc(1, sizeof *d);
-    if (d == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, SET "out of memory");
+    if (d != NULL) d->scratch = mg__malloc((size_t)ranks->size * 3 * sizeof *d->scratch);
+    if (d == NULL || d->scratch == NULL) {
+        mg__free(d);
+        return mg__error(ctx, MG_OUT_OF_MEMORY, SET "out of memory");
+    }
     d->ranks = *ranks;
     d->device = -1;
     /* Each rank takes its own GPU (its rank on the host, modulo the devices) before any device
@@ -59,6 +64,7 @@ mg_status mg_context_set_ranks(mg_context ctx, const mg_ranks *ranks) {
     }
     if (ctx->backend == MG_BACKEND_GPU && d->device >= 0 &&
         (status = mg__gpu_keep_pool(ctx, d->device)) != MG_SUCCESS) {
+        mg__free(d->scratch);
         mg__free(d);
         return status;
     }
@@ -457,21 +463,16 @@ cleanup:
 
 /* ---- the exchanges ------------------------------------------------------------------------------ */
 
-/* offsets and counts (bytes) of every rank's range of elements of es bytes. */
-static mg_status ranges(mg_context ctx, const struct mg__graph_dist *d, size_t es, uint64_t **off,
-                        uint64_t **cnt) {
-    *off = mg__malloc((size_t)d->size * sizeof **off);
-    *cnt = mg__malloc((size_t)d->size * sizeof **cnt);
-    if (*off == NULL || *cnt == NULL) {
-        mg__free(*off);
-        mg__free(*cnt);
-        return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory exchanging a split graph's values");
-    }
+/* Offsets and counts (bytes) of every rank's range of elements of es bytes, in the context's
+ * scratch. An exchange runs after its call's agreement: what it allocates it agrees on again before
+ * its first collective, so that no rank fails alone while the others wait in it. */
+static void ranges(mg_context ctx, const struct mg__graph_dist *d, size_t es, uint64_t **off, uint64_t **cnt) {
+    *off = ctx->dist->scratch;
+    *cnt = ctx->dist->scratch + d->size;
     for (int r = 0; r < d->size; r++) {
         (*off)[r] = (uint64_t)d->first[r] * es;
         (*cnt)[r] = (uint64_t)(d->first[r + 1] - d->first[r]) * es;
     }
-    return MG_SUCCESS;
 }
 
 mg_status mg__dist_sync_vector(mg_context ctx, mg_vector v) {
@@ -479,20 +480,16 @@ mg_status mg__dist_sync_vector(mg_context ctx, mg_vector v) {
     if (d == NULL) return MG_SUCCESS;
     if (v->on_device) return mg__dist_gpu_sync_vector(ctx, v);
     uint64_t *off, *cnt;
-    mg_status status = ranges(ctx, d, mg__type_size(v->type), &off, &cnt);
-    if (status != MG_SUCCESS) return status;
+    ranges(ctx, d, mg__type_size(v->type), &off, &cnt);
     const mg_ranks *R = &ctx->dist->ranks;
     const int rc = R->allgatherv(R->user, v->data, off, cnt);
-    mg__free(off);
-    mg__free(cnt);
     return rc != 0 ? collective_failed(ctx, "exchange of a vector", rc) : MG_SUCCESS;
 }
 
 mg_status mg__dist_sync_dense(mg_context ctx, const struct mg_graph_s *g, mg_dense y) {
-    mg_status status;
+    mg_status status = MG_SUCCESS;
     uint64_t *off, *cnt;
-    if ((status = ranges(ctx, g->dist, mg__type_size(y->type) * y->cols, &off, &cnt)) != MG_SUCCESS)
-        return status;
+    ranges(ctx, g->dist, mg__type_size(y->type) * y->cols, &off, &cnt);
     if (y->on_device) {
         status = mg__dist_gpu_exchange(ctx, y->d_data, off, cnt);
     } else {
@@ -500,8 +497,6 @@ mg_status mg__dist_sync_dense(mg_context ctx, const struct mg_graph_s *g, mg_den
         const int rc = R->allgatherv(R->user, y->data, off, cnt);
         if (rc != 0) status = collective_failed(ctx, "exchange of a product", rc);
     }
-    mg__free(off);
-    mg__free(cnt);
     return status;
 }
 
@@ -510,15 +505,9 @@ mg_status mg__dist_sync_frontier(mg_context ctx, mg_frontier f) {
     if (d == NULL) return MG_SUCCESS;
     if (f->on_device) return mg__dist_gpu_sync_frontier(ctx, f);
     mg_status status = mg__frontier_need_bitmap(ctx, f);
-    if (status != MG_SUCCESS) return status;
+    if ((status = mg__dist_agree_status(ctx, status, "the exchange of a frontier")) != MG_SUCCESS) return status;
     /* ranges start at multiples of 64: each is whole words of the bitmap */
-    uint64_t *off = mg__malloc((size_t)d->size * sizeof *off);
-    uint64_t *cnt = mg__malloc((size_t)d->size * sizeof *cnt);
-    if (off == NULL || cnt == NULL) {
-        mg__free(off);
-        mg__free(cnt);
-        return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory exchanging a frontier");
-    }
+    uint64_t *off = ctx->dist->scratch, *cnt = ctx->dist->scratch + d->size;
     for (int r = 0; r < d->size; r++) {
         const uint64_t w0 = d->first[r] / 64, w1 = mg__bitmap_words(d->first[r + 1]);
         off[r] = w0 * 8;
@@ -526,8 +515,6 @@ mg_status mg__dist_sync_frontier(mg_context ctx, mg_frontier f) {
     }
     const mg_ranks *R = &ctx->dist->ranks;
     const int rc = R->allgatherv(R->user, f->bitmap, off, cnt);
-    mg__free(off);
-    mg__free(cnt);
     if (rc != 0) return collective_failed(ctx, "exchange of a frontier", rc);
     const int64_t words = (int64_t)mg__bitmap_words(f->n);
     uint64_t count = 0;
@@ -582,10 +569,10 @@ mg_status mg__dist_sync_joined(mg_context ctx, mg_vector y, mg_frontier out) {
     const int size = d->size;
     const size_t es = mg__type_size(y->type);
     mg_status status = MG_SUCCESS;
-    uint64_t *count = mg__calloc((size_t)size * 3, sizeof *count);
+    uint64_t *count = ctx->dist->scratch;
     uint32_t *ids = NULL;
     char *vals = NULL;
-    if (count == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory exchanging a step");
+    memset(count, 0, (size_t)size * sizeof *count);
     uint64_t *off = count + size, *bytes = count + 2 * size;
     /* every rank's number of joined vertices (its slot of count) */
     count[d->rank] = out->count;
@@ -601,10 +588,13 @@ mg_status mg__dist_sync_joined(mg_context ctx, mg_vector y, mg_frontier out) {
     }
     uint64_t total = 0;
     for (int r = 0; r < size; r++) total += count[r];
-    MG__TRY(mg__frontier_need_list(ctx, out));
-    ids = mg__malloc((size_t)total * sizeof *ids + 1);
-    vals = mg__malloc((size_t)total * es + 1);
-    if (ids == NULL || vals == NULL) MG__FAIL(ctx, MG_OUT_OF_MEMORY, "out of memory exchanging a step");
+    status = mg__frontier_need_list(ctx, out);
+    if (status == MG_SUCCESS) {
+        ids = mg__malloc((size_t)total * sizeof *ids + 1);
+        vals = mg__malloc((size_t)total * es + 1);
+        if (ids == NULL || vals == NULL) status = mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory exchanging a step");
+    }
+    MG__TRY(mg__dist_agree_status(ctx, status, "the exchange of a step"));
     uint64_t at = 0;
     for (int r = 0; r < d->rank; r++) at += count[r];
     for (uint32_t i = 0; i < out->count; i++) {
@@ -632,7 +622,6 @@ mg_status mg__dist_sync_joined(mg_context ctx, mg_vector y, mg_frontier out) {
     out->list_valid = true;
     out->bitmap_valid = false;
 cleanup:
-    mg__free(count);
     mg__free(ids);
     mg__free(vals);
     return status;

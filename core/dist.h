@@ -29,6 +29,9 @@ struct mg__dist {
     void *stream;
     void *events[3];
     bool agreed;           /* the call under way has agreed on its status (mg__dist_settle)   */
+    /* 3 * size entries: the exchanges' offsets and counts, made with the ranks, so that an
+     * exchange after its call's agreement needs no memory of its own for them */
+    uint64_t *scratch;
 };
 
 struct mg__graph_dist {

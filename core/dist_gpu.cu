@@ -210,8 +210,6 @@ mg_status sync_joined(mg_context ctx, mg_vector y, mg_frontier out, const uint64
     const struct mg__graph_dist *d = y->graph->dist;
     const int size = d->size;
     if (size > 64) return mg__error(ctx, MG_INVALID_ARGUMENT, "more than 64 ranks' GPUs are not supported yet");
-    TRY(mg__gpu_vector_to_device(ctx, y));
-    TRY(mg__gpu_frontier_need_dlist(ctx, out));
     uint64_t total = 0, mine = 0, at_ids[64], at_vals[64], b_ids[64], b_vals[64];
     for (int r = 0; r < size; r++) {
         if (r == d->rank) mine = total;
@@ -219,8 +217,11 @@ mg_status sync_joined(mg_context ctx, mg_vector y, mg_frontier out, const uint64
     }
     /* the stage: every rank's ids, then (8-byte aligned) every rank's values */
     const uint64_t vals_at = (total * 4 + 7) / 8 * 8;
-    void *p;
-    TRY(stage_of(ctx, vals_at + total * sizeof(E), &p));
+    void *p = nullptr;
+    mg_status st = mg__gpu_vector_to_device(ctx, y);
+    if (st == MG_SUCCESS) st = mg__gpu_frontier_need_dlist(ctx, out);
+    if (st == MG_SUCCESS) st = stage_of(ctx, vals_at + total * sizeof(E), &p);
+    TRY(mg__dist_agree_status(ctx, st, "the exchange of a step"));
     char *stage = static_cast<char *>(p);
     uint32_t *ids = reinterpret_cast<uint32_t *>(stage);
     E *vals = reinterpret_cast<E *>(stage + vals_at);
@@ -273,8 +274,9 @@ mg_status gather_range(mg_context ctx, cudaStream_t s, const struct mg__graph_di
 mg_status sync_vector(mg_context ctx, mg_vector v, const mg__gpu_graph *gg) {
     const struct mg__graph_dist *d = v->graph->dist;
     const size_t elem = mg__type_size(v->type);
-    void *stage;
-    TRY(stage_of(ctx, (size_t)(d->first[d->rank + 1] - d->first[d->rank]) * elem, &stage));
+    void *stage = nullptr;
+    TRY(mg__dist_agree_status(ctx, stage_of(ctx, (size_t)(d->first[d->rank + 1] - d->first[d->rank]) * elem, &stage),
+                              "the exchange of a vector"));
     TRY(gather_range(ctx, 0, d, gg, v->d_data, elem, 0));
     return send_ranges(ctx, 0, static_cast<char *>(stage), static_cast<char *>(v->d_data), elem, d, gg);
 }
@@ -420,9 +422,10 @@ extern "C" mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f) {
     if (size > 64) return mg__error(ctx, MG_INVALID_ARGUMENT, "more than 64 ranks' GPUs are not supported yet");
     const uint32_t n = f->n, lo = d->first[rank], hi = d->first[rank + 1];
     const uint64_t words = mg__bitmap_words(n);
-    TRY(mg__gpu_frontier_need_dlist(ctx, f));
-    void *p;
-    TRY(stage_of(ctx, words * 8, &p));
+    void *p = nullptr;
+    mg_status st = mg__gpu_frontier_need_dlist(ctx, f);
+    if (st == MG_SUCCESS) st = stage_of(ctx, words * 8, &p);
+    TRY(mg__dist_agree_status(ctx, st, "the exchange of a frontier"));
     uint64_t *bits = static_cast<uint64_t *>(p);
     CU(cudaMemsetAsync(bits, 0, words * 8, 0));
     if (f->count > 0) {

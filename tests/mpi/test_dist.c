@@ -395,7 +395,7 @@ static void split_spmv(mg_graph split, mg_graph whole, const char *name) {
         mg_spmv_options o;
         mg_spmv_options_init(&o);
         o.transpose = true;
-        static const uint64_t ks[] = {1, 2, 3};
+        static const uint64_t ks[] = {1, 2, 3, 4, 5, 6, 8};
         for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
             mg_dense x = dense_of(ctx, n, MG_DOUBLE, 0), y = dense_of(ctx, n, MG_DOUBLE, 5);
             if (rank == 1) mg__inject_alloc_failure(ks[i]);
