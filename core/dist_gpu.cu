@@ -102,8 +102,17 @@ uint64_t range_at(const struct mg__graph_dist *d, const mg__gpu_graph *gg, int r
     return r < d->rank ? (uint64_t)high + d->first[r] : d->first[r];
 }
 
-/* every rank's range of values in caller order, from its stage there (this rank's: stage) into
- * place in data here */
+uint64_t round256(uint64_t bytes) { return (bytes + 255) / 256 * 256; }
+
+/* the stage send_ranges needs: this rank's range, and room for the others' (below) */
+uint64_t ranges_stage_bytes(const struct mg__graph_dist *d, uint32_t n, size_t elem) {
+    return (uint64_t)n * elem + 256 * ((uint64_t)d->size + 1);
+}
+
+/* Every rank's range of values in caller order, from its stage there (this rank's: stage) into
+ * place in data here. NCCL moves into a buffer that is not 16-byte aligned much more slowly: a range
+ * whose place is not (those before this rank's, after an odd number of high vertices) is received
+ * into the stage after this rank's own and copied into place. */
 mg_status send_ranges(mg_context ctx, cudaStream_t s, char *stage, char *data, size_t elem,
                       const struct mg__graph_dist *d, const mg__gpu_graph *gg) {
     if (d->size > MG__DIST_MAX_OVERLAP)
@@ -111,11 +120,20 @@ mg_status send_ranges(mg_context ctx, cudaStream_t s, char *stage, char *data, s
                          MG__DIST_MAX_OVERLAP);
     char *recv[MG__DIST_MAX_OVERLAP];
     uint64_t bytes[MG__DIST_MAX_OVERLAP];
+    uint64_t spare = round256((uint64_t)(d->first[d->rank + 1] - d->first[d->rank]) * elem);
     for (int r = 0; r < d->size; r++) {
         bytes[r] = (uint64_t)(d->first[r + 1] - d->first[r]) * elem;
         recv[r] = r == d->rank ? stage : data + range_at(d, gg, r) * elem;
+        if (r != d->rank && reinterpret_cast<uintptr_t>(recv[r]) % 16 != 0) {
+            recv[r] = stage + spare;
+            spare += round256(bytes[r]);
+        }
     }
-    return broadcast_into(ctx, s, stage, recv, bytes);
+    TRY(broadcast_into(ctx, s, stage, recv, bytes));
+    for (int r = 0; r < d->size; r++)
+        if (r != d->rank && bytes[r] > 0 && recv[r] >= stage && recv[r] < stage + spare)
+            CU(cudaMemcpyAsync(data + range_at(d, gg, r) * elem, recv[r], bytes[r], cudaMemcpyDeviceToDevice, s));
+    return MG_SUCCESS;
 }
 
 /* the exchange beside a pull's stream and events, made once */
@@ -275,7 +293,7 @@ mg_status sync_vector(mg_context ctx, mg_vector v, const mg__gpu_graph *gg) {
     const struct mg__graph_dist *d = v->graph->dist;
     const size_t elem = mg__type_size(v->type);
     void *stage = nullptr;
-    TRY(mg__dist_agree_status(ctx, stage_of(ctx, (size_t)(d->first[d->rank + 1] - d->first[d->rank]) * elem, &stage),
+    TRY(mg__dist_agree_status(ctx, stage_of(ctx, ranges_stage_bytes(d, v->n, elem), &stage),
                               "the exchange of a vector"));
     TRY(gather_range(ctx, 0, d, gg, v->d_data, elem, 0));
     return send_ranges(ctx, 0, static_cast<char *>(stage), static_cast<char *>(v->d_data), elem, d, gg);
@@ -327,7 +345,7 @@ extern "C" mg_status mg__dist_gpu_sync_vector(mg_context ctx, mg_vector v) {
 extern "C" mg_status mg__dist_gpu_overlap_prepare(mg_context ctx, const struct mg_graph_s *g, size_t elem) {
     const struct mg__graph_dist *d = g->dist;
     TRY(overlap_stream(ctx));
-    const uint64_t own = (uint64_t)(d->first[d->rank + 1] - d->first[d->rank]) * elem;
+    const uint64_t own = ranges_stage_bytes(d, g->n, elem);
     const uint64_t pairs = pairs_bytes(most_high(d, g->n), elem);
     void *stage;
     return stage_of(ctx, own > pairs ? own : pairs, &stage);
