@@ -4,7 +4,8 @@
  * 1D, destination-owned: rank r owns the vertices [first[r], first[r + 1]) and holds every stored
  * edge into them, so one mg_advance on its share completes its own destinations; vectors and
  * frontiers stay whole and alike on every rank, and after each advance every range goes from its
- * owner to all (mg__dist_sync_*). Ranges are multiples of 64 vertices (whole bitmap words).
+ * owner to all (mg__dist_sync_*; on the GPU a pull's goes beside it, mg__dist_gpu_overlap_*).
+ * Ranges are multiples of 64 vertices (whole bitmap words).
  */
 #ifndef MG_DIST_H
 #define MG_DIST_H
