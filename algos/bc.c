@@ -158,6 +158,7 @@ mg_status mg_bc(mg_context ctx, const mg_graph g, const uint32_t *sources, uint3
     mg_status status = MG_SUCCESS;
     bc_work k = {0};
 
+    TRY(mg_ranks_begin(ctx)); /* a failure on one rank fails every rank (mgraph.h) */
     TRY(mg__algo_check_graph(ctx, g, "mg_bc: g"));
     TRY(mg__algo_check_vector(ctx, g, bc, MG_DOUBLE, "mg_bc: bc"));
     const uint32_t n = mg_graph_num_vertices(g);
@@ -198,5 +199,5 @@ cleanup:
     mg_frontier_free(&k.frontier);
     mg_frontier_free(&k.next);
     mg_frontier_free(&k.visited);
-    return status;
+    return mg_ranks_end(ctx, status, "mg_bc");
 }

@@ -18,6 +18,7 @@ mg_status mg_bfs(mg_context ctx, const mg_graph g, uint32_t source, mg_vector de
     mg_vector own_parent = NULL;
     mg_frontier frontier = NULL, visited = NULL;
 
+    TRY(mg_ranks_begin(ctx)); /* a failure on one rank fails every rank (mgraph.h) */
     TRY(mg__algo_check_graph(ctx, g, "mg_bfs: g"));
     uint32_t n = mg_graph_num_vertices(g);
     if (source >= n)
@@ -62,5 +63,5 @@ cleanup:
     mg_vector_free(&own_parent);
     mg_frontier_free(&frontier);
     mg_frontier_free(&visited);
-    return status;
+    return mg_ranks_end(ctx, status, "mg_bfs");
 }

@@ -33,6 +33,7 @@ mg_status mg_cc(mg_context ctx, const mg_graph g, mg_vector label) {
     mg_vector gp = NULL, gp_next = NULL, mngp = NULL, parent = NULL;
     mg_frontier changed = NULL;
 
+    TRY(mg_ranks_begin(ctx)); /* a failure on one rank fails every rank (mgraph.h) */
     TRY(mg__algo_check_graph(ctx, g, "mg_cc: g"));
     TRY(mg__algo_check_vector(ctx, g, label, MG_VERTEX, "mg_cc: label"));
     const bool directed = mg_graph_is_directed(g);
@@ -94,5 +95,5 @@ cleanup:
     mg_vector_free(&mngp);
     mg_vector_free(&parent);
     mg_frontier_free(&changed);
-    return status;
+    return mg_ranks_end(ctx, status, "mg_cc");
 }

@@ -31,6 +31,7 @@ mg_status mg_cdlp(mg_context ctx, const mg_graph g, int iterations, mg_vector la
     mg_vector other = NULL;
     int32_t *ids = NULL;
 
+    TRY(mg_ranks_begin(ctx)); /* a failure on one rank fails every rank (mgraph.h) */
     TRY(mg__algo_check_graph(ctx, g, "mg_cdlp: g"));
     TRY(mg__algo_check_vector(ctx, g, labels, MG_VERTEX, "mg_cdlp: labels"));
     if (iterations < 0)
@@ -73,5 +74,5 @@ cleanup:
     mg_udf_free(&udf);
     mg_vector_free(&other);
     mg__algo_free(ids);
-    return status;
+    return mg_ranks_end(ctx, status, "mg_cdlp");
 }

@@ -146,6 +146,7 @@ mg_status mg_pagerank(mg_context ctx, const mg_graph g, mg_pagerank_options *opt
     if (opts != NULL) o = *opts;
     o.iterations = 0;
 
+    TRY(mg_ranks_begin(ctx)); /* a failure on one rank fails every rank (mgraph.h) */
     TRY(mg__algo_check_graph(ctx, g, "mg_pagerank: g"));
     TRY(mg__algo_check_vector(ctx, g, rank, MG_DOUBLE, "mg_pagerank: rank"));
     if (!(o.damping >= 0 && o.damping < 1))
@@ -191,5 +192,5 @@ cleanup:
     }
     mg_vector_free(&work1);
     mg_vector_free(&work2);
-    return status;
+    return mg_ranks_end(ctx, status, "mg_pagerank");
 }

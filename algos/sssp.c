@@ -40,6 +40,7 @@ mg_status mg_sssp(mg_context ctx, const mg_graph g, uint32_t source, double delt
     mg_status status = MG_SUCCESS;
     mg_frontier near = NULL, far = NULL;
 
+    TRY(mg_ranks_begin(ctx)); /* a failure on one rank fails every rank (mgraph.h) */
     TRY(mg__algo_check_graph(ctx, g, "mg_sssp: g"));
     uint32_t n = mg_graph_num_vertices(g);
     uint64_t m = mg_graph_num_edges(g);
@@ -110,5 +111,5 @@ mg_status mg_sssp(mg_context ctx, const mg_graph g, uint32_t source, double delt
 cleanup:
     mg_frontier_free(&near);
     mg_frontier_free(&far);
-    return status;
+    return mg_ranks_end(ctx, status, "mg_sssp");
 }

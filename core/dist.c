@@ -117,7 +117,20 @@ void mg__dist_choose_ranges(const uint64_t *in_degree, uint32_t n, int size, uin
 }
 
 void mg__dist_begin(mg_context ctx) {
-    if (ctx != NULL && ctx->dist != NULL) ctx->dist->agreed = false;
+    if (ctx != NULL && ctx->dist != NULL) ctx->dist->agreed = ctx->dist->failure_shared = false;
+}
+
+mg_status mg_ranks_begin(mg_context ctx) {
+    mg_status status = mg__check_context(ctx);
+    if (status == MG_SUCCESS) mg__dist_begin(ctx);
+    return status;
+}
+
+mg_status mg_ranks_end(mg_context ctx, mg_status status, const char *what) {
+    /* not mg__check_context: a failure's message stays */
+    if (ctx == NULL || ctx->magic != MG__MAGIC_CONTEXT || !mg__dist_splits(ctx) || ctx->dist->failure_shared)
+        return status;
+    return mg__dist_agree_status(ctx, status, what != NULL ? what : "the call");
 }
 
 mg_status mg__dist_settle(mg_context ctx, mg_status status, const char *what) {
@@ -130,6 +143,7 @@ mg_status mg__dist_agree_status(mg_context ctx, mg_status mine, const char *what
     ctx->dist->agreed = true;
     uint64_t failed = mine != MG_SUCCESS;
     const int rc = R->allreduce_sum_u64(R->user, &failed, 1);
+    if (rc != 0 || failed) ctx->dist->failure_shared = true;
     if (mine != MG_SUCCESS) return mine;
     if (rc != 0) return collective_failed(ctx, "agreement on a result", rc);
     if (failed)
@@ -142,21 +156,16 @@ mg_status mg__dist_agree_step(mg_context ctx, mg_status mine, bool overlap, uint
                               uint64_t *high, bool *all_overlap) {
     const mg_ranks *R = &ctx->dist->ranks;
     *all_overlap = false;
-    if (R->size > MG__DIST_MAX_OVERLAP) return mg__dist_agree_status(ctx, mine, ADV_STEP);
-    ctx->dist->agreed = true;
-    /* failures, ranks not offering, then each rank's count in its own slot */
-    uint64_t v[2 + MG__DIST_MAX_OVERLAP] = {0};
-    v[0] = mine != MG_SUCCESS;
-    v[1] = !(mine == MG_SUCCESS && overlap);
-    if (mine == MG_SUCCESS && overlap) v[2 + R->rank] = my_high;
-    const int rc = R->allreduce_sum_u64(R->user, v, 2 + (uint64_t)R->size);
-    if (mine != MG_SUCCESS) return mine;
+    mg_status status = mg__dist_agree_status(ctx, mine, ADV_STEP);
+    if (status != MG_SUCCESS || R->size > MG__DIST_MAX_OVERLAP) return status;
+    /* the ranks not offering, then each rank's count in its own slot */
+    uint64_t v[1 + MG__DIST_MAX_OVERLAP] = {0};
+    v[0] = !overlap;
+    if (overlap) v[1 + R->rank] = my_high;
+    const int rc = R->allreduce_sum_u64(R->user, v, 1 + (uint64_t)R->size);
     if (rc != 0) return collective_failed(ctx, "agreement on a step", rc);
-    if (v[0])
-        return mg__error(ctx, MG_IO_ERROR, ADV_STEP ": %llu other rank%s failed (their messages say why)",
-                         (unsigned long long)v[0], v[0] == 1 ? "" : "s");
-    *all_overlap = v[1] == 0;
-    if (*all_overlap) memcpy(high, v + 2, (size_t)R->size * sizeof *high);
+    *all_overlap = v[0] == 0;
+    if (*all_overlap) memcpy(high, v + 1, (size_t)R->size * sizeof *high);
     return MG_SUCCESS;
 }
 
@@ -555,8 +564,10 @@ mg_status mg__dist_sum(mg_context ctx, const struct mg_graph_s *g, mg_status min
     return status;
 }
 
-mg_status mg__dist_agree(mg_context ctx, const struct mg_graph_s *g, void *value, size_t bytes) {
-    if (g->dist == NULL) return MG_SUCCESS;
+mg_status mg__dist_agree(mg_context ctx, const struct mg_graph_s *g, mg_status mine, void *value, size_t bytes) {
+    if (g->dist == NULL) return mine;
+    const mg_status status = mg__dist_agree_status(ctx, mine, "the ranks' agreement on a result");
+    if (status != MG_SUCCESS) return status;
     const mg_ranks *R = &ctx->dist->ranks;
     const int rc = R->broadcast(R->user, value, bytes, 0);
     return rc != 0 ? collective_failed(ctx, "broadcast of a result", rc) : MG_SUCCESS;
@@ -589,6 +600,7 @@ mg_status mg__dist_sync_joined(mg_context ctx, mg_vector y, mg_frontier out) {
     uint64_t total = 0;
     for (int r = 0; r < size; r++) total += count[r];
     status = mg__frontier_need_list(ctx, out);
+    if (status == MG_SUCCESS) status = mg__frontier_reserve(ctx, out); /* keeps the list: room for all */
     if (status == MG_SUCCESS) {
         ids = mg__malloc((size_t)total * sizeof *ids + 1);
         vals = mg__malloc((size_t)total * es + 1);
@@ -616,7 +628,6 @@ mg_status mg__dist_sync_joined(mg_context ctx, mg_vector y, mg_frontier out) {
     for (int64_t i = 0; i < (int64_t)total; i++)
         memcpy((char *)y->data + (size_t)ids[i] * es, vals + i * es, es);
     /* the ranks' joined vertices, disjoint: the whole step's output */
-    MG__TRY(mg__frontier_reserve(ctx, out));
     memcpy(out->list, ids, (size_t)total * sizeof *ids);
     out->count = (uint32_t)total;
     out->list_valid = true;

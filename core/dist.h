@@ -30,6 +30,7 @@ struct mg__dist {
     void *stream;
     void *events[3];
     bool agreed;           /* the call under way has agreed on its status (mg__dist_settle)   */
+    bool failure_shared;   /* an agreement of the call under way told every rank of a failure */
     /* 3 * size entries: the exchanges' offsets and counts, made with the ranks, so that an
      * exchange after its call's agreement needs no memory of its own for them */
     uint64_t *scratch;
@@ -89,11 +90,15 @@ mg_status mg__dist_sync_dense(mg_context ctx, const struct mg_graph_s *g, mg_den
  * failure naming `what` where another rank failed (whose own message says why), else success. So
  * a rank that fails alone (out of memory, a device error) leaves no other waiting for it. */
 mg_status mg__dist_agree_status(mg_context ctx, mg_status mine, const char *what);
+/* Every collective on a split graph comes after an mg__dist_agree_status, so a rank that failed
+ * alone anywhere (mg_ranks_end) meets the others in their next agreement, whatever call they
+ * are in, and all fail. */
 /* mg_advance's agreement on a split graph, its one per call: advance.c's after the step, or, before
  * a GPU pull that sends its values while it runs (mg__dist_gpu_overlap_*), the engine's, offering
  * that (`overlap`) with this rank's count of high destinations (groups 1-5 of its device form).
- * mg__dist_agree_status's result; *all_overlap: every rank offered, and then high[r] (size
- * entries) is rank r's count. Ranks that offered when another did not go on as if they had not. */
+ * mg__dist_agree_status's result; then, where all succeeded, *all_overlap: every rank offered,
+ * and then high[r] (size entries) is rank r's count. Ranks that offered when another did not go
+ * on as if they had not. */
 #define MG__DIST_MAX_OVERLAP 64
 mg_status mg__dist_agree_step(mg_context ctx, mg_status mine, bool overlap, uint64_t my_high,
                               uint64_t *high, bool *all_overlap);
@@ -102,13 +107,14 @@ mg_status mg__dist_agree_step(mg_context ctx, mg_status mine, bool overlap, uint
  * rank) takes part in that agreement then, so the others, waiting in it, fail too. */
 void mg__dist_begin(mg_context ctx);
 mg_status mg__dist_settle(mg_context ctx, mg_status status, const char *what);
+/* (An algorithm over the ranks: mg_ranks_begin and mg_ranks_end, mgraph.h.) */
 /* *value becomes the sum of every rank's *value, added in rank order (the same bits on every
  * rank), after the ranks agree on the call's status (mine). */
 mg_status mg__dist_sum(mg_context ctx, const struct mg_graph_s *g, mg_status mine, double *value);
 /* Rank 0's `bytes` at value on every rank: a floating-point result that every rank computed on
  * its own copy (sums on a GPU may differ in the last bits), so that every rank takes the same
- * branch after it. */
-mg_status mg__dist_agree(mg_context ctx, const struct mg_graph_s *g, void *value, size_t bytes);
+ * branch after it; after the ranks agree on the call's status (mine). */
+mg_status mg__dist_agree(mg_context ctx, const struct mg_graph_s *g, mg_status mine, void *value, size_t bytes);
 
 /* ---- the GPU's side (core/dist_gpu.cu; without CUDA or NCCL, MG_UNAVAILABLE) ------------------ */
 

@@ -237,7 +237,7 @@ mg_status sync_joined(mg_context ctx, mg_vector y, mg_frontier out, const uint64
     const uint64_t vals_at = (total * 4 + 7) / 8 * 8;
     void *p = nullptr;
     mg_status st = mg__gpu_vector_to_device(ctx, y);
-    if (st == MG_SUCCESS) st = mg__gpu_frontier_need_dlist(ctx, out);
+    if (st == MG_SUCCESS) st = mg__gpu_frontier_need_dlist_room(ctx, out); /* room for all joined */
     if (st == MG_SUCCESS) st = stage_of(ctx, vals_at + total * sizeof(E), &p);
     TRY(mg__dist_agree_status(ctx, st, "the exchange of a step"));
     char *stage = static_cast<char *>(p);
@@ -441,7 +441,7 @@ extern "C" mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f) {
     const uint32_t n = f->n, lo = d->first[rank], hi = d->first[rank + 1];
     const uint64_t words = mg__bitmap_words(n);
     void *p = nullptr;
-    mg_status st = mg__gpu_frontier_need_dlist(ctx, f);
+    mg_status st = mg__gpu_frontier_need_dlist_room(ctx, f); /* room for every vertex */
     if (st == MG_SUCCESS) st = stage_of(ctx, words * 8, &p);
     TRY(mg__dist_agree_status(ctx, st, "the exchange of a frontier"));
     uint64_t *bits = static_cast<uint64_t *>(p);

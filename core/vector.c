@@ -386,7 +386,11 @@ _Pragma("omp parallel for reduction(+ : s) schedule(static)")
 mg_status mg_vector_reduce(mg_context ctx, const mg_vector v, const mg_frontier mask,
                            mg_binary_op op, double *result) {
     mg_status status = reduce_here(ctx, v, mask, op, result);
-    if (status == MG_SUCCESS && ctx->dist != NULL) status = mg__dist_agree(ctx, v->graph, result, sizeof *result);
+    /* on a split graph the ranks agree, also where this rank failed (not where ctx or v is no
+     * live object: every rank was given the same bad argument then) */
+    if (ctx != NULL && ctx->magic == MG__MAGIC_CONTEXT && ctx->dist != NULL && v != NULL &&
+        v->magic == MG__MAGIC_VECTOR)
+        status = mg__dist_agree(ctx, v->graph, status, result, sizeof *result);
     return status;
 }
 
@@ -552,5 +556,7 @@ mg_status mg_vector_degree(mg_context ctx, mg_vector v, mg_edges which) {
 _Pragma("omp parallel for schedule(static)")
         for (int64_t i = 0; i < (int64_t)v->n; i++) x[i] = (T)(off[i + 1] - off[i]);
     });
-    return share_in ? mg__dist_sync_vector(ctx, v) : MG_SUCCESS;
+    if (!share_in) return MG_SUCCESS;
+    status = mg__dist_agree_status(ctx, MG_SUCCESS, "mg_vector_degree");
+    return status == MG_SUCCESS ? mg__dist_sync_vector(ctx, v) : status;
 }

@@ -149,6 +149,13 @@ bool mg_built_with_cuda(void);
  * owner to all, as an advance (A x on a directed graph: MG_UNAVAILABLE, its rows' arcs are spread
  * over the ranks). With size 1 nothing is split and nothing is exchanged.
  *
+ * Failures: the calls that make a graph, mg_advance, mg_spmv, the reductions and the exchanges
+ * agree on their status before every collective, so where one rank fails (out of memory, a bad
+ * file) all return an error, the others' naming "other rank". Calls without communication (vector
+ * and frontier operations) fail on their rank alone; the algorithms (algos/) end in one more
+ * agreement, so a failure inside one fails it on every rank, and an algorithm of the caller's own
+ * gets the same with mg_ranks_begin and mg_ranks_end.
+ *
  * Each collective returns 0 on success, else a nonzero code (reported as MG_IO_ERROR naming it).
  */
 typedef struct {
@@ -169,6 +176,14 @@ typedef struct {
 mg_status mg_context_set_ranks(mg_context ctx, const mg_ranks *ranks);
 /* This rank and the number of ranks (0 and 1 for a context without ranks). */
 mg_status mg_context_get_ranks(const mg_context ctx, int *rank, int *size);
+/* An algorithm over several ranks, its calls made alike on every rank (as the built-in ones are):
+ * begin it with mg_ranks_begin and end it with mg_ranks_end, whatever its status. Where a call
+ * failed on one rank alone (a vector or frontier operation, which has no collective), the other
+ * ranks meet it in their next agreement (every collective starts with one) or in this one, and
+ * every rank returns a failure: its own, or MG_IO_ERROR naming `what` and how many other ranks
+ * failed. Without ranks, mg_ranks_end returns status. */
+mg_status mg_ranks_begin(mg_context ctx);
+mg_status mg_ranks_end(mg_context ctx, mg_status status, const char *what);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Graphs                                                                                           */

@@ -878,6 +878,40 @@ static void one_rank_fails(void) {
     }
 }
 
+/* A failure on one rank inside an algorithm (its k-th allocation, in a vector operation or a step)
+ * fails it on every rank, and none waits for another (mg_ranks_end); the next call runs. */
+static void one_rank_fails_running(void) {
+    if (size < 2) return;
+    mg_graph g = rmat9(ctx, false, MG_WEIGHT_INT32);
+    const uint32_t n = mg_graph_num_vertices(g), sources[2] = {0, n / 2};
+    static const uint64_t ks[] = {1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144};
+    for (int a = BFS; a <= BC; a++) {
+        bool failed_somewhere = false;
+        for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+            mg_vector v = NULL;
+            CHECK_OK(ctx, mg_vector_create(ctx, &v, g, a == BFS ? MG_INT32 : a == CC ? MG_VERTEX : a == SSSP ? MG_INT64 : MG_DOUBLE));
+            if (rank == 1) mg__inject_alloc_failure(ks[i]);
+            mg_status st = MG_SUCCESS;
+            switch ((algo)a) {
+            case BFS: st = mg_bfs(ctx, g, 3, v, NULL); break;
+            case SSSP: st = mg_sssp(ctx, g, 3, 0, v); break;
+            case CC: st = mg_cc(ctx, g, v); break;
+            case PR: st = mg_pagerank(ctx, g, NULL, v); break;
+            case BC: st = mg_bc(ctx, g, sources, 2, v); break;
+            }
+            if (rank == 1) mg__inject_alloc_failure(0);
+            if (!succeeded_alike(st)) {
+                failed_somewhere = true;
+                if (rank != 1) CHECK(strstr(mg_context_error(ctx), "other rank") != NULL);
+            }
+            mg_vector_free(&v);
+        }
+        /* the injection reached the algorithms' own calls */
+        CHECK(failed_somewhere);
+    }
+    mg_graph_free(&g);
+}
+
 /* bad mg_ranks: refused, naming what is wrong, the context unchanged */
 static void bad_ranks(void) {
     mg_context c = NULL;
@@ -966,6 +1000,7 @@ int main(int argc, char **argv) {
     STEP(one_rank_fails_reading());
     STEP(whole_only());
     STEP(engine_modes());
+    STEP(one_rank_fails_running());
 #undef STEP
 
     /* one line per rank, then rank 0's summary of all */
