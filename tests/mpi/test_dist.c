@@ -912,6 +912,43 @@ static void one_rank_fails_running(void) {
     mg_graph_free(&g);
 }
 
+/* A caller's own algorithm between mg_ranks_begin and mg_ranks_end: a vector made on rank 1 alone
+ * fails, the others go on into a step, and every rank returns a failure. */
+static mg_status own_algorithm(mg_graph g, mg_vector out) {
+    mg_status st = mg_ranks_begin(ctx);
+    mg_vector t = NULL;
+    if (st == MG_SUCCESS) st = mg_vector_create(ctx, &t, g, MG_DOUBLE);
+    if (st == MG_SUCCESS) st = mg_vector_assign(ctx, t, NULL, 1.0);
+    mg_program p;
+    mg_program_init(&p);
+    p.combine = MG_COMBINE_SUM;
+    p.apply = MG_APPLY_ASSIGN;
+    if (st == MG_SUCCESS) st = mg_advance(ctx, g, &p, NULL, t, out, NULL, NULL);
+    mg_vector_free(&t);
+    return mg_ranks_end(ctx, st, "own_algorithm");
+}
+
+static void own_algorithm_fails(void) {
+    CHECK(mg_ranks_begin(NULL) == MG_INVALID_ARGUMENT);
+    CHECK(mg_ranks_end(NULL, MG_OUT_OF_MEMORY, "x") == MG_OUT_OF_MEMORY);
+    CHECK(mg_ranks_end(ref, MG_SUCCESS, "x") == MG_SUCCESS); /* no ranks: status as it is */
+    mg_graph g = rmat9(ctx, false, MG_WEIGHT_NONE);
+    mg_vector out = NULL;
+    CHECK_OK(ctx, mg_vector_create(ctx, &out, g, MG_DOUBLE));
+    CHECK_OK(ctx, own_algorithm(g, out));
+    if (size > 1) {
+        if (rank == 1) mg__inject_alloc_failure(1);
+        const mg_status st = own_algorithm(g, out);
+        if (rank == 1) mg__inject_alloc_failure(0);
+        CHECK(st != MG_SUCCESS);
+        if (rank == 1) CHECK(st == MG_OUT_OF_MEMORY);
+        else CHECK(strstr(mg_context_error(ctx), "other rank") != NULL);
+        CHECK_OK(ctx, own_algorithm(g, out)); /* the ranks are in step again */
+    }
+    mg_vector_free(&out);
+    mg_graph_free(&g);
+}
+
 /* bad mg_ranks: refused, naming what is wrong, the context unchanged */
 static void bad_ranks(void) {
     mg_context c = NULL;
@@ -1001,6 +1038,7 @@ int main(int argc, char **argv) {
     STEP(whole_only());
     STEP(engine_modes());
     STEP(one_rank_fails_running());
+    STEP(own_algorithm_fails());
 #undef STEP
 
     /* one line per rank, then rank 0's summary of all */
