@@ -25,6 +25,8 @@ void mg__dist_graph_free(struct mg__graph_dist *d) {
     if (d == NULL) return;
     mg__free(d->first);
     mg__free(d->degree_offsets);
+    mg__free(d->high);
+    mg__free(d->high_start);
     mg__free(d);
 }
 
@@ -152,20 +154,15 @@ mg_status mg__dist_agree_status(mg_context ctx, mg_status mine, const char *what
     return MG_SUCCESS;
 }
 
-mg_status mg__dist_agree_step(mg_context ctx, mg_status mine, bool overlap, uint64_t my_high,
-                              uint64_t *high, bool *all_overlap) {
+mg_status mg__dist_agree_step(mg_context ctx, mg_status mine, bool overlap, bool *all_overlap) {
     const mg_ranks *R = &ctx->dist->ranks;
     *all_overlap = false;
     mg_status status = mg__dist_agree_status(ctx, mine, ADV_STEP);
-    if (status != MG_SUCCESS || R->size > MG__DIST_MAX_OVERLAP) return status;
-    /* the ranks not offering, then each rank's count in its own slot */
-    uint64_t v[1 + MG__DIST_MAX_OVERLAP] = {0};
-    v[0] = !overlap;
-    if (overlap) v[1 + R->rank] = my_high;
-    const int rc = R->allreduce_sum_u64(R->user, v, 1 + (uint64_t)R->size);
+    if (status != MG_SUCCESS) return status;
+    uint64_t not_offering = !overlap;
+    const int rc = R->allreduce_sum_u64(R->user, &not_offering, 1);
     if (rc != 0) return collective_failed(ctx, "agreement on a step", rc);
-    *all_overlap = v[0] == 0;
-    if (*all_overlap) memcpy(high, v + 1, (size_t)R->size * sizeof *high);
+    *all_overlap = not_offering == 0;
     return MG_SUCCESS;
 }
 
@@ -282,6 +279,45 @@ cleanup:
     return status;
 }
 
+/* Every rank's high vertices into d->high and d->high_start (dist.h): this rank's from its share's
+ * in-degrees, then from each rank to all. off, cnt: size entries of scratch. */
+static mg_status high_vertices(mg_context ctx, const mg_graph share, struct mg__graph_dist *d, uint64_t *off,
+                               uint64_t *cnt) {
+    const mg_ranks *R = &ctx->dist->ranks;
+    const int size = R->size, rank = R->rank;
+    const uint32_t lo = d->first[rank], hi = d->first[rank + 1];
+    const uint64_t *in = share->in.offsets;
+    uint64_t mine = 0;
+    for (uint32_t v = lo; v < hi; v++) mine += mg__degree_group(in[v + 1] - in[v]) < MG__DEGREE_GROUPS;
+    d->high_start = mg__calloc((size_t)size + 1, sizeof *d->high_start);
+    mg_status status = d->high_start == NULL ? mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph")
+                                             : MG_SUCCESS;
+    MG__TRY(mg__dist_agree_status(ctx, status, "mg_graph (split over ranks)"));
+    d->high_start[rank + 1] = mine;
+    int rc = R->allreduce_sum_u64(R->user, d->high_start + 1, (uint64_t)size);
+    if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "mg_graph: the ranks' counts of high vertices failed (code %d)", rc);
+    for (int r = 0; r < size; r++) d->high_start[r + 1] += d->high_start[r];
+    const uint64_t total = d->high_start[size];
+    d->high = mg__malloc((size_t)(total > 0 ? total : 1) * sizeof *d->high);
+    status = d->high == NULL ? mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory for %llu high vertices",
+                                         (unsigned long long)total)
+                             : MG_SUCCESS;
+    MG__TRY(mg__dist_agree_status(ctx, status, "mg_graph (split over ranks)"));
+    /* by group, then by id: the order of the device form's groups 1-5 */
+    uint32_t *at = d->high + d->high_start[rank];
+    for (int grp = 1; grp < MG__DEGREE_GROUPS; grp++)
+        for (uint32_t v = lo; v < hi; v++)
+            if (mg__degree_group(in[v + 1] - in[v]) == grp) *at++ = v;
+    for (int r = 0; r < size; r++) {
+        off[r] = d->high_start[r] * sizeof *d->high;
+        cnt[r] = (d->high_start[r + 1] - d->high_start[r]) * sizeof *d->high;
+    }
+    rc = R->allgatherv(R->user, d->high, off, cnt);
+    if (rc != 0) MG__FAIL(ctx, MG_IO_ERROR, "mg_graph: the ranks' high vertices failed (code %d)", rc);
+cleanup:
+    return status;
+}
+
 /* After every rank built its share (and agreed on it): the whole graph's out-degrees, each
  * share's summed over the ranks (counts: n + 1 entries of scratch, taken), and its weight range,
  * from each share's. d becomes the share's. */
@@ -329,6 +365,7 @@ static mg_status finish(mg_context ctx, mg_graph share, struct mg__graph_dist *d
     if (d->m == 0) wmin = wmax = 0;
     share->weight_min = wmin;
     share->weight_max = wmax;
+    MG__TRY(high_vertices(ctx, share, d, off, cnt));
     share->build_seconds = omp_get_wtime() - t0;
 
 cleanup:

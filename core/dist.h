@@ -42,6 +42,13 @@ struct mg__graph_dist {
     uint64_t m;               /* the whole graph's stored edges                               */
     bool directed;            /* the whole graph's                                            */
     uint64_t *degree_offsets; /* n + 1: prefix sums of the whole graph's out-degrees          */
+    /* Every rank's high vertices (in-degree groups 1-5, mg__degree_group: its share holds all
+     * their in-edges), caller ids, rank r's at [high_start[r], high_start[r + 1]) in the order of
+     * its device form's groups 1-5 (by group, then id). Each rank's device form numbers the
+     * others' right after its own (mg__gpu_front), so that every range goes from place to place
+     * in two pieces (core/dist_gpu.cu). */
+    uint32_t *high;
+    uint64_t *high_start;     /* size + 1                                                     */
 };
 
 /* Whether graphs made on ctx are split (several ranks). */
@@ -95,13 +102,9 @@ mg_status mg__dist_agree_status(mg_context ctx, mg_status mine, const char *what
  * are in, and all fail. */
 /* mg_advance's agreement on a split graph, its one per call: advance.c's after the step, or, before
  * a GPU pull that sends its values while it runs (mg__dist_gpu_overlap_*), the engine's, offering
- * that (`overlap`) with this rank's count of high destinations (groups 1-5 of its device form).
- * mg__dist_agree_status's result; then, where all succeeded, *all_overlap: every rank offered,
- * and then high[r] (size entries) is rank r's count. Ranks that offered when another did not go
- * on as if they had not. */
-#define MG__DIST_MAX_OVERLAP 64
-mg_status mg__dist_agree_step(mg_context ctx, mg_status mine, bool overlap, uint64_t my_high,
-                              uint64_t *high, bool *all_overlap);
+ * that (`overlap`). mg__dist_agree_status's result; then, where all succeeded, *all_overlap: every
+ * rank offered. Ranks that offered when another did not go on as if they had not. */
+mg_status mg__dist_agree_step(mg_context ctx, mg_status mine, bool overlap, bool *all_overlap);
 /* A public call that makes a graph on a context of several ranks starts with mg__dist_begin and
  * ends with mg__dist_settle: a failure before the split's agreement (reading or generating on one
  * rank) takes part in that agreement then, so the others, waiting in it, fail too. */
@@ -128,19 +131,15 @@ mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f);
  * what MG_CONTRIB_SRC_DIV_OUTDEG divides by on a share. old_of_new: the form's permutation. */
 mg_status mg__dist_gpu_degree_offsets(mg_context ctx, const struct mg_graph_s *g,
                                       const uint32_t *d_old_of_new, uint64_t **d_offsets);
-/* The exchange of y beside a pull on a share (frontier/sparse_engine.cu). The share's device form
- * numbers its own high destinations (groups 1-5) [0, H), its own low ones [own_from, own_to) =
- * [H + first[rank], first[rank + 1]) in caller order, and every other rank's range in caller order
- * around them; so the others' ranges can be received in place. _prepare, before the step's
- * agreement (mg__dist_agree_step; what can fail for want of memory fails there); then, every rank
- * having agreed: _low after the own low destinations are pulled on the default stream sends this
- * rank's range in caller order, its high slots not yet right, from a stream of its own; _high after
- * the high ones are pulled sends those as (caller id, value) pairs (high[r]: rank r's H), and makes
- * the default stream wait for it all. elem: y's value size, 4 or 8. */
-mg_status mg__dist_gpu_overlap_prepare(mg_context ctx, const struct mg_graph_s *g, size_t elem);
+/* The exchange of y beside a pull on a share (frontier/sparse_engine.cu), in the two pieces of
+ * each rank's values (core/dist_gpu.cu): _prepare, before the step's agreement
+ * (mg__dist_agree_step; what can fail fails there); then, every rank having agreed, from a stream
+ * of its own: _low after the own low destinations [own_from, own_to) are pulled on the default
+ * stream sends every rank's low values; _high after the high ones [0, H) are pulled sends every
+ * rank's high values, and makes the default stream wait for it all. elem: y's value size. */
+mg_status mg__dist_gpu_overlap_prepare(mg_context ctx);
 mg_status mg__dist_gpu_overlap_low(mg_context ctx, const struct mg_graph_s *g, void *d_y, size_t elem);
-mg_status mg__dist_gpu_overlap_high(mg_context ctx, const struct mg_graph_s *g, void *d_y, size_t elem,
-                                    const uint64_t *high);
+mg_status mg__dist_gpu_overlap_high(mg_context ctx, const struct mg_graph_s *g, void *d_y, size_t elem);
 /* Every rank's byte range [at[r], at[r] + bytes[r]) of a device buffer in caller order from rank
  * r to all (one NCCL group of broadcasts). */
 mg_status mg__dist_gpu_exchange(mg_context ctx, void *d_buffer, const uint64_t *at, const uint64_t *bytes);

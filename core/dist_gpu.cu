@@ -2,13 +2,12 @@
  * dist_gpu.cu — the exchanges of a split graph between the ranks' GPUs, through NCCL (dist.h).
  *
  * A device-resident vector or frontier is in its device form's numbering, which differs between
- * ranks (each share's form orders vertices by its own in-degrees, preprocess/gpu_preprocess.h). But
- * a share has no edge into another rank's vertex, so every other rank's range lies in the form's
- * last group in caller order (dist.h): a vector's exchange gathers the owner's range into caller
- * order and broadcasts it from there (one NCCL group of P broadcasts: an allgather of unequal
- * blocks) straight into place on every other rank. A pull's exchange runs beside it in two parts
- * (mg__dist_gpu_overlap_*, dist.h). A frontier goes as a caller-numbered bitmap (ranges are whole
- * words), then back to a device list.
+ * ranks only in where the high vertices are (each share's form numbers its own first,
+ * preprocess/gpu_graph.c): every rank's low vertices come after all high ones in caller order, so
+ * a vector's exchange is, for each rank, two NCCL broadcasts from place to place, its high values
+ * and its low ones (one group of 2P broadcasts: an allgather of unequal blocks, no copy). A pull's
+ * exchange runs beside it in those two parts (mg__dist_gpu_overlap_*, dist.h). A frontier goes as
+ * a caller-numbered bitmap (ranges are whole words), then back to a device list.
  */
 #include <cuda_runtime.h>
 
@@ -83,56 +82,52 @@ mg_status broadcast_into(mg_context ctx, cudaStream_t s, const char *send, char 
     return MG_SUCCESS;
 }
 
+/* the exchanges below that keep a value per rank on the stack (the others have no limit) */
+constexpr int kMaxRanks = 64;
+mg_status check_ranks(mg_context ctx, int size) {
+    if (size > kMaxRanks)
+        return mg__error(ctx, MG_INVALID_ARGUMENT, "more than %d ranks' GPUs are not supported yet", kMaxRanks);
+    return MG_SUCCESS;
+}
+
 /* every rank's byte range [at[r], at[r] + bytes[r]) of buffer from rank r, in one group */
 mg_status broadcast_ranges(mg_context ctx, cudaStream_t s, char *buffer, const uint64_t *at,
                            const uint64_t *bytes) {
     const int size = ctx->dist->ranks.size;
-    if (size > MG__DIST_MAX_OVERLAP)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "more than %d ranks' GPUs are not supported yet",
-                         MG__DIST_MAX_OVERLAP);
-    char *recv[MG__DIST_MAX_OVERLAP];
+    TRY(check_ranks(ctx, size));
+    char *recv[kMaxRanks];
     for (int r = 0; r < size; r++) recv[r] = buffer + at[r];
     return broadcast_into(ctx, s, buffer + at[ctx->dist->ranks.rank], recv, bytes);
 }
 
-/* where rank r's range (r not this rank) begins in this rank's share's device numbering: after its
- * own high vertices where r comes before it (dist.h) */
-uint64_t range_at(const struct mg__graph_dist *d, const mg__gpu_graph *gg, int r) {
-    const uint32_t high = gg->own_from - d->first[d->rank];
-    return r < d->rank ? (uint64_t)high + d->first[r] : d->first[r];
+/* A share's device numbering (core/dist.h, preprocess/gpu_graph.c): every rank's high vertices
+ * first, this rank's own before the others' (by rank), then every rank's low ones in caller order,
+ * the same on every rank. So rank r's values go as two pieces, each from its place there to its
+ * place here: its high ones (from [0, H_r)) and its low ones. */
+uint64_t high_count(const struct mg__graph_dist *d, int r) { return d->high_start[r + 1] - d->high_start[r]; }
+uint64_t high_at(const struct mg__graph_dist *d, int r) {
+    return r == d->rank ? 0 : r < d->rank ? high_count(d, d->rank) + d->high_start[r] : d->high_start[r];
+}
+uint64_t low_count(const struct mg__graph_dist *d, int r) { return d->first[r + 1] - d->first[r] - high_count(d, r); }
+uint64_t low_at(const struct mg__graph_dist *d, int r) {
+    return d->high_start[d->size] + d->first[r] - d->high_start[r];
 }
 
-uint64_t round256(uint64_t bytes) { return (bytes + 255) / 256 * 256; }
-
-/* the stage send_ranges needs: this rank's range, and room for the others' (below) */
-uint64_t ranges_stage_bytes(const struct mg__graph_dist *d, uint32_t n, size_t elem) {
-    return (uint64_t)n * elem + 256 * ((uint64_t)d->size + 1);
-}
-
-/* Every rank's range of values in caller order, from its stage there (this rank's: stage) into
- * place in data here. NCCL moves into a buffer that is not 16-byte aligned much more slowly: a range
- * whose place is not (those before this rank's, after an odd number of high vertices) is received
- * into the stage after this rank's own and copied into place. */
-mg_status send_ranges(mg_context ctx, cudaStream_t s, char *stage, char *data, size_t elem,
-                      const struct mg__graph_dist *d, const mg__gpu_graph *gg) {
-    if (d->size > MG__DIST_MAX_OVERLAP)
-        return mg__error(ctx, MG_INVALID_ARGUMENT, "more than %d ranks' GPUs are not supported yet",
-                         MG__DIST_MAX_OVERLAP);
-    char *recv[MG__DIST_MAX_OVERLAP];
-    uint64_t bytes[MG__DIST_MAX_OVERLAP];
-    uint64_t spare = round256((uint64_t)(d->first[d->rank + 1] - d->first[d->rank]) * elem);
+/* every rank's high and/or low values from their owner into place in data here, one group on s */
+mg_status send_pieces(mg_context ctx, cudaStream_t s, char *data, size_t elem, const struct mg__graph_dist *d,
+                      bool low, bool high) {
+    ncclComm_t comm;
+    TRY(comm_of(ctx, &comm));
+    NCCL(ncclGroupStart());
     for (int r = 0; r < d->size; r++) {
-        bytes[r] = (uint64_t)(d->first[r + 1] - d->first[r]) * elem;
-        recv[r] = r == d->rank ? stage : data + range_at(d, gg, r) * elem;
-        if (r != d->rank && reinterpret_cast<uintptr_t>(recv[r]) % 16 != 0) {
-            recv[r] = stage + spare;
-            spare += round256(bytes[r]);
+        if (high && high_count(d, r) > 0)
+            NCCL(ncclBroadcast(data, data + high_at(d, r) * elem, high_count(d, r) * elem, ncclUint8, r, comm, s));
+        if (low && low_count(d, r) > 0) {
+            char *at = data + low_at(d, r) * elem;
+            NCCL(ncclBroadcast(at, at, low_count(d, r) * elem, ncclUint8, r, comm, s));
         }
     }
-    TRY(broadcast_into(ctx, s, stage, recv, bytes));
-    for (int r = 0; r < d->size; r++)
-        if (r != d->rank && bytes[r] > 0 && recv[r] >= stage && recv[r] < stage + spare)
-            CU(cudaMemcpyAsync(data + range_at(d, gg, r) * elem, recv[r], bytes[r], cudaMemcpyDeviceToDevice, s));
+    NCCL(ncclGroupEnd());
     return MG_SUCCESS;
 }
 
@@ -151,31 +146,6 @@ mg_status overlap_stream(mg_context ctx) {
             ev = e;
         }
     return MG_SUCCESS;
-}
-
-/* the range [lo, hi) in caller order into stage, but for its vertices numbered below `from` here */
-template <typename E>
-__global__ void gather_own(E *stage, const E *data, const uint32_t *new_of_old, uint32_t lo, uint32_t hi,
-                           uint32_t from) {
-    GRID_STRIDE(k, hi - lo) {
-        const uint32_t e = new_of_old[lo + (uint32_t)k];
-        if (e >= from) stage[k] = data[e];
-    }
-}
-
-/* the first `count` vertices here (a share's high ones) as caller ids with their values */
-template <typename E>
-__global__ void pack_first(uint32_t *ids, E *vals, uint32_t count, const E *data, const uint32_t *old_of_new) {
-    GRID_STRIDE(i, count) {
-        ids[i] = old_of_new[i];
-        vals[i] = data[i];
-    }
-}
-
-template <typename E>
-__global__ void unpack_values(E *data, const uint32_t *ids, const E *vals, uint64_t total,
-                              const uint32_t *new_of_old) {
-    GRID_STRIDE(i, total) data[new_of_old[ids[i]]] = vals[i];
 }
 
 __global__ void own_bits(uint64_t *bits, const uint32_t *list, uint32_t count,
@@ -227,8 +197,8 @@ mg_status sync_joined(mg_context ctx, mg_vector y, mg_frontier out, const uint64
                       const mg__gpu_graph *gg) {
     const struct mg__graph_dist *d = y->graph->dist;
     const int size = d->size;
-    if (size > 64) return mg__error(ctx, MG_INVALID_ARGUMENT, "more than 64 ranks' GPUs are not supported yet");
-    uint64_t total = 0, mine = 0, at_ids[64], at_vals[64], b_ids[64], b_vals[64];
+    TRY(check_ranks(ctx, size));
+    uint64_t total = 0, mine = 0, at_ids[kMaxRanks], at_vals[kMaxRanks], b_ids[kMaxRanks], b_vals[kMaxRanks];
     for (int r = 0; r < size; r++) {
         if (r == d->rank) mine = total;
         total += count[r];
@@ -271,42 +241,9 @@ mg_status sync_joined(mg_context ctx, mg_vector y, mg_frontier out, const uint64
     return MG_SUCCESS;
 }
 
-/* this rank's range of data into caller order in the stage, its vertices numbered below `from`
- * left out, on stream s */
-mg_status gather_range(mg_context ctx, cudaStream_t s, const struct mg__graph_dist *d, const mg__gpu_graph *gg,
-                       const void *data, size_t elem, uint32_t from) {
-    const uint32_t lo = d->first[d->rank], hi = d->first[d->rank + 1];
-    if (hi == lo) return MG_SUCCESS;
-    if (elem == 4)
-        gather_own<uint32_t><<<blocks_for(hi - lo), kThreads, 0, s>>>(
-            static_cast<uint32_t *>(ctx->dist->d_stage), static_cast<const uint32_t *>(data), gg->d_new_of_old, lo,
-            hi, from);
-    else
-        gather_own<uint64_t><<<blocks_for(hi - lo), kThreads, 0, s>>>(
-            static_cast<uint64_t *>(ctx->dist->d_stage), static_cast<const uint64_t *>(data), gg->d_new_of_old, lo,
-            hi, from);
-    LAUNCHED("gather_own");
-    return MG_SUCCESS;
-}
-
-mg_status sync_vector(mg_context ctx, mg_vector v, const mg__gpu_graph *gg) {
-    const struct mg__graph_dist *d = v->graph->dist;
-    const size_t elem = mg__type_size(v->type);
-    void *stage = nullptr;
-    TRY(mg__dist_agree_status(ctx, stage_of(ctx, ranges_stage_bytes(d, v->n, elem), &stage),
-                              "the exchange of a vector"));
-    TRY(gather_range(ctx, 0, d, gg, v->d_data, elem, 0));
-    return send_ranges(ctx, 0, static_cast<char *>(stage), static_cast<char *>(v->d_data), elem, d, gg);
-}
-
-/* The high vertices' ids and values of every rank: the stage's first bytes, ids then values */
-uint64_t pairs_bytes(uint64_t count, size_t elem) { return (count * 4 + 7) / 8 * 8 + count * elem; }
-
-/* a share's high vertices over all ranks are at most this many: each has 128 edges in or more
- * (mg__degree_group's groups 1-5), and the ranks' shares hold the whole graph's m edges */
-uint64_t most_high(const struct mg__graph_dist *d, uint32_t n) {
-    const uint64_t most = d->m / 128;
-    return most < n ? most : n;
+mg_status sync_vector(mg_context ctx, mg_vector v) {
+    TRY(mg__dist_agree_status(ctx, MG_SUCCESS, "the exchange of a vector"));
+    return send_pieces(ctx, 0, static_cast<char *>(v->d_data), mg__type_size(v->type), v->graph->dist, true, true);
 }
 
 #endif /* MG_HAVE_NCCL */
@@ -337,88 +274,27 @@ extern "C" mg_status mg__dist_gpu_exchange(mg_context ctx, void *d_buffer, const
 }
 
 extern "C" mg_status mg__dist_gpu_sync_vector(mg_context ctx, mg_vector v) {
-    const mg__gpu_graph *gg = (const mg__gpu_graph *)v->graph->gpu;
-    if (gg == nullptr) return mg__error(ctx, MG_INTERNAL_ERROR, "a device vector of a graph with no device form");
-    return sync_vector(ctx, v, gg);
+    if (v->graph->gpu == nullptr)
+        return mg__error(ctx, MG_INTERNAL_ERROR, "a device vector of a graph with no device form");
+    return sync_vector(ctx, v);
 }
 
-extern "C" mg_status mg__dist_gpu_overlap_prepare(mg_context ctx, const struct mg_graph_s *g, size_t elem) {
-    const struct mg__graph_dist *d = g->dist;
-    TRY(overlap_stream(ctx));
-    const uint64_t own = ranges_stage_bytes(d, g->n, elem);
-    const uint64_t pairs = pairs_bytes(most_high(d, g->n), elem);
-    void *stage;
-    return stage_of(ctx, own > pairs ? own : pairs, &stage);
-}
+extern "C" mg_status mg__dist_gpu_overlap_prepare(mg_context ctx) { return overlap_stream(ctx); }
 
 extern "C" mg_status mg__dist_gpu_overlap_low(mg_context ctx, const struct mg_graph_s *g, void *d_y, size_t elem) {
-    const struct mg__graph_dist *d = g->dist;
-    const mg__gpu_graph *gg = (const mg__gpu_graph *)g->gpu;
     struct mg__dist *D = ctx->dist;
     cudaStream_t s = (cudaStream_t)D->stream;
     CU(cudaEventRecord((cudaEvent_t)D->events[0], 0));
     CU(cudaStreamWaitEvent(s, (cudaEvent_t)D->events[0], 0));
-    /* the high slots are left as they are: part 2 sends them */
-    TRY(gather_range(ctx, s, d, gg, d_y, elem, gg->own_from - d->first[d->rank]));
-    return send_ranges(ctx, s, static_cast<char *>(D->d_stage), static_cast<char *>(d_y), elem, d, gg);
+    return send_pieces(ctx, s, static_cast<char *>(d_y), elem, g->dist, true, false);
 }
 
-extern "C" mg_status mg__dist_gpu_overlap_high(mg_context ctx, const struct mg_graph_s *g, void *d_y, size_t elem,
-                                               const uint64_t *high) {
-    const struct mg__graph_dist *d = g->dist;
-    const mg__gpu_graph *gg = (const mg__gpu_graph *)g->gpu;
+extern "C" mg_status mg__dist_gpu_overlap_high(mg_context ctx, const struct mg_graph_s *g, void *d_y, size_t elem) {
     struct mg__dist *D = ctx->dist;
     cudaStream_t s = (cudaStream_t)D->stream;
-    uint64_t total = 0, mine = 0, at[MG__DIST_MAX_OVERLAP], bytes[MG__DIST_MAX_OVERLAP];
-    for (int r = 0; r < d->size; r++) {
-        if (r == d->rank) mine = total;
-        total += high[r];
-    }
-    const uint32_t H = gg->own_from - d->first[d->rank];
-    if (high[d->rank] != H || total > most_high(d, g->n))
-        return mg__error(ctx, MG_INTERNAL_ERROR, "a pull's exchange: %llu high vertices of %llu (this rank's %u)",
-                         (unsigned long long)high[d->rank], (unsigned long long)total, H);
     CU(cudaEventRecord((cudaEvent_t)D->events[1], 0));
     CU(cudaStreamWaitEvent(s, (cudaEvent_t)D->events[1], 0));
-    char *stage = static_cast<char *>(D->d_stage);
-    const uint64_t vals_at = (total * 4 + 7) / 8 * 8;
-    uint32_t *ids = reinterpret_cast<uint32_t *>(stage);
-    if (H > 0) {
-        if (elem == 4)
-            pack_first<uint32_t><<<blocks_for(H), kThreads, 0, s>>>(
-                ids + mine, reinterpret_cast<uint32_t *>(stage + vals_at) + mine, H,
-                static_cast<const uint32_t *>(d_y), gg->d_old_of_new);
-        else
-            pack_first<uint64_t><<<blocks_for(H), kThreads, 0, s>>>(
-                ids + mine, reinterpret_cast<uint64_t *>(stage + vals_at) + mine, H,
-                static_cast<const uint64_t *>(d_y), gg->d_old_of_new);
-        LAUNCHED("pack_first");
-    }
-    uint64_t sum = 0;
-    for (int r = 0; r < d->size; r++) {
-        at[r] = sum * 4;
-        bytes[r] = high[r] * 4;
-        sum += high[r];
-    }
-    TRY(broadcast_ranges(ctx, s, stage, at, bytes));
-    sum = 0;
-    for (int r = 0; r < d->size; r++) {
-        at[r] = vals_at + sum * elem;
-        bytes[r] = high[r] * elem;
-        sum += high[r];
-    }
-    TRY(broadcast_ranges(ctx, s, stage, at, bytes));
-    if (total > 0) {
-        if (elem == 4)
-            unpack_values<uint32_t><<<blocks_for(total), kThreads, 0, s>>>(
-                static_cast<uint32_t *>(d_y), ids, reinterpret_cast<const uint32_t *>(stage + vals_at), total,
-                gg->d_new_of_old);
-        else
-            unpack_values<uint64_t><<<blocks_for(total), kThreads, 0, s>>>(
-                static_cast<uint64_t *>(d_y), ids, reinterpret_cast<const uint64_t *>(stage + vals_at), total,
-                gg->d_new_of_old);
-        LAUNCHED("unpack_values");
-    }
+    TRY(send_pieces(ctx, s, static_cast<char *>(d_y), elem, g->dist, false, true));
     CU(cudaEventRecord((cudaEvent_t)D->events[2], s));
     CU(cudaStreamWaitEvent(0, (cudaEvent_t)D->events[2], 0));
     return MG_SUCCESS;
@@ -437,7 +313,7 @@ extern "C" mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f) {
     const mg__gpu_graph *gg = (const mg__gpu_graph *)f->graph->gpu;
     if (gg == nullptr) return mg__error(ctx, MG_INTERNAL_ERROR, "a device frontier of a graph with no device form");
     const int size = d->size, rank = d->rank;
-    if (size > 64) return mg__error(ctx, MG_INVALID_ARGUMENT, "more than 64 ranks' GPUs are not supported yet");
+    TRY(check_ranks(ctx, size));
     const uint32_t n = f->n, lo = d->first[rank], hi = d->first[rank + 1];
     const uint64_t words = mg__bitmap_words(n);
     void *p = nullptr;
@@ -450,7 +326,7 @@ extern "C" mg_status mg__dist_gpu_sync_frontier(mg_context ctx, mg_frontier f) {
         own_bits<<<blocks_for(f->count), kThreads>>>(bits, f->d_list, f->count, gg->d_old_of_new, lo, hi);
         LAUNCHED("own_bits");
     }
-    uint64_t at[64], bytes[64];
+    uint64_t at[kMaxRanks], bytes[kMaxRanks];
     for (int r = 0; r < size; r++) {
         const uint64_t w0 = d->first[r] / 64, w1 = mg__bitmap_words(d->first[r + 1]);
         at[r] = w0 * 8;
@@ -483,17 +359,15 @@ extern "C" mg_status mg__dist_gpu_exchange(mg_context ctx, void *d_buffer, const
 extern "C" bool mg__dist_gpu_available(void) { return false; }
 extern "C" void mg__dist_gpu_release(struct mg__dist *d) { (void)d; }
 
-extern "C" mg_status mg__dist_gpu_overlap_prepare(mg_context ctx, const struct mg_graph_s *g, size_t elem) {
-    (void)g, (void)elem;
+extern "C" mg_status mg__dist_gpu_overlap_prepare(mg_context ctx) {
     return mg__error(ctx, MG_UNAVAILABLE, "a split graph's GPUs exchange through NCCL, which this build lacks");
 }
 extern "C" mg_status mg__dist_gpu_overlap_low(mg_context ctx, const struct mg_graph_s *g, void *d_y, size_t elem) {
     (void)g, (void)d_y, (void)elem;
     return mg__error(ctx, MG_UNAVAILABLE, "a split graph's GPUs exchange through NCCL, which this build lacks");
 }
-extern "C" mg_status mg__dist_gpu_overlap_high(mg_context ctx, const struct mg_graph_s *g, void *d_y, size_t elem,
-                                               const uint64_t *high) {
-    (void)g, (void)d_y, (void)elem, (void)high;
+extern "C" mg_status mg__dist_gpu_overlap_high(mg_context ctx, const struct mg_graph_s *g, void *d_y, size_t elem) {
+    (void)g, (void)d_y, (void)elem;
     return mg__error(ctx, MG_UNAVAILABLE, "a split graph's GPUs exchange through NCCL, which this build lacks");
 }
 

@@ -128,9 +128,8 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
      * share has edges into its rank's vertices only, so only those can join out or change; where
      * the apply changes no value without joining, the joined ones and their values are enough. */
     if (g->dist != NULL && !dist.agreed) {
-        uint64_t none[MG__DIST_MAX_OVERLAP];
         bool all;
-        status = mg__dist_agree_step(ctx, status, false, 0, none, &all);
+        status = mg__dist_agree_step(ctx, status, false, &all);
     }
     if (status == MG_SUCCESS && g->dist != NULL && !dist.exchanged) {
         const bool joined_only = out != NULL && (p->apply == MG_APPLY_MIN || p->apply == MG_APPLY_MAX ||

@@ -725,11 +725,10 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
          * are pulled, then the high ones (core/dist.h). Not where the pull reads the values it
          * receives (x is y). The ranks agree on it here, before any of them sends. */
         bool overlap = false;
-        uint64_t high[MG__DIST_MAX_OVERLAP];
         if (a->dist != nullptr && stride == 1) {
             const bool offer = !by_list && n > 0 && grouped && static_cast<const void *>(P.x) != a->d_y;
-            mg_status st = offer ? mg__dist_gpu_overlap_prepare(ctx, a->share, sizeof(T)) : MG_SUCCESS;
-            st = mg__dist_agree_step(ctx, st, offer, warp_end, high, &overlap);
+            mg_status st = offer ? mg__dist_gpu_overlap_prepare(ctx) : MG_SUCCESS;
+            st = mg__dist_agree_step(ctx, st, offer, &overlap);
             a->dist->agreed = true;
             if (st != MG_SUCCESS) return st;
         }
@@ -742,7 +741,7 @@ mg_status advance_t(mg_context ctx, mg__gpu_advance_args *a, mg_advance_info *in
             TRY(mg__dist_gpu_overlap_low(ctx, a->share, a->d_y, sizeof(T)));
             LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_pull, P, block_end, warp_end, 0, 0, 1);
             LAUNCHED("pull kernel (high destinations)");
-            TRY(mg__dist_gpu_overlap_high(ctx, a->share, a->d_y, sizeof(T), high));
+            TRY(mg__dist_gpu_overlap_high(ctx, a->share, a->d_y, sizeof(T)));
             a->dist->exchanged = true;
         } else if (!by_list && n > 0) {
             LAUNCH_BY_PROGRAM(Hot<T>, K, C, launch_pull, P, block_end, warp_end, own_from, own_to, stride);

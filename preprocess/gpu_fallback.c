@@ -18,8 +18,9 @@ mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo, const mg_graph
 
 mg_status mg__gpu_graph_build_produced(mg_context ctx, const mg__coo *shape,
                                        const mg__edge_producer *edges, const mg_graph_options *opts,
-                                       mg__gpu_graph *out) {
+                                       const mg__gpu_front *front, mg__gpu_graph *out) {
     (void)edges;
+    (void)front;
     return mg__gpu_graph_build(ctx, shape, opts, out);
 }
 

@@ -62,6 +62,43 @@ static void fill_edges(const void *arg, uint64_t first, uint64_t count, uint32_t
     mg__graph_edges_fill(l->g, l->start, first, count, src, dst, w);
 }
 
+/* A share's front (mg__gpu_front): the other ranks' high vertices, rank by rank (core/dist.h). */
+static mg_status share_front(mg_context ctx, const struct mg__graph_dist *d, mg__gpu_front *front) {
+    const uint64_t *hs = d->high_start;
+    const uint64_t before = hs[d->rank], mine = hs[d->rank + 1] - before, count = hs[d->size] - mine;
+    uint32_t *ids = mg__malloc((size_t)(count > 0 ? count : 1) * sizeof *ids);
+    if (ids == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, "mg_graph_gpu_prepare: out of memory");
+    memcpy(ids, d->high, before * sizeof *ids);
+    memcpy(ids + before, d->high + before + mine, (count - before) * sizeof *ids);
+    front->ids = ids;
+    front->count = count;
+    return MG_SUCCESS;
+}
+
+/* A share's device form: its own high vertices [0, H) as core/dist.h lists them (so that another
+ * rank's front holds them in this order), its own low ones [own_from, own_to) after every high
+ * vertex and every lower range's low ones; the whole graph's out-degrees (what
+ * MG_CONTRIB_SRC_DIV_OUTDEG divides by). */
+static mg_status share_form(mg_context ctx, const mg_graph g, mg__gpu_graph *gg) {
+    const struct mg__graph_dist *d = g->dist;
+    const uint64_t *hs = d->high_start;
+    const uint32_t high = gg->group_start[MG__GPU_GROUPS - 1];
+    if (high != hs[d->rank + 1] - hs[d->rank])
+        return mg__error(ctx, MG_INTERNAL_ERROR, "mg_graph_gpu_prepare: a share's form has %u high vertices, "
+                         "its graph %llu", high, (unsigned long long)(hs[d->rank + 1] - hs[d->rank]));
+    uint32_t *ids = mg__malloc((size_t)(high > 0 ? high : 1) * sizeof *ids);
+    if (ids == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, "mg_graph_gpu_prepare: out of memory");
+    mg_status status = mg__gpu_copy_to_host(ctx, ids, gg->d_old_of_new, (size_t)high * sizeof *ids);
+    if (status == MG_SUCCESS && memcmp(ids, d->high + hs[d->rank], (size_t)high * sizeof *ids) != 0)
+        status = mg__error(ctx, MG_INTERNAL_ERROR, "mg_graph_gpu_prepare: a share's form orders its high "
+                           "vertices unlike its graph");
+    mg__free(ids);
+    if (status != MG_SUCCESS) return status;
+    gg->own_from = (uint32_t)(hs[d->size] + d->first[d->rank] - hs[d->rank]);
+    gg->own_to = (uint32_t)(hs[d->size] + d->first[d->rank + 1] - hs[d->rank + 1]);
+    return mg__dist_gpu_degree_offsets(ctx, g, gg->d_old_of_new, &gg->d_degree_offsets);
+}
+
 mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph cg, mg_gpu_graph_info *info) {
     mg_status status = mg__check_context(ctx);
     if (status != MG_SUCCESS) return status;
@@ -85,20 +122,19 @@ mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph cg, mg_gpu_graph_i
         const mg__edge_producer edges = {fill_edges, &list};
         mg_graph_options opts = {.directed = g->directed, .keep_self_loops = true,
                                  .keep_duplicates = true};
-        status = mg__gpu_graph_build_produced(ctx, &shape, &edges, &opts, gg);
+        mg__gpu_front front = {NULL, 0};
+        if (g->dist != NULL) status = share_front(ctx, g->dist, &front);
+        if (status == MG_SUCCESS)
+            status = mg__gpu_graph_build_produced(ctx, &shape, &edges, &opts, g->dist != NULL ? &front : NULL, gg);
+        mg__free((void *)front.ids);
         if (status != MG_SUCCESS) {
             mg__free(gg);
             goto cleanup;
         }
-        if (g->dist != NULL &&
-            (status = mg__dist_gpu_degree_offsets(ctx, g, gg->d_old_of_new, &gg->d_degree_offsets)) != MG_SUCCESS) {
+        if (g->dist != NULL && (status = share_form(ctx, g, gg)) != MG_SUCCESS) {
             mg__gpu_graph_free(gg);
             mg__free(gg);
             goto cleanup;
-        }
-        if (g->dist != NULL) {
-            gg->own_from += g->dist->first[g->dist->rank];
-            gg->own_to = g->dist->first[g->dist->rank + 1];
         }
         g->gpu = gg;
         g->free_gpu = free_device_form;

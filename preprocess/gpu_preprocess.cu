@@ -223,8 +223,54 @@ mg_status upload_produced(Build *b, const mg__edge_producer *edges, uint64_t m, 
     return st;
 }
 
+/* the front's marks: a bit per vertex */
+__global__ void mark_kernel(const uint32_t *ids, uint64_t count, uint64_t *bits) {
+    GRID_STRIDE(i, count) atomicOr((unsigned long long *)&bits[ids[i] >> 6], 1ull << (ids[i] & 63));
+}
+
+struct unmarked {
+    const uint64_t *bits;
+    __device__ bool operator()(uint32_t v) const { return !((bits[v >> 6] >> (v & 63)) & 1); }
+};
+
+/* V.Current(): the new-to-old permutation by groups. Into V.Alternate(): the same with the front's
+ * vertices (mg__gpu_front) moved to right after the first `high` ids, in the front's order; the
+ * rest of group 6 keeps its order. Each front vertex must be in group 6 (no edge in), once. */
+mg_status place_front(Build *b, const mg__gpu_front *front, uint32_t n, uint32_t high,
+                      cub::DoubleBuffer<uint32_t> &V) {
+    const uint64_t count = front->count;
+    if (count > (uint64_t)n - high)
+        return mg__error(b->ctx, MG_INTERNAL_ERROR, "%s: %llu vertices to place after %u high ones of %u",
+                         b->who, (unsigned long long)count, high, n);
+    for (uint64_t i = 0; i < count; i++)
+        if (front->ids[i] >= n)
+            return mg__error(b->ctx, MG_INTERNAL_ERROR, "%s: vertex %u to place is not below n = %u", b->who,
+                             front->ids[i], n);
+    uint32_t *out = V.Alternate();
+    uint64_t *bits = nullptr;
+    int64_t *d_kept = nullptr;
+    const uint64_t words = ((uint64_t)n + 63) / 64;
+    DALLOC(bits, words, "the placed vertices' bits");
+    DALLOC(d_kept, 1, "a count");
+    CU(cudaMemsetAsync(bits, 0, words * 8, b->stream));
+    CU(cudaMemcpyAsync(out, V.Current(), (size_t)high * 4, cudaMemcpyDeviceToDevice, b->stream));
+    CU(cudaMemcpyAsync(out + high, front->ids, count * 4, cudaMemcpyHostToDevice, b->stream));
+    LAUNCH(mark_kernel, count, out + high, count, bits);
+    CUB_RUN(cub::DeviceSelect::If, V.Current() + high, out + high + count, d_kept, (int64_t)(n - high),
+            unmarked{bits}, b->stream);
+    uint64_t kept = 0;
+    TRY(copy_count(b, &kept, d_kept));
+    dfree(b, bits);
+    dfree(b, d_kept);
+    if (kept != n - high - count)
+        return mg__error(b->ctx, MG_INTERNAL_ERROR, "%s: of %llu vertices to place after the %u high ones, "
+                         "%llu are high or repeated", b->who, (unsigned long long)count, high,
+                         (unsigned long long)(kept + count - (n - high)));
+    return MG_SUCCESS;
+}
+
 mg_status build(Build *b, const mg__coo *coo, const mg__edge_producer *edges,
-                const mg_graph_options *opts, mg__gpu_graph *out) {
+                const mg_graph_options *opts, const mg__gpu_front *front, mg__gpu_graph *out) {
     const uint32_t n = coo->n;
     const uint64_t m0 = coo->m;
     const bool weighted =
@@ -353,8 +399,6 @@ mg_status build(Build *b, const mg__coo *coo, const mg__edge_producer *edges,
     cub::DoubleBuffer<uint32_t> V(ids0, ids1);
     CUB_RUN(cub::DeviceRadixSort::SortPairs, G, V, (int64_t)n, 0, 3, b->stream);
     LAUNCH(group_ends_kernel, n, G.Current(), n, ends);
-    uint32_t *old_of_new = V.Current();
-    LAUNCH(invert_kernel, n, old_of_new, n, new_of_old);
     uint32_t h_ends[MG__GPU_GROUPS + 1] = {0};
     uint32_t h_max_deg[2] = {0, 0};
     CU(cudaMemcpyAsync(h_ends, ends, sizeof h_ends, cudaMemcpyDeviceToHost, b->stream));
@@ -368,6 +412,12 @@ mg_status build(Build *b, const mg__coo *coo, const mg__edge_producer *edges,
         out->group_start[g] = h_ends[g] != 0 ? h_ends[g] : out->group_start[g - 1];
     out->own_from = out->group_start[MG__GPU_GROUPS - 1];
     out->own_to = n;
+    if (front != nullptr && front->count > 0) {
+        TRY(place_front(b, front, n, out->group_start[MG__GPU_GROUPS - 1], V));
+        V.selector ^= 1;
+    }
+    uint32_t *old_of_new = V.Current();
+    LAUNCH(invert_kernel, n, old_of_new, n, new_of_old);
     dfree(b, V.Alternate());
     dfree(b, g0);
     dfree(b, g1);
@@ -527,7 +577,7 @@ extern "C" mg_status mg__gpu_graph_segment(mg_context ctx, mg__gpu_graph *g, uin
 
 /* The checks and the build of both entry points: edges NULL takes the list from coo's arrays. */
 static mg_status build_checked(mg_context ctx, const mg__coo *coo, const mg__edge_producer *edges,
-                        const mg_graph_options *opts, mg__gpu_graph *out) {
+                               const mg_graph_options *opts, const mg__gpu_front *front, mg__gpu_graph *out) {
     if (out == nullptr)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_graph_build: out is NULL");
     memset(out, 0, sizeof *out);
@@ -557,7 +607,7 @@ static mg_status build_checked(mg_context ctx, const mg__coo *coo, const mg__edg
     Build b;
     b.ctx = ctx;
     b.who = "mg__gpu_graph_build";
-    st = build(&b, coo, edges, opts, out);
+    st = build(&b, coo, edges, opts, front, out);
     release(&b);
     if (st != MG_SUCCESS) {
         memset(out, 0, sizeof *out);
@@ -570,16 +620,16 @@ static mg_status build_checked(mg_context ctx, const mg__coo *coo, const mg__edg
 
 extern "C" mg_status mg__gpu_graph_build(mg_context ctx, const mg__coo *coo,
                                          const mg_graph_options *opts, mg__gpu_graph *out) {
-    return build_checked(ctx, coo, nullptr, opts, out);
+    return build_checked(ctx, coo, nullptr, opts, nullptr, out);
 }
 
 extern "C" mg_status mg__gpu_graph_build_produced(mg_context ctx, const mg__coo *shape,
                                                   const mg__edge_producer *edges,
                                                   const mg_graph_options *opts,
-                                                  mg__gpu_graph *out) {
+                                                  const mg__gpu_front *front, mg__gpu_graph *out) {
     if (edges == nullptr)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_graph_build_produced: edges is NULL");
-    return build_checked(ctx, shape, edges, opts, out);
+    return build_checked(ctx, shape, edges, opts, front, out);
 }
 
 extern "C" void mg__gpu_graph_free(mg__gpu_graph *g) {

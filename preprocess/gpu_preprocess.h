@@ -57,9 +57,9 @@ typedef struct {
     uint64_t group_edges[MG__GPU_GROUPS];
     /* The destinations of group 6 that a step can change: all of it, [group_start[5], n), on a
      * whole graph. On a rank's share (core/dist.h) every other rank's vertex has no edge in, so
-     * all of them are in group 6, in caller order around this rank's own: its own are
-     * [group_start[5] + first[rank], first[rank + 1]), and a pull passes the rest by (their
-     * values come from their owners after the step). */
+     * all of them are in group 6: first the other ranks' high vertices (its front), then every
+     * low vertex in caller order, this rank's own [own_from, own_to) among them; a pull passes
+     * the others by (their values come from their owners after the step). */
     uint32_t own_from, own_to;
     uint32_t max_out_degree, max_in_degree;
     size_t device_bytes;        /* all the device memory the graph holds                        */
@@ -115,13 +115,22 @@ typedef struct {
     const void *arg;
 } mg__edge_producer;
 
+/* Vertices with no edge in (group 6), to be numbered right after groups 1-5 in this order, ahead
+ * of the rest of group 6 (which keeps its order): on a rank's share, the other ranks' high
+ * vertices (core/dist.h). ids: host memory, count entries, each once. */
+typedef struct {
+    const uint32_t *ids;
+    uint64_t count;
+} mg__gpu_front;
+
 /* mg__gpu_graph_build from a producer rather than host arrays: shape gives the list's n, m,
  * weight_type and index_base (its arrays NULL). The list is made chunk by chunk into pinned
  * buffers and each chunk uploads while the next is made, so making and uploading it overlap and no
- * whole host copy of it exists (mg_graph_gpu_prepare's path: its edges come from a built graph). */
+ * whole host copy of it exists (mg_graph_gpu_prepare's path: its edges come from a built graph).
+ * front: NULL, or vertices to number first in group 6. */
 mg_status mg__gpu_graph_build_produced(mg_context ctx, const mg__coo *shape,
                                        const mg__edge_producer *edges, const mg_graph_options *opts,
-                                       mg__gpu_graph *out);
+                                       const mg__gpu_front *front, mg__gpu_graph *out);
 
 /* (Re)builds g's destination segments (the fields seg_*): seg_size 0 derives the size from the
  * device's opt-in shared memory per block; another value forces it (tests use small ones to get

@@ -18,6 +18,7 @@
 #include <mpi.h>
 
 #include "check.h"
+#include "dist.h"
 #include "mg_internal.h"
 #include "mgraph.h"
 #include "mgraph_mpi.h"
@@ -188,6 +189,31 @@ static void shape(mg_graph split, mg_graph whole, const char *name) {
         free(x);
         free(y);
         mg_vector_free(&ds);
+        mg_vector_free(&dw);
+    }
+    /* every rank's high vertices (dist.h: what the device forms number first): the whole graph's
+     * in-degree groups 1-5, rank by rank, by group, then id */
+    if (split->dist != NULL) {
+        const struct mg__graph_dist *d = split->dist;
+        mg_vector dw = NULL;
+        CHECK_OK(ref, mg_vector_create(ref, &dw, whole, MG_INT64));
+        CHECK_OK(ref, mg_vector_degree(ref, dw, MG_EDGES_IN));
+        double *in = values(ref, dw, MG_INT64, n);
+        uint64_t k = 0, bad = 0, hubs = 0;
+        CHECK(d->high_start[0] == 0);
+        for (int r = 0; r < size; r++) {
+            for (int grp = 1; grp < MG__DEGREE_GROUPS; grp++)
+                for (uint32_t v = d->first[r]; v < d->first[r + 1]; v++)
+                    if (mg__degree_group((uint64_t)in[v]) == grp) {
+                        bad += k >= d->high_start[r + 1] || d->high[k] != v;
+                        k++;
+                    }
+            bad += k != d->high_start[r + 1];
+        }
+        for (uint32_t v = 0; v < n; v++) hubs += mg__degree_group((uint64_t)in[v]) < MG__DEGREE_GROUPS;
+        CHECK(bad == 0);
+        CHECK(d->high_start[size] == hubs);
+        free(in);
         mg_vector_free(&dw);
     }
     mg_frontier fs = NULL, fw = NULL;
@@ -1028,6 +1054,8 @@ int main(int argc, char **argv) {
     STEP(from_coo(false));
     STEP(generated(MG_GEN_RMAT, 9, false, MG_WEIGHT_INT32, "rmat9 undirected"));
     STEP(generated(MG_GEN_RMAT, 9, true, MG_WEIGHT_FLOAT, "rmat9 directed"));
+    /* high vertices of several degree groups on every rank (Kronecker ids are permuted) */
+    STEP(generated(MG_GEN_KRONECKER, 12, true, MG_WEIGHT_FLOAT, "kronecker12 directed"));
     STEP(generated(MG_GEN_GRID, 0, false, MG_WEIGHT_INT32, "grid 37x23"));
     STEP(from_files());
     STEP(binary_shares());
