@@ -289,6 +289,10 @@ static mg_status high_vertices(mg_context ctx, const mg_graph share, struct mg__
     const uint64_t *in = share->in.offsets;
     uint64_t mine = 0;
     for (uint32_t v = lo; v < hi; v++) mine += mg__degree_group(in[v + 1] - in[v]) < MG__DEGREE_GROUPS;
+    const uint64_t lows = (hi - lo) - mine, want = (MG__DIST_HIGH_MULTIPLE - mine % MG__DIST_HIGH_MULTIPLE) %
+                                                   MG__DIST_HIGH_MULTIPLE;
+    const uint64_t fill = want < lows ? want : lows;
+    mine += fill;
     d->high_start = mg__calloc((size_t)size + 1, sizeof *d->high_start);
     mg_status status = d->high_start == NULL ? mg__error(ctx, MG_OUT_OF_MEMORY, "out of memory splitting a graph")
                                              : MG_SUCCESS;
@@ -303,11 +307,16 @@ static mg_status high_vertices(mg_context ctx, const mg_graph share, struct mg__
                                          (unsigned long long)total)
                              : MG_SUCCESS;
     MG__TRY(mg__dist_agree_status(ctx, status, "mg_graph (split over ranks)"));
-    /* by group, then by id: the order of the device form's groups 1-5 */
+    /* by group, then by id: the order of the device form's groups 1-5; then the fill */
     uint32_t *at = d->high + d->high_start[rank];
-    for (int grp = 1; grp < MG__DEGREE_GROUPS; grp++)
-        for (uint32_t v = lo; v < hi; v++)
-            if (mg__degree_group(in[v + 1] - in[v]) == grp) *at++ = v;
+    for (int grp = 1; grp <= MG__DEGREE_GROUPS; grp++) {
+        uint64_t left = grp < MG__DEGREE_GROUPS ? UINT64_MAX : fill;
+        for (uint32_t v = lo; v < hi && left > 0; v++)
+            if (mg__degree_group(in[v + 1] - in[v]) == grp) {
+                *at++ = v;
+                left--;
+            }
+    }
     for (int r = 0; r < size; r++) {
         off[r] = d->high_start[r] * sizeof *d->high;
         cnt[r] = (d->high_start[r + 1] - d->high_start[r]) * sizeof *d->high;

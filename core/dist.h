@@ -44,12 +44,15 @@ struct mg__graph_dist {
     uint64_t *degree_offsets; /* n + 1: prefix sums of the whole graph's out-degrees          */
     /* Every rank's high vertices (in-degree groups 1-5, mg__degree_group: its share holds all
      * their in-edges), caller ids, rank r's at [high_start[r], high_start[r + 1]) in the order of
-     * its device form's groups 1-5 (by group, then id). Each rank's device form numbers the
-     * others' right after its own (mg__gpu_front), so that every range goes from place to place
-     * in two pieces (core/dist_gpu.cu). */
+     * its device form's groups 1-5 (by group, then id), then as many of its low ones (the first
+     * by id) as make their count a multiple of MG__DIST_HIGH_MULTIPLE, where it has them. Each
+     * rank's device form numbers its own first and the others' right after (mg__gpu_front), so
+     * that every range goes from place to place in two pieces, each 16-byte aligned (NCCL moves
+     * misaligned buffers much more slowly; core/dist_gpu.cu). */
     uint32_t *high;
     uint64_t *high_start;     /* size + 1                                                     */
 };
+#define MG__DIST_HIGH_MULTIPLE 4
 
 /* Whether graphs made on ctx are split (several ranks). */
 static inline bool mg__dist_splits(const mg_context ctx) {

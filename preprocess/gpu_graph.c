@@ -62,22 +62,33 @@ static void fill_edges(const void *arg, uint64_t first, uint64_t count, uint32_t
     mg__graph_edges_fill(l->g, l->start, first, count, src, dst, w);
 }
 
-/* A share's front (mg__gpu_front): the other ranks' high vertices, rank by rank (core/dist.h). */
-static mg_status share_front(mg_context ctx, const struct mg__graph_dist *d, mg__gpu_front *front) {
-    const uint64_t *hs = d->high_start;
-    const uint64_t before = hs[d->rank], mine = hs[d->rank + 1] - before, count = hs[d->size] - mine;
+/* A share's front (mg__gpu_front): its own fill (its list's low vertices, core/dist.h), then the
+ * other ranks' high vertices, rank by rank. */
+static mg_status share_front(mg_context ctx, const mg_graph g, mg__gpu_front *front) {
+    const struct mg__graph_dist *d = g->dist;
+    const uint64_t *hs = d->high_start, *in = g->in.offsets;
+    const uint64_t before = hs[d->rank], mine = hs[d->rank + 1] - before;
+    uint64_t fill = 0;
+    while (fill < mine) {
+        const uint32_t v = d->high[before + mine - 1 - fill];
+        if (mg__degree_group(in[v + 1] - in[v]) < MG__DEGREE_GROUPS) break;
+        fill++;
+    }
+    const uint64_t count = fill + hs[d->size] - mine;
     uint32_t *ids = mg__malloc((size_t)(count > 0 ? count : 1) * sizeof *ids);
     if (ids == NULL) return mg__error(ctx, MG_OUT_OF_MEMORY, "mg_graph_gpu_prepare: out of memory");
-    memcpy(ids, d->high, before * sizeof *ids);
-    memcpy(ids + before, d->high + before + mine, (count - before) * sizeof *ids);
+    memcpy(ids, d->high + before + mine - fill, fill * sizeof *ids);
+    memcpy(ids + fill, d->high, before * sizeof *ids);
+    memcpy(ids + fill + before, d->high + before + mine, (hs[d->size] - before - mine) * sizeof *ids);
     front->ids = ids;
     front->count = count;
+    front->own = fill;
     return MG_SUCCESS;
 }
 
-/* A share's device form: its own high vertices [0, H) as core/dist.h lists them (so that another
- * rank's front holds them in this order), its own low ones [own_from, own_to) after every high
- * vertex and every lower range's low ones; the whole graph's out-degrees (what
+/* A share's device form: its own high vertices and fill [0, H) as core/dist.h lists them (so that
+ * another rank's front holds them in this order), its own low ones [own_from, own_to) after every
+ * rank's high vertices and every lower range's low ones; the whole graph's out-degrees (what
  * MG_CONTRIB_SRC_DIV_OUTDEG divides by). */
 static mg_status share_form(mg_context ctx, const mg_graph g, mg__gpu_graph *gg) {
     const struct mg__graph_dist *d = g->dist;
@@ -122,8 +133,8 @@ mg_status mg_graph_gpu_prepare(mg_context ctx, const mg_graph cg, mg_gpu_graph_i
         const mg__edge_producer edges = {fill_edges, &list};
         mg_graph_options opts = {.directed = g->directed, .keep_self_loops = true,
                                  .keep_duplicates = true};
-        mg__gpu_front front = {NULL, 0};
-        if (g->dist != NULL) status = share_front(ctx, g->dist, &front);
+        mg__gpu_front front = {NULL, 0, 0};
+        if (g->dist != NULL) status = share_front(ctx, g, &front);
         if (status == MG_SUCCESS)
             status = mg__gpu_graph_build_produced(ctx, &shape, &edges, &opts, g->dist != NULL ? &front : NULL, gg);
         mg__free((void *)front.ids);

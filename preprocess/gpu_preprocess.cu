@@ -239,9 +239,9 @@ struct unmarked {
 mg_status place_front(Build *b, const mg__gpu_front *front, uint32_t n, uint32_t high,
                       cub::DoubleBuffer<uint32_t> &V) {
     const uint64_t count = front->count;
-    if (count > (uint64_t)n - high)
-        return mg__error(b->ctx, MG_INTERNAL_ERROR, "%s: %llu vertices to place after %u high ones of %u",
-                         b->who, (unsigned long long)count, high, n);
+    if (count > (uint64_t)n - high || front->own > count)
+        return mg__error(b->ctx, MG_INTERNAL_ERROR, "%s: %llu vertices (%llu own) to place after %u high ones of %u",
+                         b->who, (unsigned long long)count, (unsigned long long)front->own, high, n);
     for (uint64_t i = 0; i < count; i++)
         if (front->ids[i] >= n)
             return mg__error(b->ctx, MG_INTERNAL_ERROR, "%s: vertex %u to place is not below n = %u", b->who,
@@ -410,12 +410,13 @@ mg_status build(Build *b, const mg__coo *coo, const mg__edge_producer *edges,
     out->group_start[0] = 0;
     for (int g = 1; g <= MG__GPU_GROUPS; g++)
         out->group_start[g] = h_ends[g] != 0 ? h_ends[g] : out->group_start[g - 1];
-    out->own_from = out->group_start[MG__GPU_GROUPS - 1];
-    out->own_to = n;
     if (front != nullptr && front->count > 0) {
         TRY(place_front(b, front, n, out->group_start[MG__GPU_GROUPS - 1], V));
         V.selector ^= 1;
+        out->group_start[MG__GPU_GROUPS - 1] += (uint32_t)front->own;
     }
+    out->own_from = out->group_start[MG__GPU_GROUPS - 1];
+    out->own_to = n;
     uint32_t *old_of_new = V.Current();
     LAUNCH(invert_kernel, n, old_of_new, n, new_of_old);
     dfree(b, V.Alternate());

@@ -115,12 +115,13 @@ typedef struct {
     const void *arg;
 } mg__edge_producer;
 
-/* Vertices with no edge in (group 6), to be numbered right after groups 1-5 in this order, ahead
- * of the rest of group 6 (which keeps its order): on a rank's share, the other ranks' high
- * vertices (core/dist.h). ids: host memory, count entries, each once. */
+/* Vertices of group 6 to be numbered right after groups 1-5 in this order, ahead of the rest of
+ * group 6 (which keeps its order); the first `own` of them join group 5 (pulled with the high
+ * ones). On a rank's share (core/dist.h): its own fill, then the other ranks' high vertices, which
+ * have no edge in there. ids: host memory, count entries, each once. */
 typedef struct {
     const uint32_t *ids;
-    uint64_t count;
+    uint64_t count, own;
 } mg__gpu_front;
 
 /* mg__gpu_graph_build from a producer rather than host arrays: shape gives the list's n, m,

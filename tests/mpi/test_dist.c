@@ -192,7 +192,8 @@ static void shape(mg_graph split, mg_graph whole, const char *name) {
         mg_vector_free(&dw);
     }
     /* every rank's high vertices (dist.h: what the device forms number first): the whole graph's
-     * in-degree groups 1-5, rank by rank, by group, then id */
+     * in-degree groups 1-5, rank by rank, by group, then id, then the first low ones to make a
+     * multiple of MG__DIST_HIGH_MULTIPLE */
     if (split->dist != NULL) {
         const struct mg__graph_dist *d = split->dist;
         mg_vector dw = NULL;
@@ -202,17 +203,26 @@ static void shape(mg_graph split, mg_graph whole, const char *name) {
         uint64_t k = 0, bad = 0, hubs = 0;
         CHECK(d->high_start[0] == 0);
         for (int r = 0; r < size; r++) {
-            for (int grp = 1; grp < MG__DEGREE_GROUPS; grp++)
-                for (uint32_t v = d->first[r]; v < d->first[r + 1]; v++)
-                    if (mg__degree_group((uint64_t)in[v]) == grp) {
-                        bad += k >= d->high_start[r + 1] || d->high[k] != v;
-                        k++;
+            uint64_t fill = 0;
+            for (int grp = 1; grp <= MG__DEGREE_GROUPS; grp++)
+                for (uint32_t v = d->first[r]; v < d->first[r + 1]; v++) {
+                    if (mg__degree_group((uint64_t)in[v]) != grp) continue;
+                    if (grp == MG__DEGREE_GROUPS) {
+                        if ((k - d->high_start[r]) % MG__DIST_HIGH_MULTIPLE == 0) break;
+                        fill++;
                     }
+                    bad += k >= d->high_start[r + 1] || d->high[k] != v;
+                    k++;
+                }
             bad += k != d->high_start[r + 1];
+            hubs += k - d->high_start[r] - fill;
+            /* a multiple, unless the range has too few low vertices */
+            bad += (k - d->high_start[r]) % MG__DIST_HIGH_MULTIPLE != 0 && k - d->high_start[r] < d->first[r + 1] - d->first[r];
         }
-        for (uint32_t v = 0; v < n; v++) hubs += mg__degree_group((uint64_t)in[v]) < MG__DEGREE_GROUPS;
+        uint64_t whole_hubs = 0;
+        for (uint32_t v = 0; v < n; v++) whole_hubs += mg__degree_group((uint64_t)in[v]) < MG__DEGREE_GROUPS;
         CHECK(bad == 0);
-        CHECK(d->high_start[size] == hubs);
+        CHECK(hubs == whole_hubs);
         free(in);
         mg_vector_free(&dw);
     }
