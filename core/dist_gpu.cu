@@ -118,25 +118,6 @@ mg_status send_pieces(mg_context ctx, cudaStream_t s, char *data, size_t elem, c
                       bool low, bool high) {
     ncclComm_t comm;
     TRY(comm_of(ctx, &comm));
-    static int p2p = -1;
-    if (p2p < 0) p2p = getenv("MG_DIST_P2P") != nullptr && getenv("MG_DIST_P2P")[0] == '1';
-    if (p2p) {
-        NCCL(ncclGroupStart());
-        for (int r = 0; r < d->size; r++)
-            for (int part = 0; part < 2; part++) {
-                const uint64_t bytes = (part ? high_count(d, r) : low_count(d, r)) * elem;
-                if (!(part ? high : low) || bytes == 0) continue;
-                char *at = data + (part ? high_at(d, r) : low_at(d, r)) * elem;
-                if (r == d->rank) {
-                    for (int q = 0; q < d->size; q++)
-                        if (q != r) NCCL(ncclSend(at, bytes, ncclUint8, q, comm, s));
-                } else {
-                    NCCL(ncclRecv(at, bytes, ncclUint8, r, comm, s));
-                }
-            }
-        NCCL(ncclGroupEnd());
-        return MG_SUCCESS;
-    }
     NCCL(ncclGroupStart());
     for (int r = 0; r < d->size; r++) {
         if (high && high_count(d, r) > 0)
@@ -155,7 +136,10 @@ mg_status overlap_stream(mg_context ctx) {
     struct mg__dist *d = ctx->dist;
     if (d->stream == nullptr) {
         cudaStream_t s;
-        CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        int least = 0, greatest = 0;
+        CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        const bool prio = getenv("MG_DIST_PRIO") != nullptr && getenv("MG_DIST_PRIO")[0] == '1'; /* run s3's A/B */
+        CU(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, prio ? greatest : least));
         d->stream = s;
     }
     for (void *&ev : d->events)
