@@ -93,17 +93,16 @@ static mg_status collective_failed(mg_context ctx, const char *what, int rc) {
 /* What a destination costs a step, in edges: its in-edges, and a fixed part for each destination
  * with any. Balancing in-edges alone, R-MAT 26's two shares (on 2 H200s) took 14.3 and 17.6 ms a
  * PageRank step: the second holds 3.7 times the first's destinations (R-MAT's tail), each a
- * thread's pull that costs about as much as 10 edges of the first's hubs. */
+ * thread's pull that costs about as much as 10 edges of the first's hubs. On 4 H200s (session
+ * 23) 5 and 3 were slower than 8: another share became the slowest. */
 #define DESTINATION_EDGES 8
 
-static uint64_t destination_edges = DESTINATION_EDGES; /* run s3's A/B only (MG_DIST_DEST_EDGES) */
 static inline uint64_t cost(uint64_t in_degree) {
-    return in_degree + (in_degree > 0 ? destination_edges : 0);
+    return in_degree + (in_degree > 0 ? DESTINATION_EDGES : 0);
 }
 
 /* Range ends at multiples of 64 where the cost seen so far passes r / size of the whole. */
 void mg__dist_choose_ranges(const uint64_t *in_degree, uint32_t n, int size, uint32_t *first) {
-    if (getenv("MG_DIST_DEST_EDGES") != NULL) destination_edges = (uint64_t)atoi(getenv("MG_DIST_DEST_EDGES"));
     uint64_t total = 0;
     for (uint32_t v = 0; v < n; v++) total += cost(in_degree[v]);
     first[0] = 0;
