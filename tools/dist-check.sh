@@ -12,8 +12,10 @@
 # 1 and every power of two up to GPUS, and GPUS), RUNS (5), MODES (auto: bench_dist's --modes),
 # SKIP_TESTS=1 (no tests, no command-line runs), GPU_CTEST=1 (build everything and run ctest -L gpu
 # too), WEAK=S (weak scaling after the scales: S+log2(P) on P ranks for each power of two P in
-# RANKS). Each table row is also appended to $OUT/table.txt as it comes, so a run cut off at its
-# limit still says how far it got.
+# RANKS), BASE_TREE=DIR (an A/B in the same call: another source tree, e.g. made here with
+# `git archive REV | tar x -C build-base` and carried, whose bench_dist is built beside and run
+# right after each bench run, its rows marked "base"). Each table row is also appended to
+# $OUT/table.txt as it comes, so a run cut off at its limit still says how far it got.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT=${OUT:-$PWD/dist-check-out}
@@ -45,6 +47,11 @@ row() {
 }
 
 t0=$(date +%s)
+if [ -n "${BASE_TREE:-}" ]; then
+    (cmake -S "$BASE_TREE" -B "$BASE_TREE/build-dist" -DCMAKE_BUILD_TYPE=Release >"$LOGS/configure_base.log" 2>&1 &&
+        cmake --build "$BASE_TREE/build-dist" -j"$CORES" --target bench_dist >"$LOGS/build_base.log" 2>&1) &
+    base_build=$!
+fi
 if cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$LOGS/configure.log" 2>&1 &&
    cmake --build "$BUILD" -j"$CORES" $([ "${GPU_CTEST:-0}" = 1 ] || echo --target test_dist bench_dist mgraph) >"$LOGS/build.log" 2>&1; then
     row "build" "PASS $(($(date +%s) - t0))s, $(grep -o 'NCCL for the ranks. GPUs [A-Z]*' "$LOGS/configure.log")"
@@ -56,6 +63,14 @@ else
 fi
 TEST="$BUILD/tests/test_dist"
 BENCH="$BUILD/bench_dist"
+if [ -n "${BASE_TREE:-}" ]; then
+    if wait "$base_build"; then
+        row "build of $BASE_TREE (base)" "PASS $(($(date +%s) - t0))s"
+    else
+        row "build of $BASE_TREE (base)" "FAIL (see build_base.log): no base rows"
+        BASE_TREE=
+    fi
+fi
 
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
     for p in 1 2 3 4; do
@@ -108,19 +123,22 @@ PY
     done
 fi
 
-# one bench_dist run of R-MAT scale $1 on $2 ranks, its rows in the table
+# one bench_dist run of R-MAT scale $1 on $2 ranks (with BASE_TREE's after it), its rows in the table
 bench() {
-    local s=$1 p=$2 t log check chk
+    local s=$1 p=$2 t log check chk bench_exe tag
     check=$((s < 20 ? s : 20))
-    t=$(date +%s)
-    log="$LOGS/bench_s${s}_np$p.log"
-    OMP_NUM_THREADS=$((CORES / p)) timeout 540 mpirun --oversubscribe --bind-to none -np "$p" "$BENCH" --scale "$s" --directed \
-        --runs "$RUNS" --check-scale "$check" --modes "$MODES" >"$log" 2>&1
-    local rc=$?
-    chk=$(grep -o 'bfs [A-Z]* .*spmv [A-Z]*' "$log" | sed -E 's/ \([^)]*\),?//g')
-    row "bench rmat$s directed, $p GPU(s)" "rc $rc $(($(date +%s) - t))s [$chk] $(grep '^bench_dist: ranks .* n ' "$log" | sed 's/^bench_dist: //')"
-    while read -r line; do row "" "${line#bench_dist: }"; done < <(grep '^bench_dist: ranks .* mode ' "$log")
-    pack
+    for bench_exe in "$BENCH" ${BASE_TREE:+"$BASE_TREE/build-dist/bench_dist"}; do
+        tag=$([ "$bench_exe" = "$BENCH" ] || echo "base ")
+        t=$(date +%s)
+        log="$LOGS/bench_${tag:+base_}s${s}_np$p.log"
+        OMP_NUM_THREADS=$((CORES / p)) timeout 540 mpirun --oversubscribe --bind-to none -np "$p" "$bench_exe" --scale "$s" \
+            --directed --runs "$RUNS" --check-scale "$check" --modes "$MODES" >"$log" 2>&1
+        local rc=$?
+        chk=$(grep -o 'bfs [A-Z]* .*spmv [A-Z]*' "$log" | sed -E 's/ \([^)]*\),?//g')
+        row "${tag}bench rmat$s directed, $p GPU(s)" "rc $rc $(($(date +%s) - t))s [$chk] $(grep '^bench_dist: ranks .* n ' "$log" | sed 's/^bench_dist: //')"
+        while read -r line; do row "" "${line#bench_dist: }"; done < <(grep '^bench_dist: ranks .* mode ' "$log")
+        pack
+    done
 }
 
 for s in "${SCALES[@]}"; do
