@@ -51,6 +51,17 @@
  * keeps it there while 100s of MB of entries stream past (A/B, session 14: uniform 4M x 16 in
  * double 0.953 -> 0.825 ms, block-diagonal 64M in double 0.345 -> 0.321; the rest within 2%).
  *
+ * The diagonal form: a matrix of at least kHostFormRows rows whose entries lie on at most
+ * kMaxDiagonals diagonals (col - row) filling most of their slots (stencils, banded matrices) is
+ * stored by diagonal instead of binned (form_diag): diagonal d's values in rows 0..n-1, 0 where a
+ * row has no entry there, and a presence bit an entry. spmv_diag gives a thread a row: every load
+ * is coalesced and an entry costs its value and a bit, 4.1 bytes in float where the CSR's minimum is
+ * 8 + 4 rows / nnz (its column id, its value and the row offsets), 8.1 in double against 12 +; so it
+ * runs above the probe's bandwidth by the CSR's byte count. Measured on the H100 against the best
+ * cuSPARSE algorithm (session 24): Poisson 2D and 3D and 33-diagonal bands of 16M-64M entries
+ * 0.96-1.04x -> 1.50-1.77x in float, 1.14-1.27x -> 1.51-1.75x in double. The block-diagonal matrices
+ * (127 diagonals, half empty) stay CSR.
+ *
  * Float arithmetic accumulates in float within a row (chunk partials in double), double in double.
  */
 #include <cuda_runtime.h>
@@ -430,6 +441,125 @@ spmv_stream_pipelined(const O *__restrict__ off, const uint32_t *__restrict__ id
     if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
 }
 
+/* ---- the diagonal form -------------------------------------------------------------------------- */
+
+/* A form's diagonals, passed by value: every thread reads the same one at a time (constant bank). */
+struct diag_offsets {
+    int32_t o[kMaxDiagonals];
+};
+/* Diagonals a thread loads at once before it combines them (the loads of a batch are in flight
+ * together). */
+constexpr uint32_t kDiagBatch = 4;
+
+/* y = A x by diagonals, a thread a row: diagonal d's values for consecutive rows are consecutive,
+ * and so are the x they multiply, so every load is coalesced and nothing but the values (and a
+ * presence bit an entry) is read per entry: about 4.1 bytes an entry in float where the CSR reads
+ * 8 + 4 * rows / nnz, 8.1 in double against 12 +. An entry absent from a diagonal (its bit clear:
+ * out of the matrix, or a hole such as a 2D stencil's row ends) contributes nothing, so the
+ * semirings and an x holding inf or NaN see only the stored entries. */
+template <typename T, bool PATTERN, int SR, typename G>
+__global__ void __launch_bounds__(kThreads)
+spmv_diag(diag_offsets o, uint32_t nd, const T *__restrict__ val, const uint32_t *__restrict__ mask,
+          uint32_t n, G x, T *__restrict__ y, T alpha, T beta, double *dot) {
+    typedef semiring<T, SR> S;
+    if (!x.proceed()) return;
+    const uint32_t row = blockIdx.x * kThreads + threadIdx.x;
+    const size_t words = ((size_t)n + 31) / 32;
+    double my_dot = 0;
+    if (row < n) {
+        const uint32_t bit = row & 31;
+        T sum = S::zero();
+        for (uint32_t d0 = 0; d0 < nd; d0 += kDiagBatch) {
+            bool has[kDiagBatch];
+            T a[kDiagBatch], xv[kDiagBatch];
+#pragma unroll
+            for (uint32_t i = 0; i < kDiagBatch; i++)
+                has[i] = d0 + i < nd && (__ldg(mask + (d0 + i) * words + (row >> 5)) >> bit & 1u);
+#pragma unroll
+            for (uint32_t i = 0; i < kDiagBatch; i++)
+                if (has[i]) {
+                    a[i] = PATTERN ? T(1) : __ldcs(val + (size_t)(d0 + i) * n + row);
+                    xv[i] = x((uint32_t)((int64_t)row + o.o[d0 + i]));
+                }
+#pragma unroll
+            for (uint32_t i = 0; i < kDiagBatch; i++)
+                if (has[i]) sum = S::add(sum, S::mul(a[i], xv[i]));
+        }
+        store_row(x, y, row, finish<T, SR>(sum, alpha, beta, y, row), dot, my_dot);
+    }
+    if (dot != nullptr) block_dot_add<kThreads>(my_dot, dot);
+}
+
+/* The diagonal form from the CSR, a warp per 32 rows: the lanes read the rows' entries together
+ * (coalesced), find each entry's row among the 32 row starts (shuffles) and its diagonal among the
+ * nd candidates (a binary search in shared memory), and place its value in the warp's tile of
+ * nd x 32 values and its presence bit in the warp's word of that diagonal (shared memory); then the
+ * warp writes each diagonal's 32 values and its word, coalesced. An entry on no candidate diagonal
+ * (or a second one on the same: not in a matrix of distinct coordinates) counts in *misses, and the
+ * form is not used. Storing each value straight to its diagonal (32 diagonals a warp store on a
+ * band) moved 2 GB of DRAM for 0.8 GB of data and took 2.7 ms on a 64M-entry band of 33
+ * diagonals, 21 of its products (ncu, H100). Shared memory: diag_build_shared. */
+constexpr uint32_t kDiagTileStride = 33; /* a diagonal's 32 rows in the tile, padded: no bank conflicts */
+
+template <typename T> constexpr size_t diag_build_warp_bytes(uint32_t nd) {
+    return (size_t)nd * kDiagTileStride * sizeof(T) + (size_t)nd * 4;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+diag_build(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, const T *__restrict__ val,
+           uint32_t n, diag_offsets o, uint32_t nd, T *__restrict__ dval, uint32_t *__restrict__ mask,
+           unsigned long long *misses) {
+    extern __shared__ __align__(16) unsigned char diag_shared[];
+    __shared__ int32_t so[kMaxDiagonals];
+    for (uint32_t d = threadIdx.x; d < kMaxDiagonals; d += blockDim.x) so[d] = o.o[d];
+    __syncthreads();
+    const uint32_t warps = blockDim.x / 32, lane = threadIdx.x & 31;
+    T *const tile = reinterpret_cast<T *>(diag_shared) + (size_t)(threadIdx.x / 32) * nd * kDiagTileStride;
+    uint32_t *const bits = reinterpret_cast<uint32_t *>(reinterpret_cast<T *>(diag_shared) +
+                                                        (size_t)warps * nd * kDiagTileStride) +
+                           (threadIdx.x / 32) * nd;
+    const uint64_t words = ((uint64_t)n + 31) / 32;
+    for (uint64_t w = (uint64_t)blockIdx.x * warps + threadIdx.x / 32; w < words; w += (uint64_t)gridDim.x * warps) {
+        const uint64_t r0 = w * 32, row = r0 + lane;
+        for (uint32_t d = lane; d < nd; d += 32) bits[d] = 0;
+        if (dval != nullptr)
+            for (uint32_t d = 0; d < nd; d++) tile[d * kDiagTileStride + lane] = T(0);
+        const uint64_t start = off[row < n ? row : n];
+        const uint64_t first = __shfl_sync(kFull, start, 0), end = off[r0 + 32 < n ? r0 + 32 : n];
+        __syncwarp();
+        bool miss = false;
+        for (uint64_t base = first; base < end; base += 32) {
+            const uint64_t e = base + lane;
+            uint32_t j = 0; /* the last of the 32 rows starting at or before e: e's row */
+            for (uint32_t step = 16; step > 0; step >>= 1) {
+                const uint64_t s = __shfl_sync(kFull, start, j + step);
+                if (s <= e) j += step;
+            }
+            if (e >= end) continue;
+            const int64_t dg = (int64_t)idx[e] - (int64_t)(r0 + j);
+            uint32_t lo = 0, hi = nd;
+            while (lo < hi) {
+                const uint32_t mid = (lo + hi) / 2;
+                if (so[mid] < dg) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo == nd || so[lo] != dg || (atomicOr(bits + lo, 1u << j) >> j & 1u)) {
+                miss = true;
+                continue;
+            }
+            if (dval != nullptr) tile[lo * kDiagTileStride + j] = val[e];
+        }
+        __syncwarp();
+        for (uint32_t d = 0; d < nd; d++) {
+            if (lane == 0) mask[d * words + w] = bits[d];
+            if (dval != nullptr && row < n) dval[(size_t)d * n + row] = tile[d * kDiagTileStride + lane];
+        }
+        if (__ballot_sync(kFull, miss) != 0 && lane == 0) atomicAdd(misses, 1ull);
+        __syncwarp();
+    }
+}
+
 template <typename D, typename S>
 __global__ void convert_values(D *dst, const S *src, uint64_t n) {
     GRID_STRIDE(i, n) dst[i] = (D)src[i];
@@ -650,6 +780,10 @@ void form_free(mg__spmv_form *f) {
     dfree(f->d_off32);
     dfree(f->d_blk_e[0]);
     dfree(f->d_blk_e[1]);
+    /* the form's own type's values and its bits are carved from d_diag_pack */
+    for (int k = 0; k < 2; k++)
+        if (f->d_diag_val[k] != f->d_diag_pack) dfree(f->d_diag_val[k]);
+    dfree(f->d_diag_pack);
     memset(f, 0, sizeof *f);
 }
 
@@ -897,6 +1031,93 @@ mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *h
     return MG_SUCCESS;
 }
 
+/* The diagonal form of an uploaded orientation, when it pays (else f->ndiag stays 0): a matrix of
+ * at least kHostFormRows rows (below, a product is a launch's latency either way) whose sampled rows
+ * (kDiagSampleRows, evenly spaced, from the host CSR) show at most kMaxDiagonals diagonals, filling
+ * at least 1 / kDiagFill of the n slots each has: in double the diagonals then move at most
+ * 1.2 * 8.1 bytes an entry, less than the CSR's 12 +, and in float 5 against 8 +. diag_build then
+ * places every entry, or finds one on another diagonal, and the form is dropped (one round trip
+ * either way). Out of device memory, the CSR form is used instead. */
+constexpr uint32_t kDiagSampleRows = 1024;
+/* A thread a row leaves a matrix of few rows and many diagonals a short grid of long serial loops:
+ * a band of 33 diagonals over 30303 rows ran 1.03x cuSPARSE by diagonals, 1.31x as CSR, where
+ * 140608 rows of 7 and 484848 of 33 gained 1.4-1.7x (H100, session 24). */
+constexpr uint32_t kDiagRowsPerDiagonal = 4096;
+
+/* The sampled rows' diagonals, ascending, into o; 0 when there are more than kMaxDiagonals. A
+ * row's diagonals ascend with its columns, so each is looked for from the row's last one on. */
+uint32_t sample_diagonals(const uint64_t *off, const uint32_t *idx, uint32_t n, diag_offsets *o) {
+    uint32_t nd = 0;
+    const uint32_t samples = n < kDiagSampleRows ? n : kDiagSampleRows;
+    for (uint32_t s = 0; s < samples; s++) {
+        const uint32_t i = (uint32_t)((uint64_t)s * n / samples);
+        uint32_t at = 0;
+        for (uint64_t e = off[i]; e < off[i + 1]; e++) {
+            const int64_t dg = (int64_t)idx[e] - (int64_t)i;
+            while (at < nd && o->o[at] < dg) at++;
+            if (at < nd && o->o[at] == dg) continue;
+            if (nd == kMaxDiagonals) return 0;
+            memmove(o->o + at + 1, o->o + at, (nd - at) * sizeof o->o[0]);
+            o->o[at] = (int32_t)dg;
+            nd++;
+        }
+    }
+    return nd;
+}
+
+mg_status form_diag(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, const uint64_t *off,
+                    const uint32_t *idx) {
+    const uint32_t n = f->n;
+    if (n < kHostFormRows || f->nnz == 0) return MG_SUCCESS;
+    diag_offsets o = {};
+    const uint32_t nd = sample_diagonals(off, idx, n, &o);
+    if (nd == 0 || (double)nd * n > kDiagFill * (double)f->nnz || n / nd < kDiagRowsPerDiagonal)
+        return MG_SUCCESS;
+
+    const int k = g->values == MG_VALUES_DOUBLE;
+    const size_t es = k ? 8 : 4, words = ((size_t)n + 31) / 32;
+    const size_t mask_bytes = (nd * words * 4 + 7) / 8 * 8;
+    const size_t val_bytes = g->values == MG_VALUES_NONE ? 0 : (size_t)nd * n * es;
+    /* one allocation: the values, the presence bits, and the miss count (given back after) */
+    void *p = nullptr;
+    const mg_status st = form_alloc(ctx, f, &p, val_bytes + mask_bytes + 8, "the diagonal form");
+    if (st == MG_OUT_OF_MEMORY) {
+        ctx->error[0] = '\0'; /* the CSR form serves instead */
+        return MG_SUCCESS;
+    }
+    TRY(st);
+    char *const base = static_cast<char *>(p);
+    unsigned long long *const misses = reinterpret_cast<unsigned long long *>(base + val_bytes + mask_bytes);
+    uint32_t *const mask = reinterpret_cast<uint32_t *>(base + val_bytes);
+    CU(cudaMemsetAsync(misses, 0, 8));
+    const size_t warp_bytes = k ? diag_build_warp_bytes<double>(nd) : diag_build_warp_bytes<float>(nd);
+    const uint32_t warps = (uint32_t)std::min<size_t>(kThreads / 32, std::max<size_t>(1, 48 * 1024 / warp_bytes));
+    const uint64_t blocks = (words + warps - 1) / warps, most = (uint64_t)f->sms * 16;
+    const unsigned grid = (unsigned)(blocks < most ? blocks : most);
+    if (k)
+        diag_build<double><<<grid, warps * 32, warps * warp_bytes>>>(
+            f->d_off, f->d_idx, (const double *)f->d_val[1], n, o, nd, val_bytes ? (double *)base : nullptr,
+            mask, misses);
+    else
+        diag_build<float><<<grid, warps * 32, warps * warp_bytes>>>(
+            f->d_off, f->d_idx, (const float *)f->d_val[0], n, o, nd, val_bytes ? (float *)base : nullptr,
+            mask, misses);
+    LAUNCHED("diag_build");
+    unsigned long long h = 0;
+    CU(cudaMemcpy(&h, misses, 8, cudaMemcpyDeviceToHost));
+    if (h != 0) {
+        dfree(p);
+        f->bytes -= val_bytes + mask_bytes + 8;
+        return MG_SUCCESS;
+    }
+    f->ndiag = nd;
+    memcpy(f->diag_off, o.o, sizeof f->diag_off);
+    f->d_diag_pack = p;
+    f->d_diag_mask = mask;
+    if (val_bytes) f->d_diag_val[k] = base;
+    return MG_SUCCESS;
+}
+
 /* Uploads one orientation (host CSR arrays of n rows) and bins its rows; the upload and the
  * binning are timed apart (CUDA events) and added to g's totals. */
 mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32_t n,
@@ -922,7 +1143,9 @@ mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->upload_seconds += ms / 1e3;
     TRY(mg__gpu_timer_start(ctx, timer.t));
-    TRY(form_bins(ctx, f, g->sms, off));
+    f->sms = (uint32_t)g->sms;
+    TRY(form_diag(ctx, g, f, off, idx));
+    if (f->ndiag == 0) TRY(form_bins(ctx, f, g->sms, off));
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->seconds += ms / 1e3;
     return MG_SUCCESS;
@@ -996,10 +1219,23 @@ void launch_stream(const mg__spmv_form *f, int k, const T *val, const G &x, T *y
 }
 
 template <typename T, int SR, typename G>
+void launch_diag(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta, double *dot) {
+    diag_offsets o;
+    memcpy(o.o, f->diag_off, sizeof o.o);
+    const unsigned grid = (unsigned)(((uint64_t)f->n + kThreads - 1) / kThreads);
+    if (val == nullptr)
+        spmv_diag<T, true, SR><<<grid, kThreads>>>(o, f->ndiag, val, f->d_diag_mask, f->n, x, y, alpha, beta, dot);
+    else
+        spmv_diag<T, false, SR><<<grid, kThreads>>>(o, f->ndiag, val, f->d_diag_mask, f->n, x, y, alpha, beta, dot);
+}
+
+template <typename T, int SR, typename G>
 void launch_semiring(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta,
                      double *dot) {
     const int k = sizeof(T) == 8;
-    if (f->bucket[k] == kSmallBucket)
+    if (f->ndiag != 0)
+        launch_diag<T, SR>(f, val, x, y, alpha, beta, dot);
+    else if (f->bucket[k] == kSmallBucket)
         launch_stream<T, SR, kSmallBucket + kLongRow>(f, k, val, x, y, alpha, beta, dot);
     else if (f->short_rows)
         launch_stream<T, SR, kShortTile<T>>(f, k, val, x, y, alpha, beta, dot);
@@ -1090,6 +1326,28 @@ mg_status mg__gpu_form_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_
     return MG_SUCCESS;
 }
 
+mg_status mg__gpu_spmv_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_form *f, mg_type t,
+                              const void **values) {
+    if (f->ndiag == 0) return mg__gpu_form_values(ctx, g, f, t, values);
+    *values = nullptr;
+    if (g->values == MG_VALUES_NONE) return MG_SUCCESS;
+    const int want = t == MG_DOUBLE, have = g->values == MG_VALUES_DOUBLE;
+    const uint64_t count = (uint64_t)f->ndiag * f->n;
+    if (f->d_diag_val[want] == nullptr) {
+        TRY(form_alloc(ctx, f, &f->d_diag_val[want], (size_t)count * (want ? 8 : 4),
+                       "the diagonal form's values converted"));
+        if (want)
+            convert_values<<<blocks_for(count), kThreads>>>((double *)f->d_diag_val[1],
+                                                            (const float *)f->d_diag_val[have], count);
+        else
+            convert_values<<<blocks_for(count), kThreads>>>((float *)f->d_diag_val[0],
+                                                            (const double *)f->d_diag_val[have], count);
+        LAUNCHED("convert_values");
+    }
+    *values = f->d_diag_val[want];
+    return MG_SUCCESS;
+}
+
 mg_status mg__gpu_spmv_launch(mg_context ctx, const mg__spmv_form *f, mg_type t, const void *values,
                               mg_semiring semiring, double alpha, double beta, const void *x,
                               void *y) {
@@ -1113,7 +1371,7 @@ extern "C" mg_status mg__gpu_spmv(mg_context ctx, const mg_matrix A, const mg_de
     mg__spmv_form *f = nullptr;
     const void *values = nullptr;
     TRY(mg__gpu_matrix_of(ctx, A, opts->transpose, &g, &f));
-    TRY(mg__gpu_form_values(ctx, g, f, x->type, &values));
+    TRY(mg__gpu_spmv_values(ctx, g, f, x->type, &values));
     TRY(mg__gpu_dense_to_device(ctx, x));
     /* y's old values are read only when beta is not 0; otherwise every entry is overwritten, and y
      * is marked device-resident only once that has succeeded, so a failure leaves it as it was */
@@ -1144,7 +1402,9 @@ extern "C" mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A,
     info->csr_bytes = ((size_t)A->rows + 1) * 8 + (size_t)A->nnz * 4 +
                       (size_t)A->nnz * (A->values == MG_VALUES_NONE ? 0 : A->values == MG_VALUES_FLOAT ? 4 : 8);
     const int k = A->values == MG_VALUES_DOUBLE;
-    if (f->d_blk_e[k] != nullptr)
+    if (f->ndiag != 0)
+        snprintf(info->kernel, sizeof info->kernel, "diagonal (%u)", f->ndiag);
+    else if (f->d_blk_e[k] != nullptr)
         snprintf(info->kernel, sizeof info->kernel, "csr-pipelined");
     else
         snprintf(info->kernel, sizeof info->kernel, "csr-stream%s", f->nlong > 0 ? "+split" : "");

@@ -38,6 +38,10 @@ constexpr uint32_t kStreamMaxRows = 1024;
  * entries a lane go to a warp each instead. */
 constexpr uint32_t kSerial = 16;
 constexpr int kStreamThreads = 256;
+/* The diagonal form (spmv_gpu.cu, form_diag): a matrix whose entries lie on at most kMaxDiagonals
+ * diagonals (col - row) holding at least 1 / kDiagFill of their slots is stored by diagonal. */
+constexpr uint32_t kMaxDiagonals = 64;
+constexpr double kDiagFill = 1.2;
 
 struct mg__spmv_form {
     uint32_t n, ncols;             /* rows of this orientation, and its columns */
@@ -62,6 +66,14 @@ struct mg__spmv_form {
     uint32_t *d_blk_row[2];        /* nblk + 1 each: each block's first row, then n */
     void *d_pack;                  /* a small matrix's row blocks, chunks and offsets in one
                                       allocation, the pointers above carved from it (else NULL) */
+    /* The diagonal form (DIA): ndiag > 0 when used, and then the row blocks above are not made.
+     * Diagonal d holds the entries (i, i + diag_off[d]) at d * n + i (0 where none), with bit i % 32
+     * of word d * ceil(n / 32) + i / 32 of d_diag_mask set where the entry exists. */
+    uint32_t ndiag;
+    int32_t diag_off[kMaxDiagonals]; /* ascending */
+    void *d_diag_pack;             /* one allocation: the matrix's own type's values, then the bits */
+    uint32_t *d_diag_mask;
+    void *d_diag_val[2];           /* ndiag * n floats [0], doubles [1]; NULL until made, both for a pattern */
     size_t bytes;                  /* device memory held */
     uint32_t sms;                  /* the device's multiprocessors */
 };
@@ -88,8 +100,13 @@ mg_status mg__gpu_matrix_of(mg_context ctx, const mg_matrix A, bool transpose, m
 mg_status mg__gpu_form_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_form *f, mg_type t,
                               const void **values);
 
+/* The values an SpMV launch of f reads in type t (its diagonals' for the diagonal form, else
+ * mg__gpu_form_values's), converted on the device on first use; NULL for a pattern. */
+mg_status mg__gpu_spmv_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_form *f, mg_type t,
+                              const void **values);
+
 /* Launches (default stream, no wait) y = alpha * (op(A) x) + beta * y over the semiring (beta 0
- * never reads y), with x and y device arrays of type t and values from mg__gpu_form_values. */
+ * never reads y), with x and y device arrays of type t and values from mg__gpu_spmv_values. */
 mg_status mg__gpu_spmv_launch(mg_context ctx, const mg__spmv_form *f, mg_type t, const void *values,
                               mg_semiring semiring, double alpha, double beta, const void *x,
                               void *y);

@@ -1,7 +1,7 @@
 /*
  * test_gpu_spmv.c — the GPU SpMV (sparse/spmv_gpu.cu) against the CPU backend's mg_spmv and the
  * serial checker mg_check_spmv: every semiring, float and double, A and A^T, alpha/beta, on
- * matrices that reach each kernel path (short rows of every lane width, rows split into chunks, a single dense row of 100k entries) and the edge cases (rectangular, empty rows and columns, a
+ * matrices that reach each kernel path (short rows of every lane width, rows split into chunks, a single dense row of 100k entries, the diagonal form and a matrix it refuses) and the edge cases (rectangular, empty rows and columns, a
  * pattern, a float matrix used in double and the reverse). Also the cached device form
  * (mg_matrix_gpu_prepare) and the operands' residency. Exits 77 (skipped) where no GPU is usable.
  */
@@ -64,6 +64,43 @@ static uint32_t len_upto64(uint32_t i) { return i % 65; }
 static uint32_t len_one65(uint32_t i) { return i == 778 ? 65 : i % 65; }
 /* one dense row of 100k entries beside short ones */
 static uint32_t len_dense_row(uint32_t i) { return i == 1 ? 100000 : i % 3; }
+
+/* A banded rows x cols matrix for the diagonal form: entries (i, i + d) for d in -3..3 and 50, with
+ * holes (about 1 in 13 left out), about 1 in 10 an explicit zero; `far_row` (unless UINT32_MAX)
+ * also gets one entry on a diagonal no sampled row has, which sends the matrix back to the CSR. */
+static mg_matrix make_banded(uint32_t rows, uint32_t cols, mg_values vt, uint32_t far_row) {
+    static const int diags[] = {-3, -2, -1, 0, 1, 2, 3, 50};
+    const uint64_t most = (uint64_t)rows * 8 + 1;
+    uint32_t *ri = malloc(most * 4), *ci = malloc(most * 4);
+    double *vd = malloc(most * 8);
+    float *vf = malloc(most * 4);
+    uint64_t k = 0;
+    for (uint32_t i = 0; i < rows; i++)
+        for (int d = 0; d < 8; d++) {
+            const int64_t c = (int64_t)i + diags[d];
+            if (c < 0 || c >= cols || ((uint64_t)i * 7 + (uint64_t)d) % 13 == 0) continue;
+            ri[k] = i;
+            ci[k] = (uint32_t)c;
+            vd[k] = next_rand() % 10 == 0 ? 0 : (next_rand() % 2000) / 1000.0 - 1.0;
+            vf[k] = (float)vd[k];
+            k++;
+        }
+    if (far_row != UINT32_MAX) {
+        ri[k] = far_row;
+        ci[k] = cols - 1;
+        vd[k] = 0.5;
+        vf[k] = 0.5f;
+        k++;
+    }
+    mg_matrix A = NULL;
+    const void *v = vt == MG_VALUES_DOUBLE ? (const void *)vd : vt == MG_VALUES_FLOAT ? (const void *)vf : NULL;
+    CHECK_OK(cpu, mg_matrix_create_from_coo(cpu, &A, rows, cols, k, ri, ci, v, vt));
+    free(ri);
+    free(ci);
+    free(vd);
+    free(vf);
+    return A;
+}
 
 /* Random values of type t; about a third zeros so or-and sees both. */
 static mg_dense make_dense(mg_context c, uint32_t n, mg_type t, const double *vals) {
@@ -203,6 +240,41 @@ static void check_resident_accumulate(const mg_matrix A) {
     mg_dense_free(&y);
 }
 
+/* A hole of the diagonal form is no entry: x = 1 but inf at a column that row r's diagonal passes
+ * without an entry there (make_banded leaves (i, i + d) out where (7 i + d) % 13 == 0), so y[r] is
+ * finite, as the CPU's CSR gives it, in every semiring. */
+static void check_diag_hole(const mg_matrix A) {
+    const uint32_t m = mg_matrix_rows(A), n = mg_matrix_cols(A);
+    uint32_t r = 1000;
+    while (((uint64_t)r * 7 + 4) % 13 != 0) r++; /* d = 4 is diagonal +1 (diags[4]) */
+    double *xv = malloc((size_t)n * 8 + 8);
+    for (uint32_t j = 0; j < n; j++) xv[j] = 1;
+    xv[r + 1] = INFINITY;
+    for (int sr = 0; sr < 4; sr++) {
+        mg_dense xg = make_dense(ctx, n, MG_DOUBLE, xv), xc = make_dense(cpu, n, MG_DOUBLE, xv);
+        mg_dense yg = NULL, yc = NULL;
+        CHECK_OK(ctx, mg_dense_create(ctx, &yg, m, 1, MG_DOUBLE));
+        CHECK_OK(cpu, mg_dense_create(cpu, &yc, m, 1, MG_DOUBLE));
+        mg_spmv_options o;
+        mg_spmv_options_init(&o);
+        o.semiring = (mg_semiring)sr;
+        CHECK_OK(ctx, mg_spmv(ctx, A, xg, yg, &o));
+        CHECK_OK(cpu, mg_spmv(cpu, A, xc, yc, &o));
+        double *g = malloc((size_t)m * 8), *c = malloc((size_t)m * 8);
+        CHECK_OK(ctx, mg_dense_extract(ctx, yg, g));
+        CHECK_OK(cpu, mg_dense_extract(cpu, yc, c));
+        CHECK(isfinite(c[r]) && isfinite(g[r]));
+        CHECK(fabs(g[r] - c[r]) <= 1e-12 * (1 + fabs(c[r])));
+        free(g);
+        free(c);
+        mg_dense_free(&xg);
+        mg_dense_free(&xc);
+        mg_dense_free(&yg);
+        mg_dense_free(&yc);
+    }
+    free(xv);
+}
+
 /* Eight products chained on the device (x2 = A x1, x1 = A x2, ...) with no wait between calls,
  * since mg_spmv returns once queued: each must see the one before it. Compared with the same chain on
  * the CPU after mg_context_finish. A square matrix. */
@@ -272,6 +344,34 @@ int main(void) {
         mg_matrix_free(&A);
     }
 
+    /* the diagonal form: banded, with holes and explicit zeros, square and rectangular, each value
+     * type and a pattern (A^T is banded too: its CSC takes the form as well); and the same matrix
+     * with one entry off its diagonals in a row the sample skips, which the build finds (the CSR) */
+    struct {
+        const char *name;
+        uint32_t rows, cols;
+        mg_values vt;
+        uint32_t far_row;
+        const char *kernel;
+    } banded[] = {
+        {"diag-square", 40000, 40000, MG_VALUES_DOUBLE, UINT32_MAX, "diagonal (8)"},
+        {"diag-tall-float", 40000, 39000, MG_VALUES_FLOAT, UINT32_MAX, "diagonal (8)"},
+        {"diag-wide-pattern", 33000, 80000, MG_VALUES_NONE, UINT32_MAX, "diagonal (8)"},
+        {"diag-one-off", 40000, 40000, MG_VALUES_DOUBLE, 1, "csr-"},
+    };
+    for (size_t c = 0; c < sizeof banded / sizeof banded[0]; c++) {
+        mg_matrix A = make_banded(banded[c].rows, banded[c].cols, banded[c].vt, banded[c].far_row);
+        if (A == NULL) continue;
+        check_prepare(A, banded[c].name, banded[c].kernel);
+        sweep(A, banded[c].name, !small_mode || c == 0);
+        if (c == 0) {
+            check_diag_hole(A);
+            check_resident_accumulate(A);
+            check_chained(A);
+        }
+        mg_matrix_free(&A);
+    }
+
     /* generated matrices of many stream blocks: a 2D stencil (5 a row, about 200 rows a block)
      * and a uniform one (40 a row) */
     mg_matrix_gen_options go;
@@ -281,7 +381,7 @@ int main(void) {
     mg_matrix P = NULL;
     CHECK_OK(cpu, mg_matrix_generate(cpu, &P, &go));
     if (P != NULL) {
-        check_prepare(P, "poisson2d", small_mode ? "csr-" : "csr-pipelined");
+        check_prepare(P, "poisson2d", small_mode ? "csr-" : "diagonal (5)");
         sweep(P, "poisson2d", false);
         mg_matrix_free(&P);
     }
