@@ -59,8 +59,14 @@
  * 8 + 4 rows / nnz (its column id, its value and the row offsets), 8.1 in double against 12 +; so it
  * runs above the probe's bandwidth by the CSR's byte count. Measured on the H100 against the best
  * cuSPARSE algorithm (session 24): Poisson 2D and 3D and 33-diagonal bands of 16M-64M entries
- * 0.96-1.04x -> 1.50-1.77x in float, 1.14-1.27x -> 1.51-1.75x in double. The block-diagonal matrices
- * (127 diagonals, half empty) stay CSR.
+ * 0.96-1.04x -> 1.50-1.77x in float, 1.14-1.27x -> 1.51-1.75x in double.
+ *
+ * The profile form: a matrix that is not on few diagonals but whose every row is one run of
+ * consecutive columns (block-diagonal matrices, variable bands), of 8 entries a row or more on
+ * average, keeps the CSR's offsets and values and replaces the column ids by each row's first
+ * column (form_profile); spmv_profile gives a row a group of lanes. Block-diagonal matrices of
+ * 16M-64M entries: 0.98-1.01x -> 1.16-1.26x in float, 1.13-1.20x -> 1.34-1.45x in double (H100,
+ * session 24): better, though at 55-60% of the probe's bandwidth by its own bytes.
  *
  * Float arithmetic accumulates in float within a row (chunk partials in double), double in double.
  */
@@ -560,6 +566,79 @@ diag_build(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, c
     }
 }
 
+/* ---- the profile form --------------------------------------------------------------------------- */
+
+/* y = A x for a matrix whose every row is one run of consecutive columns (block-diagonal matrices,
+ * variable bands): a group of 2^shift threads a row (up to 32, from the mean row length) reads the
+ * row's values and the run of x they multiply, both coalesced, from its first column (first[]) and
+ * its offsets: no column ids, 4 bytes an entry in float and 8 in double against the CSR's 8 + and
+ * 12 +. A group of four rows, their offsets loaded together and one entry of each row a lane a
+ * round, was no faster in float and 10-15% slower in double (H100, session 24). */
+template <typename T, bool PATTERN, int SR, typename G>
+__global__ void __launch_bounds__(kThreads)
+spmv_profile(const uint64_t *__restrict__ off, const uint32_t *__restrict__ first, const T *__restrict__ val,
+             uint32_t n, uint32_t shift, G x, T *__restrict__ y, T alpha, T beta, double *dot) {
+    typedef semiring<T, SR> S;
+    if (!x.proceed()) return;
+    const uint32_t lanes = 1u << shift;
+    const uint64_t t = (uint64_t)blockIdx.x * kThreads + threadIdx.x;
+    const uint64_t row = t >> shift;
+    const uint32_t lane = (uint32_t)(t & (lanes - 1));
+    T sum = S::zero();
+    if (row < n) {
+        const uint64_t b = off[row], e = off[row + 1];
+        const uint32_t c0 = first[row];
+#pragma unroll 4
+        for (uint64_t k = b + lane; k < e; k += lanes)
+            sum = S::add(sum, S::mul(PATTERN ? T(1) : __ldcs(val + k), x(c0 + (uint32_t)(k - b))));
+    }
+    for (uint32_t o = lanes >> 1; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o, lanes));
+    double my_dot = 0;
+    if (row < n && lane == 0)
+        store_row(x, y, (uint32_t)row, finish<T, SR>(sum, alpha, beta, y, (uint32_t)row), dot, my_dot);
+    if (dot != nullptr) block_dot_add<kThreads>(my_dot, dot);
+}
+
+/* The profile form's check and first columns, a warp per 32 rows: the lanes read the rows' column
+ * ids together (coalesced) and compare each with the one before it unless it starts a row (found
+ * among the 32 row starts by shuffles); a row's lane stores its first column and the warp's
+ * longest row goes to *longest. Any gap counts in *misses, and the form is not used. */
+__global__ void __launch_bounds__(kThreads)
+profile_build(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, uint32_t n,
+              uint32_t *__restrict__ first, unsigned long long *misses, unsigned long long *longest) {
+    const uint32_t lane = threadIdx.x & 31;
+    const uint64_t words = ((uint64_t)n + 31) / 32;
+    for (uint64_t w = ((uint64_t)blockIdx.x * kThreads + threadIdx.x) / 32; w < words;
+         w += (uint64_t)gridDim.x * kThreads / 32) {
+        const uint64_t r0 = w * 32, row = r0 + lane;
+        const uint64_t start = off[row < n ? row : n];
+        const uint64_t end = off[r0 + 32 < n ? r0 + 32 : n], from = __shfl_sync(kFull, start, 0);
+        uint64_t len = 0;
+        if (row < n) {
+            len = off[row + 1] - start;
+            first[row] = len ? idx[start] : 0;
+        }
+        bool miss = false;
+        for (uint64_t base = from; base < end; base += 32) {
+            const uint64_t e = base + lane;
+            uint32_t j = 0;
+            for (uint32_t step = 16; step > 0; step >>= 1) {
+                const uint64_t s = __shfl_sync(kFull, start, j + step);
+                if (s <= e) j += step;
+            }
+            const uint64_t row_start = __shfl_sync(kFull, start, j);
+            const uint32_t c = e < end ? idx[e] : 0;
+            uint32_t before = __shfl_up_sync(kFull, c, 1);
+            if (e >= end || row_start == e) continue; /* past the rows, or a row's first entry */
+            if (lane == 0) before = idx[e - 1];
+            miss |= c != before + 1;
+        }
+        for (int o = 16; o > 0; o >>= 1) len = max(len, __shfl_down_sync(kFull, len, o));
+        if (lane == 0) atomicMax(longest, (unsigned long long)len);
+        if (__ballot_sync(kFull, miss) != 0 && lane == 0) atomicAdd(misses, 1ull);
+    }
+}
+
 template <typename D, typename S>
 __global__ void convert_values(D *dst, const S *src, uint64_t n) {
     GRID_STRIDE(i, n) dst[i] = (D)src[i];
@@ -784,6 +863,7 @@ void form_free(mg__spmv_form *f) {
     for (int k = 0; k < 2; k++)
         if (f->d_diag_val[k] != f->d_diag_pack) dfree(f->d_diag_val[k]);
     dfree(f->d_diag_pack);
+    dfree(f->d_first);
     memset(f, 0, sizeof *f);
 }
 
@@ -1118,6 +1198,53 @@ mg_status form_diag(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, const u
     return MG_SUCCESS;
 }
 
+/* The profile form of an uploaded orientation, when it pays (else f->d_first stays NULL): a matrix
+ * of at least kHostFormRows rows and kProfileMeanRow entries a row on average whose sampled rows
+ * (kDiagSampleRows) are each one run of consecutive columns; profile_build then checks every row
+ * and finds the longest, and the form is dropped when a row has a gap or is longer than
+ * kProfileLongest times the mean (a group of lanes a row would wait on it). One round trip. */
+constexpr uint64_t kProfileMeanRow = 8;
+constexpr uint64_t kProfileLongest = 8;
+
+mg_status form_profile(mg_context ctx, mg__spmv_form *f, const uint64_t *off, const uint32_t *idx) {
+    const uint32_t n = f->n;
+    if (n < kHostFormRows || f->nnz < kProfileMeanRow * n) return MG_SUCCESS;
+    const uint32_t samples = n < kDiagSampleRows ? n : kDiagSampleRows;
+    for (uint32_t s = 0; s < samples; s++) {
+        const uint32_t i = (uint32_t)((uint64_t)s * n / samples);
+        for (uint64_t e = off[i] + 1; e < off[i + 1]; e++)
+            if (idx[e] != idx[e - 1] + 1) return MG_SUCCESS;
+    }
+    void *p = nullptr;
+    const size_t first_bytes = ((size_t)n * 4 + 7) / 8 * 8;
+    const mg_status st = form_alloc(ctx, f, &p, first_bytes + 16, "the profile form");
+    if (st == MG_OUT_OF_MEMORY) {
+        ctx->error[0] = '\0'; /* the CSR form serves instead */
+        return MG_SUCCESS;
+    }
+    TRY(st);
+    unsigned long long *const counts = reinterpret_cast<unsigned long long *>(static_cast<char *>(p) + first_bytes);
+    CU(cudaMemsetAsync(counts, 0, 16));
+    const uint64_t blocks = ((uint64_t)n + kThreads - 1) / kThreads, most = (uint64_t)f->sms * 16;
+    profile_build<<<(unsigned)(blocks < most ? blocks : most), kThreads>>>(f->d_off, f->d_idx, n,
+                                                                         static_cast<uint32_t *>(p), counts,
+                                                                         counts + 1);
+    LAUNCHED("profile_build");
+    unsigned long long h[2] = {};
+    CU(cudaMemcpy(h, counts, 16, cudaMemcpyDeviceToHost));
+    const uint64_t mean = f->nnz / n;
+    if (h[0] != 0 || h[1] > kProfileLongest * mean) {
+        dfree(p);
+        f->bytes -= first_bytes + 16;
+        return MG_SUCCESS;
+    }
+    uint32_t shift = 0; /* lanes a row: the mean row over 8, 1 to 32 (about 8 entries a lane) */
+    while (shift < 5 && (4ull << shift) * 2 <= mean) shift++;
+    f->d_first = static_cast<uint32_t *>(p);
+    f->profile_shift = shift;
+    return MG_SUCCESS;
+}
+
 /* Uploads one orientation (host CSR arrays of n rows) and bins its rows; the upload and the
  * binning are timed apart (CUDA events) and added to g's totals. */
 mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32_t n,
@@ -1145,7 +1272,8 @@ mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32
     TRY(mg__gpu_timer_start(ctx, timer.t));
     f->sms = (uint32_t)g->sms;
     TRY(form_diag(ctx, g, f, off, idx));
-    if (f->ndiag == 0) TRY(form_bins(ctx, f, g->sms, off));
+    if (f->ndiag == 0) TRY(form_profile(ctx, f, off, idx));
+    if (f->ndiag == 0 && f->d_first == nullptr) TRY(form_bins(ctx, f, g->sms, off));
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->seconds += ms / 1e3;
     return MG_SUCCESS;
@@ -1230,11 +1358,24 @@ void launch_diag(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha
 }
 
 template <typename T, int SR, typename G>
+void launch_profile(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta, double *dot) {
+    const unsigned grid = (unsigned)((((uint64_t)f->n << f->profile_shift) + kThreads - 1) / kThreads);
+    if (val == nullptr)
+        spmv_profile<T, true, SR><<<grid, kThreads>>>(f->d_off, f->d_first, val, f->n, f->profile_shift, x, y,
+                                                      alpha, beta, dot);
+    else
+        spmv_profile<T, false, SR><<<grid, kThreads>>>(f->d_off, f->d_first, val, f->n, f->profile_shift, x, y,
+                                                       alpha, beta, dot);
+}
+
+template <typename T, int SR, typename G>
 void launch_semiring(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta,
                      double *dot) {
     const int k = sizeof(T) == 8;
     if (f->ndiag != 0)
         launch_diag<T, SR>(f, val, x, y, alpha, beta, dot);
+    else if (f->d_first != nullptr)
+        launch_profile<T, SR>(f, val, x, y, alpha, beta, dot);
     else if (f->bucket[k] == kSmallBucket)
         launch_stream<T, SR, kSmallBucket + kLongRow>(f, k, val, x, y, alpha, beta, dot);
     else if (f->short_rows)
@@ -1404,6 +1545,8 @@ extern "C" mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A,
     const int k = A->values == MG_VALUES_DOUBLE;
     if (f->ndiag != 0)
         snprintf(info->kernel, sizeof info->kernel, "diagonal (%u)", f->ndiag);
+    else if (f->d_first != nullptr)
+        snprintf(info->kernel, sizeof info->kernel, "profile");
     else if (f->d_blk_e[k] != nullptr)
         snprintf(info->kernel, sizeof info->kernel, "csr-pipelined");
     else

@@ -1,7 +1,7 @@
 /*
  * test_gpu_spmv.c — the GPU SpMV (sparse/spmv_gpu.cu) against the CPU backend's mg_spmv and the
  * serial checker mg_check_spmv: every semiring, float and double, A and A^T, alpha/beta, on
- * matrices that reach each kernel path (short rows of every lane width, rows split into chunks, a single dense row of 100k entries, the diagonal form and a matrix it refuses) and the edge cases (rectangular, empty rows and columns, a
+ * matrices that reach each kernel path (short rows of every lane width, rows split into chunks, a single dense row of 100k entries, the diagonal and profile forms and matrices they refuse) and the edge cases (rectangular, empty rows and columns, a
  * pattern, a float matrix used in double and the reverse). Also the cached device form
  * (mg_matrix_gpu_prepare) and the operands' residency. Exits 77 (skipped) where no GPU is usable.
  */
@@ -91,6 +91,46 @@ static mg_matrix make_banded(uint32_t rows, uint32_t cols, mg_values vt, uint32_
         vd[k] = 0.5;
         vf[k] = 0.5f;
         k++;
+    }
+    mg_matrix A = NULL;
+    const void *v = vt == MG_VALUES_DOUBLE ? (const void *)vd : vt == MG_VALUES_FLOAT ? (const void *)vf : NULL;
+    CHECK_OK(cpu, mg_matrix_create_from_coo(cpu, &A, rows, cols, k, ri, ci, v, vt));
+    free(ri);
+    free(ci);
+    free(vd);
+    free(vf);
+    return A;
+}
+
+/* A rows x cols matrix for the profile form: blocks of 10-30 rows, each row of a block holding the
+ * block's columns (one run; cut at cols, so the last rows may be shorter or empty), about 1 in 10
+ * an explicit zero; `gap_row` (unless UINT32_MAX) loses its run's middle entry and `long_row` gets a
+ * run of 2000 columns from 0: either sends the matrix back to the CSR. */
+static mg_matrix make_runs(uint32_t rows, uint32_t cols, mg_values vt, uint32_t gap_row, uint32_t long_row) {
+    uint64_t most = 2000;
+    for (uint32_t i = 0, b = 0; i < rows; b++) {
+        const uint32_t bs = 10 + b % 21;
+        most += (uint64_t)bs * bs;
+        i += bs;
+    }
+    uint32_t *ri = malloc(most * 4), *ci = malloc(most * 4);
+    double *vd = malloc(most * 8);
+    float *vf = malloc(most * 4);
+    uint64_t k = 0;
+    for (uint32_t i0 = 0, b = 0; i0 < rows; b++) {
+        const uint32_t bs = 10 + b % 21;
+        for (uint32_t i = i0; i < i0 + bs && i < rows; i++) {
+            const uint32_t from = i == long_row ? 0 : i0, to = i == long_row ? 2000 : i0 + bs;
+            for (uint32_t c = from; c < to && c < cols; c++) {
+                if (i == gap_row && c == (from + to) / 2) continue;
+                ri[k] = i;
+                ci[k] = c;
+                vd[k] = next_rand() % 10 == 0 ? 0 : (next_rand() % 2000) / 1000.0 - 1.0;
+                vf[k] = (float)vd[k];
+                k++;
+            }
+        }
+        i0 += bs;
     }
     mg_matrix A = NULL;
     const void *v = vt == MG_VALUES_DOUBLE ? (const void *)vd : vt == MG_VALUES_FLOAT ? (const void *)vf : NULL;
@@ -366,6 +406,33 @@ int main(void) {
         sweep(A, banded[c].name, !small_mode || c == 0);
         if (c == 0) {
             check_diag_hole(A);
+            check_resident_accumulate(A);
+            check_chained(A);
+        }
+        mg_matrix_free(&A);
+    }
+
+    /* the profile form: rows of one run each, square, rectangular (rows past the last column
+     * empty), a pattern; a gap in a row the sample skips, and a row 100x the mean, keep the CSR */
+    struct {
+        const char *name;
+        uint32_t rows, cols;
+        mg_values vt;
+        uint32_t gap_row, long_row;
+        const char *kernel;
+    } runs[] = {
+        {"profile-square", 30000, 30000, MG_VALUES_DOUBLE, UINT32_MAX, UINT32_MAX, "profile"},
+        {"profile-tall-float", 40000, 35000, MG_VALUES_FLOAT, UINT32_MAX, UINT32_MAX, "profile"},
+        {"profile-pattern", 30000, 30000, MG_VALUES_NONE, UINT32_MAX, UINT32_MAX, "profile"},
+        {"profile-one-gap", 30000, 30000, MG_VALUES_DOUBLE, 1, UINT32_MAX, "csr-"},
+        {"profile-long-row", 30000, 30000, MG_VALUES_FLOAT, UINT32_MAX, 7, "csr-"},
+    };
+    for (size_t c = 0; c < sizeof runs / sizeof runs[0]; c++) {
+        mg_matrix A = make_runs(runs[c].rows, runs[c].cols, runs[c].vt, runs[c].gap_row, runs[c].long_row);
+        if (A == NULL) continue;
+        check_prepare(A, runs[c].name, runs[c].kernel);
+        sweep(A, runs[c].name, !small_mode || c == 0);
+        if (c == 0) {
             check_resident_accumulate(A);
             check_chained(A);
         }
