@@ -11,6 +11,44 @@
 
 static mg_context cpu;
 
+/* Coordinates being gathered for a test matrix, each value kept in both types. */
+typedef struct {
+    uint32_t *ri, *ci;
+    double *vd;
+    float *vf;
+    uint64_t k;
+} coords;
+
+static coords coords_make(uint64_t most) {
+    coords b = {malloc(most * 4 + 4), malloc(most * 4 + 4), malloc(most * 8 + 8), malloc(most * 4 + 4), 0};
+    return b;
+}
+
+static void coords_add(coords *b, uint32_t i, uint32_t c, double v) {
+    b->ri[b->k] = i;
+    b->ci[b->k] = c;
+    b->vd[b->k] = v;
+    b->vf[b->k] = (float)v;
+    b->k++;
+}
+
+/* The matrix of the gathered coordinates with values of type vt (duplicates summed); frees b. */
+static mg_matrix coords_matrix(coords *b, uint32_t rows, uint32_t cols, mg_values vt) {
+    mg_matrix A = NULL;
+    const void *v = vt == MG_VALUES_DOUBLE ? (const void *)b->vd : vt == MG_VALUES_FLOAT ? (const void *)b->vf : NULL;
+    CHECK_OK(cpu, mg_matrix_create_from_coo(cpu, &A, rows, cols, b->k, b->ri, b->ci, v, vt));
+    free(b->ri);
+    free(b->ci);
+    free(b->vd);
+    free(b->vf);
+    return A;
+}
+
+/* A value of -1..1, about 1 in 10 an explicit zero (zeros stay stored): the banded and run
+ * matrices' values (make_matrix draws its own, value first, as it always has: one-row-65 relies on
+ * that sequence giving its 65 random columns distinct). */
+static double test_value(void) { return next_rand() % 10 == 0 ? 0 : (next_rand() % 2000) / 1000.0 - 1.0; }
+
 /* A rows x cols matrix from coordinates: row i has len(i) entries at random columns (duplicates
  * summed by the constructor), none in rows that are multiples of 7 nor in columns that are
  * multiples of 11 (empty rows and columns) but for a row of 50000 or more, which holds columns 0 to
@@ -18,29 +56,17 @@ static mg_context cpu;
 static mg_matrix make_matrix(uint32_t rows, uint32_t cols, uint32_t (*len)(uint32_t), mg_values vt) {
     uint64_t nnz = 0;
     for (uint32_t i = 0; i < rows; i++) nnz += i % 7 ? len(i) : 0;
-    uint32_t *ri = malloc(nnz * 4 + 4), *ci = malloc(nnz * 4 + 4);
-    double *vd = malloc(nnz * 8 + 8);
-    float *vf = malloc(nnz * 4 + 4);
-    uint64_t k = 0;
+    coords b = coords_make(nnz);
     for (uint32_t i = 0; i < rows; i++)
-        for (uint32_t e = 0; i % 7 && e < len(i); e++, k++) {
+        for (uint32_t e = 0; i % 7 && e < len(i); e++) {
             uint32_t c = next_rand() % cols;
             if (c % 11 == 0) c = c + 1 < cols ? c + 1 : (c ? c - 1 : 0);
             if (len(i) >= 50000) c = e; /* a dense row: distinct columns, none summed away */
-            ri[k] = i;
-            ci[k] = c;
-            vd[k] = (next_rand() % 2000) / 1000.0 - 1.0;
-            if (next_rand() % 10 == 0) vd[k] = 0; /* explicit zeros stay stored */
-            vf[k] = (float)vd[k];
+            double v = (next_rand() % 2000) / 1000.0 - 1.0;
+            if (next_rand() % 10 == 0) v = 0; /* explicit zeros stay stored */
+            coords_add(&b, i, c, v);
         }
-    mg_matrix A = NULL;
-    const void *v = vt == MG_VALUES_DOUBLE ? (const void *)vd : vt == MG_VALUES_FLOAT ? (const void *)vf : NULL;
-    CHECK_OK(cpu, mg_matrix_create_from_coo(cpu, &A, rows, cols, nnz, ri, ci, v, vt));
-    free(ri);
-    free(ci);
-    free(vd);
-    free(vf);
-    return A;
+    return coords_matrix(&b, rows, cols, vt);
 }
 
 static uint32_t len_3(uint32_t i) { return 1 + i % 5; }
@@ -70,36 +96,15 @@ static uint32_t len_dense_row(uint32_t i) { return i == 1 ? 100000 : i % 3; }
  * also gets one entry on a diagonal no sampled row has, which sends the matrix back to the CSR. */
 static mg_matrix make_banded(uint32_t rows, uint32_t cols, mg_values vt, uint32_t far_row) {
     static const int diags[] = {-3, -2, -1, 0, 1, 2, 3, 50};
-    const uint64_t most = (uint64_t)rows * 8 + 1;
-    uint32_t *ri = malloc(most * 4), *ci = malloc(most * 4);
-    double *vd = malloc(most * 8);
-    float *vf = malloc(most * 4);
-    uint64_t k = 0;
+    coords b = coords_make((uint64_t)rows * 8 + 1);
     for (uint32_t i = 0; i < rows; i++)
         for (int d = 0; d < 8; d++) {
             const int64_t c = (int64_t)i + diags[d];
             if (c < 0 || c >= cols || ((uint64_t)i * 7 + (uint64_t)d) % 13 == 0) continue;
-            ri[k] = i;
-            ci[k] = (uint32_t)c;
-            vd[k] = next_rand() % 10 == 0 ? 0 : (next_rand() % 2000) / 1000.0 - 1.0;
-            vf[k] = (float)vd[k];
-            k++;
+            coords_add(&b, i, (uint32_t)c, test_value());
         }
-    if (far_row != UINT32_MAX) {
-        ri[k] = far_row;
-        ci[k] = cols - 1;
-        vd[k] = 0.5;
-        vf[k] = 0.5f;
-        k++;
-    }
-    mg_matrix A = NULL;
-    const void *v = vt == MG_VALUES_DOUBLE ? (const void *)vd : vt == MG_VALUES_FLOAT ? (const void *)vf : NULL;
-    CHECK_OK(cpu, mg_matrix_create_from_coo(cpu, &A, rows, cols, k, ri, ci, v, vt));
-    free(ri);
-    free(ci);
-    free(vd);
-    free(vf);
-    return A;
+    if (far_row != UINT32_MAX) coords_add(&b, far_row, cols - 1, 0.5);
+    return coords_matrix(&b, rows, cols, vt);
 }
 
 /* A rows x cols matrix for the profile form: blocks of 10-30 rows, each row of a block holding the
@@ -108,38 +113,29 @@ static mg_matrix make_banded(uint32_t rows, uint32_t cols, mg_values vt, uint32_
  * run of 2000 columns from 0: either sends the matrix back to the CSR. */
 static mg_matrix make_runs(uint32_t rows, uint32_t cols, mg_values vt, uint32_t gap_row, uint32_t long_row) {
     uint64_t most = 2000;
-    for (uint32_t i = 0, b = 0; i < rows; b++) {
-        const uint32_t bs = 10 + b % 21;
+    for (uint32_t i = 0, blk = 0; i < rows; blk++) {
+        const uint32_t bs = 10 + blk % 21;
         most += (uint64_t)bs * bs;
         i += bs;
     }
-    uint32_t *ri = malloc(most * 4), *ci = malloc(most * 4);
-    double *vd = malloc(most * 8);
-    float *vf = malloc(most * 4);
-    uint64_t k = 0;
-    for (uint32_t i0 = 0, b = 0; i0 < rows; b++) {
-        const uint32_t bs = 10 + b % 21;
+    coords b = coords_make(most);
+    for (uint32_t i0 = 0, blk = 0; i0 < rows; blk++) {
+        const uint32_t bs = 10 + blk % 21;
         for (uint32_t i = i0; i < i0 + bs && i < rows; i++) {
             const uint32_t from = i == long_row ? 0 : i0, to = i == long_row ? 2000 : i0 + bs;
-            for (uint32_t c = from; c < to && c < cols; c++) {
-                if (i == gap_row && c == (from + to) / 2) continue;
-                ri[k] = i;
-                ci[k] = c;
-                vd[k] = next_rand() % 10 == 0 ? 0 : (next_rand() % 2000) / 1000.0 - 1.0;
-                vf[k] = (float)vd[k];
-                k++;
-            }
+            for (uint32_t c = from; c < to && c < cols; c++)
+                if (i != gap_row || c != (from + to) / 2) coords_add(&b, i, c, test_value());
         }
         i0 += bs;
     }
-    mg_matrix A = NULL;
-    const void *v = vt == MG_VALUES_DOUBLE ? (const void *)vd : vt == MG_VALUES_FLOAT ? (const void *)vf : NULL;
-    CHECK_OK(cpu, mg_matrix_create_from_coo(cpu, &A, rows, cols, k, ri, ci, v, vt));
-    free(ri);
-    free(ci);
-    free(vd);
-    free(vf);
-    return A;
+    return coords_matrix(&b, rows, cols, vt);
+}
+
+static mg_matrix make_runs_gap(uint32_t rows, uint32_t cols, mg_values vt, uint32_t row) {
+    return make_runs(rows, cols, vt, row, UINT32_MAX);
+}
+static mg_matrix make_runs_long(uint32_t rows, uint32_t cols, mg_values vt, uint32_t row) {
+    return make_runs(rows, cols, vt, UINT32_MAX, row);
 }
 
 /* Random values of type t; about a third zeros so or-and sees both. */
@@ -385,54 +381,38 @@ int main(void) {
     }
 
     /* the diagonal form: banded, with holes and explicit zeros, square and rectangular, each value
-     * type and a pattern (A^T is banded too: its CSC takes the form as well); and the same matrix
-     * with one entry off its diagonals in a row the sample skips, which the build finds (the CSR) */
+     * type and a pattern (A^T is banded too: its CSC takes the form as well), and the same matrix
+     * with one entry off its diagonals in a row the sample skips, which the build finds (the CSR);
+     * the profile form: rows of one run each, square, rectangular (rows past the last column
+     * empty), a pattern; a gap in a row the sample skips, and a row 100x the mean, keep the CSR.
+     * The first of each family also gets the full sweep under compute-sanitizer and the residency
+     * checks, the banded one the hole check. */
     struct {
         const char *name;
+        mg_matrix (*make)(uint32_t rows, uint32_t cols, mg_values vt, uint32_t row);
         uint32_t rows, cols;
         mg_values vt;
-        uint32_t far_row;
+        uint32_t row; /* the row that spoils the form, or UINT32_MAX */
         const char *kernel;
-    } banded[] = {
-        {"diag-square", 40000, 40000, MG_VALUES_DOUBLE, UINT32_MAX, "diagonal (8)"},
-        {"diag-tall-float", 40000, 39000, MG_VALUES_FLOAT, UINT32_MAX, "diagonal (8)"},
-        {"diag-wide-pattern", 33000, 80000, MG_VALUES_NONE, UINT32_MAX, "diagonal (8)"},
-        {"diag-one-off", 40000, 40000, MG_VALUES_DOUBLE, 1, "csr-"},
+        bool first;
+    } formed[] = {
+        {"diag-square", make_banded, 40000, 40000, MG_VALUES_DOUBLE, UINT32_MAX, "diagonal (8)", true},
+        {"diag-tall-float", make_banded, 40000, 39000, MG_VALUES_FLOAT, UINT32_MAX, "diagonal (8)", false},
+        {"diag-wide-pattern", make_banded, 33000, 80000, MG_VALUES_NONE, UINT32_MAX, "diagonal (8)", false},
+        {"diag-one-off", make_banded, 40000, 40000, MG_VALUES_DOUBLE, 1, "csr-", false},
+        {"profile-square", make_runs_gap, 30000, 30000, MG_VALUES_DOUBLE, UINT32_MAX, "profile", true},
+        {"profile-tall-float", make_runs_gap, 40000, 35000, MG_VALUES_FLOAT, UINT32_MAX, "profile", false},
+        {"profile-pattern", make_runs_gap, 30000, 30000, MG_VALUES_NONE, UINT32_MAX, "profile", false},
+        {"profile-one-gap", make_runs_gap, 30000, 30000, MG_VALUES_DOUBLE, 1, "csr-", false},
+        {"profile-long-row", make_runs_long, 30000, 30000, MG_VALUES_FLOAT, 7, "csr-", false},
     };
-    for (size_t c = 0; c < sizeof banded / sizeof banded[0]; c++) {
-        mg_matrix A = make_banded(banded[c].rows, banded[c].cols, banded[c].vt, banded[c].far_row);
+    for (size_t c = 0; c < sizeof formed / sizeof formed[0]; c++) {
+        mg_matrix A = formed[c].make(formed[c].rows, formed[c].cols, formed[c].vt, formed[c].row);
         if (A == NULL) continue;
-        check_prepare(A, banded[c].name, banded[c].kernel);
-        sweep(A, banded[c].name, !small_mode || c == 0);
-        if (c == 0) {
-            check_diag_hole(A);
-            check_resident_accumulate(A);
-            check_chained(A);
-        }
-        mg_matrix_free(&A);
-    }
-
-    /* the profile form: rows of one run each, square, rectangular (rows past the last column
-     * empty), a pattern; a gap in a row the sample skips, and a row 100x the mean, keep the CSR */
-    struct {
-        const char *name;
-        uint32_t rows, cols;
-        mg_values vt;
-        uint32_t gap_row, long_row;
-        const char *kernel;
-    } runs[] = {
-        {"profile-square", 30000, 30000, MG_VALUES_DOUBLE, UINT32_MAX, UINT32_MAX, "profile"},
-        {"profile-tall-float", 40000, 35000, MG_VALUES_FLOAT, UINT32_MAX, UINT32_MAX, "profile"},
-        {"profile-pattern", 30000, 30000, MG_VALUES_NONE, UINT32_MAX, UINT32_MAX, "profile"},
-        {"profile-one-gap", 30000, 30000, MG_VALUES_DOUBLE, 1, UINT32_MAX, "csr-"},
-        {"profile-long-row", 30000, 30000, MG_VALUES_FLOAT, UINT32_MAX, 7, "csr-"},
-    };
-    for (size_t c = 0; c < sizeof runs / sizeof runs[0]; c++) {
-        mg_matrix A = make_runs(runs[c].rows, runs[c].cols, runs[c].vt, runs[c].gap_row, runs[c].long_row);
-        if (A == NULL) continue;
-        check_prepare(A, runs[c].name, runs[c].kernel);
-        sweep(A, runs[c].name, !small_mode || c == 0);
-        if (c == 0) {
+        check_prepare(A, formed[c].name, formed[c].kernel);
+        sweep(A, formed[c].name, !small_mode || formed[c].first);
+        if (formed[c].first) {
+            if (formed[c].make == make_banded) check_diag_hole(A);
             check_resident_accumulate(A);
             check_chained(A);
         }
