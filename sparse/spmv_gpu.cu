@@ -568,17 +568,38 @@ diag_build(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, c
 
 /* ---- the profile form --------------------------------------------------------------------------- */
 
+/* Sixteen bytes of a value type, the unit spmv_profile loads its values in. */
+template <typename T> struct vec16;
+template <> struct vec16<float> {
+    typedef float4 type;
+    __device__ static void split(const float4 &v, float (&a)[4]) { a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w; }
+};
+template <> struct vec16<double> {
+    typedef double2 type;
+    __device__ static void split(const double2 &v, double (&a)[2]) { a[0] = v.x, a[1] = v.y; }
+};
+/* A profile row's group loads kProfileVectors of its 16-byte vectors a lane before it uses them;
+ * launch_profile sizes the group so that is about a row. */
+constexpr uint32_t kProfileVectors = 4;
+
 /* y = A x for a matrix whose every row is one run of consecutive columns (block-diagonal matrices,
  * variable bands): a group of 2^shift threads a row (up to 32, from the mean row length) reads the
  * row's values and the run of x they multiply, both coalesced, from its first column (first[]) and
  * its offsets: no column ids, 4 bytes an entry in float and 8 in double against the CSR's 8 + and
- * 12 +. A group of four rows, their offsets loaded together and one entry of each row a lane a
- * round, was no faster in float and 10-15% slower in double (H100, session 24). */
+ * 12 +. The values are read as the 16-byte vectors that hold the row (its first and last may be
+ * shared with the next rows: their entries outside the row are skipped), kProfileVectors a lane
+ * in flight: a thread's one row leaves it a load of its offsets, then one of its values, and with
+ * 4-byte loads, 4 in flight, float ran at 55-60% of the probe's bandwidth where double (twice the
+ * bytes a load) ran at 80% (H100, session 24). A group of four rows, their offsets loaded together
+ * and one entry of each row a lane a round, was no faster in float and 10-15% slower in double.
+ * val is a form's array (cudaMalloc: 16-byte aligned). */
 template <typename T, bool PATTERN, int SR, typename G>
 __global__ void __launch_bounds__(kThreads)
 spmv_profile(const uint64_t *__restrict__ off, const uint32_t *__restrict__ first, const T *__restrict__ val,
              uint32_t n, uint32_t shift, G x, T *__restrict__ y, T alpha, T beta, double *dot) {
     typedef semiring<T, SR> S;
+    typedef typename vec16<T>::type V;
+    constexpr uint32_t W = sizeof(V) / sizeof(T);
     if (!x.proceed()) return;
     const uint32_t lanes = 1u << shift;
     const uint64_t t = (uint64_t)blockIdx.x * kThreads + threadIdx.x;
@@ -588,9 +609,25 @@ spmv_profile(const uint64_t *__restrict__ off, const uint32_t *__restrict__ firs
     if (row < n) {
         const uint64_t b = off[row], e = off[row + 1];
         const uint32_t c0 = first[row];
-#pragma unroll 4
-        for (uint64_t k = b + lane; k < e; k += lanes)
-            sum = S::add(sum, S::mul(PATTERN ? T(1) : __ldcs(val + k), x(c0 + (uint32_t)(k - b))));
+        const V *const v = reinterpret_cast<const V *>(val);
+        for (uint64_t q0 = b / W + lane; q0 * W < e; q0 += (uint64_t)lanes * kProfileVectors) {
+            T a[kProfileVectors][W];
+#pragma unroll
+            for (uint32_t i = 0; i < kProfileVectors; i++) {
+                const uint64_t q = q0 + (uint64_t)i * lanes;
+                if (!PATTERN && q * W < e) vec16<T>::split(__ldcs(v + q), a[i]);
+            }
+#pragma unroll
+            for (uint32_t i = 0; i < kProfileVectors; i++) {
+                const uint64_t q = q0 + (uint64_t)i * lanes;
+#pragma unroll
+                for (uint32_t c = 0; c < W; c++) {
+                    const uint64_t k = q * W + c;
+                    if (k >= b && k < e)
+                        sum = S::add(sum, S::mul(PATTERN ? T(1) : a[i][c], x(c0 + (uint32_t)(k - b))));
+                }
+            }
+        }
     }
     for (uint32_t o = lanes >> 1; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o, lanes));
     double my_dot = 0;
@@ -1238,10 +1275,7 @@ mg_status form_profile(mg_context ctx, mg__spmv_form *f, const uint64_t *off, co
         f->bytes -= first_bytes + 16;
         return MG_SUCCESS;
     }
-    uint32_t shift = 0; /* lanes a row: the mean row over 8, 1 to 32 (about 8 entries a lane) */
-    while (shift < 5 && (4ull << shift) * 2 <= mean) shift++;
     f->d_first = static_cast<uint32_t *>(p);
-    f->profile_shift = shift;
     return MG_SUCCESS;
 }
 
@@ -1357,15 +1391,22 @@ void launch_diag(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha
         spmv_diag<T, false, SR><<<grid, kThreads>>>(o, f->ndiag, val, f->d_diag_mask, f->n, x, y, alpha, beta, dot);
 }
 
+/* The lanes of a profile row's group: about a row's vectors over kProfileVectors, 1 to 32. */
+template <typename T> uint32_t profile_shift(const mg__spmv_form *f) {
+    const uint64_t vectors = f->nnz / f->n * sizeof(T) / 16;
+    uint32_t shift = 0;
+    while (shift < 5 && ((uint64_t)kProfileVectors << shift) * 2 <= vectors) shift++;
+    return shift;
+}
+
 template <typename T, int SR, typename G>
 void launch_profile(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta, double *dot) {
-    const unsigned grid = (unsigned)((((uint64_t)f->n << f->profile_shift) + kThreads - 1) / kThreads);
+    const uint32_t shift = profile_shift<T>(f);
+    const unsigned grid = (unsigned)((((uint64_t)f->n << shift) + kThreads - 1) / kThreads);
     if (val == nullptr)
-        spmv_profile<T, true, SR><<<grid, kThreads>>>(f->d_off, f->d_first, val, f->n, f->profile_shift, x, y,
-                                                      alpha, beta, dot);
+        spmv_profile<T, true, SR><<<grid, kThreads>>>(f->d_off, f->d_first, val, f->n, shift, x, y, alpha, beta, dot);
     else
-        spmv_profile<T, false, SR><<<grid, kThreads>>>(f->d_off, f->d_first, val, f->n, f->profile_shift, x, y,
-                                                       alpha, beta, dot);
+        spmv_profile<T, false, SR><<<grid, kThreads>>>(f->d_off, f->d_first, val, f->n, shift, x, y, alpha, beta, dot);
 }
 
 template <typename T, int SR, typename G>

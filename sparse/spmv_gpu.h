@@ -75,9 +75,8 @@ struct mg__spmv_form {
     uint32_t *d_diag_mask;
     void *d_diag_val[2];           /* ndiag * n floats [0], doubles [1]; NULL until made, both for a pattern */
     /* The profile form: every row one run of consecutive columns; d_first (NULL when not used: then
-     * the row blocks above are made) holds each row's first column, 2^profile_shift lanes a row. */
+     * the row blocks above are made) holds each row's first column. */
     uint32_t *d_first;
-    uint32_t profile_shift;
     size_t bytes;                  /* device memory held */
     uint32_t sms;                  /* the device's multiprocessors */
 };
