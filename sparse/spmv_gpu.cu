@@ -77,6 +77,8 @@
 
 #include <math.h>
 
+#include <algorithm>
+
 extern "C" {
 #include "mg_internal.h"
 #include "gpu_resident.h"
@@ -447,6 +449,73 @@ spmv_stream_pipelined(const O *__restrict__ off, const uint32_t *__restrict__ id
     if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
 }
 
+/* ---- the form's sample ------------------------------------------------------------------------- */
+
+/* kFormSamples evenly spaced rows, one a thread of one block, tell which form to try: their
+ * diagonals (col - row), up to kMaxDiagonals, and whether each is one run of consecutive columns
+ * no longer than kProfileLongest times the mean row. Sampling the host CSR instead cost 70-420 us
+ * on matrices of 1M-16M entries (a DRAM miss, and a page walk, a row; H200, session 25), against a
+ * product of 8-40 us. */
+constexpr uint32_t kFormSamples = 1024;
+/* The diagonals' hash set: every thread may insert one after the count passed kMaxDiagonals, so
+ * kMaxDiagonals + kFormSamples fit, sparsely. */
+constexpr uint32_t kSampleSlots = 4096;
+constexpr int32_t kNoDiagonal = INT32_MIN;
+constexpr uint64_t kProfileLongest = 8;
+
+struct form_sample {
+    int32_t diag[kMaxDiagonals + 1]; /* the first nd found (unordered) */
+    uint32_t nd;                     /* kMaxDiagonals + 1: more than kMaxDiagonals */
+    uint32_t runs;                   /* 1: every sampled row one short enough run */
+};
+
+__global__ void __launch_bounds__(kFormSamples)
+sample_form(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, uint32_t n, uint64_t longest,
+            form_sample *out) {
+    __shared__ int32_t set[kSampleSlots];
+    __shared__ uint32_t count;
+    __shared__ uint32_t broken; /* a sampled row is not one run */
+    __shared__ uint32_t found;
+    for (uint32_t i = threadIdx.x; i < kSampleSlots; i += blockDim.x) set[i] = kNoDiagonal;
+    if (threadIdx.x == 0) count = 0, broken = 0;
+    __syncthreads();
+    const uint32_t samples = n < kFormSamples ? n : kFormSamples;
+    if (threadIdx.x < samples) {
+        const uint32_t row = (uint32_t)((uint64_t)threadIdx.x * n / samples);
+        const uint64_t b = off[row], e = off[row + 1];
+        if (e - b > longest) atomicOr(&broken, 1u);
+        uint32_t before = 0;
+        for (uint64_t k = b; k < e; k++) {
+            const bool counting = *(volatile uint32_t *)&count <= kMaxDiagonals;
+            if (!counting && *(volatile uint32_t *)&broken) break; /* both answers known */
+            const uint32_t c = __ldg(idx + k);
+            if (k > b && c != before + 1) atomicOr(&broken, 1u);
+            before = c;
+            if (!counting) continue;
+            const int32_t dg = (int32_t)((int64_t)c - (int64_t)row);
+            uint32_t h = ((uint32_t)dg * 2654435761u) >> 20;
+            for (uint32_t probe = 0; probe < kSampleSlots; probe++, h = (h + 1) % kSampleSlots) {
+                const int32_t was = atomicCAS(set + h, kNoDiagonal, dg);
+                if (was == kNoDiagonal) atomicAdd(&count, 1u);
+                if (was == kNoDiagonal || was == dg) break;
+            }
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) found = 0;
+    __syncthreads();
+    for (uint32_t h = threadIdx.x; h < kSampleSlots; h += blockDim.x)
+        if (set[h] != kNoDiagonal) {
+            const uint32_t at = atomicAdd(&found, 1u);
+            if (at <= kMaxDiagonals) out->diag[at] = set[h];
+        }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        out->nd = min(found, kMaxDiagonals + 1);
+        out->runs = broken == 0;
+    }
+}
+
 /* ---- the diagonal form -------------------------------------------------------------------------- */
 
 /* A form's diagonals, passed by value: every thread reads the same one at a time (constant bank). */
@@ -535,26 +604,41 @@ diag_build(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, c
         const uint64_t first = __shfl_sync(kFull, start, 0), end = off[r0 + 32 < n ? r0 + 32 : n];
         __syncwarp();
         bool miss = false;
+        /* the next round's column and value are loaded before this round's are placed */
+        uint32_t c = 0;
+        T v = T(0);
+        if (first + lane < end) {
+            c = __ldcs(idx + first + lane);
+            if (dval != nullptr) v = __ldcs(val + first + lane);
+        }
         for (uint64_t base = first; base < end; base += 32) {
             const uint64_t e = base + lane;
+            uint32_t c_next = 0;
+            T v_next = T(0);
+            if (e + 32 < end) {
+                c_next = __ldcs(idx + e + 32);
+                if (dval != nullptr) v_next = __ldcs(val + e + 32);
+            }
             uint32_t j = 0; /* the last of the 32 rows starting at or before e: e's row */
             for (uint32_t step = 16; step > 0; step >>= 1) {
                 const uint64_t s = __shfl_sync(kFull, start, j + step);
                 if (s <= e) j += step;
             }
-            if (e >= end) continue;
-            const int64_t dg = (int64_t)idx[e] - (int64_t)(r0 + j);
-            uint32_t lo = 0, hi = nd;
-            while (lo < hi) {
-                const uint32_t mid = (lo + hi) / 2;
-                if (so[mid] < dg) lo = mid + 1;
-                else hi = mid;
+            if (e < end) {
+                const int64_t dg = (int64_t)c - (int64_t)(r0 + j);
+                uint32_t lo = 0, hi = nd;
+                while (lo < hi) {
+                    const uint32_t mid = (lo + hi) / 2;
+                    if (so[mid] < dg) lo = mid + 1;
+                    else hi = mid;
+                }
+                if (lo == nd || so[lo] != dg || (atomicOr(bits + lo, 1u << j) >> j & 1u))
+                    miss = true;
+                else if (dval != nullptr)
+                    tile[lo * kDiagTileStride + j] = v;
             }
-            if (lo == nd || so[lo] != dg || (atomicOr(bits + lo, 1u << j) >> j & 1u)) {
-                miss = true;
-                continue;
-            }
-            if (dval != nullptr) tile[lo * kDiagTileStride + j] = val[e];
+            c = c_next;
+            v = v_next;
         }
         __syncwarp();
         for (uint32_t d = 0; d < nd; d++) {
@@ -656,19 +740,25 @@ profile_build(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx
             first[row] = len ? idx[start] : 0;
         }
         bool miss = false;
+        /* the next round's column is loaded before this round's is compared; lane 0 compares with
+         * the round before's last */
+        uint32_t c = from + lane < end ? __ldcs(idx + from + lane) : 0;
+        uint32_t last = 0; /* a warp's first entry starts a row */
         for (uint64_t base = from; base < end; base += 32) {
             const uint64_t e = base + lane;
+            const uint32_t c_next = e + 32 < end ? __ldcs(idx + e + 32) : 0;
             uint32_t j = 0;
             for (uint32_t step = 16; step > 0; step >>= 1) {
                 const uint64_t s = __shfl_sync(kFull, start, j + step);
                 if (s <= e) j += step;
             }
             const uint64_t row_start = __shfl_sync(kFull, start, j);
-            const uint32_t c = e < end ? idx[e] : 0;
             uint32_t before = __shfl_up_sync(kFull, c, 1);
-            if (e >= end || row_start == e) continue; /* past the rows, or a row's first entry */
-            if (lane == 0) before = idx[e - 1];
-            miss |= c != before + 1;
+            if (lane == 0) before = last;
+            last = __shfl_sync(kFull, c, 31);
+            /* past the rows, or a row's first entry, is not compared */
+            if (e < end && row_start != e) miss |= c != before + 1;
+            c = c_next;
         }
         for (int o = 16; o > 0; o >>= 1) len = max(len, __shfl_down_sync(kFull, len, o));
         if (lane == 0) atomicMax(longest, (unsigned long long)len);
@@ -1148,48 +1238,38 @@ mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *h
     return MG_SUCCESS;
 }
 
+/* The sampled rows' answer (sample_form), one launch and one round trip. */
+mg_status form_sample_rows(mg_context ctx, const mg__spmv_form *f, form_sample *h) {
+    dbuf d;
+    TRY(dbuf_alloc(ctx, &d, sizeof *h, "the SpMV form's sample"));
+    const uint32_t samples = f->n < kFormSamples ? f->n : kFormSamples;
+    sample_form<<<1, (samples + 31) / 32 * 32>>>(f->d_off, f->d_idx, f->n, kProfileLongest * (f->nnz / f->n),
+                                                 static_cast<form_sample *>(d.p));
+    LAUNCHED("sample_form");
+    CU(cudaMemcpy(h, d.p, sizeof *h, cudaMemcpyDeviceToHost));
+    return MG_SUCCESS;
+}
+
 /* The diagonal form of an uploaded orientation, when it pays (else f->ndiag stays 0): a matrix of
  * at least kHostFormRows rows (below, a product is a launch's latency either way) whose sampled rows
- * (kDiagSampleRows, evenly spaced, from the host CSR) show at most kMaxDiagonals diagonals, filling
- * at least 1 / kDiagFill of the n slots each has: in double the diagonals then move at most
- * 1.2 * 8.1 bytes an entry, less than the CSR's 12 +, and in float 5 against 8 +. diag_build then
- * places every entry, or finds one on another diagonal, and the form is dropped (one round trip
- * either way). Out of device memory, the CSR form is used instead. */
-constexpr uint32_t kDiagSampleRows = 1024;
+ * (sample_form) show at most kMaxDiagonals diagonals, filling at least 1 / kDiagFill of the n slots
+ * each has: in double the diagonals then move at most 1.2 * 8.1 bytes an entry, less than the
+ * CSR's 12 +, and in float 5 against 8 +. diag_build then places every entry, or finds one on
+ * another diagonal, and the form is dropped (one round trip either way). Out of device memory, the
+ * CSR form is used instead. */
 /* A thread a row leaves a matrix of few rows and many diagonals a short grid of long serial loops:
  * a band of 33 diagonals over 30303 rows ran 1.03x cuSPARSE by diagonals, 1.31x as CSR, where
  * 140608 rows of 7 and 484848 of 33 gained 1.4-1.7x (H100, session 24). */
 constexpr uint32_t kDiagRowsPerDiagonal = 4096;
 
-/* The sampled rows' diagonals, ascending, into o; 0 when there are more than kMaxDiagonals. A
- * row's diagonals ascend with its columns, so each is looked for from the row's last one on. */
-uint32_t sample_diagonals(const uint64_t *off, const uint32_t *idx, uint32_t n, diag_offsets *o) {
-    uint32_t nd = 0;
-    const uint32_t samples = n < kDiagSampleRows ? n : kDiagSampleRows;
-    for (uint32_t s = 0; s < samples; s++) {
-        const uint32_t i = (uint32_t)((uint64_t)s * n / samples);
-        uint32_t at = 0;
-        for (uint64_t e = off[i]; e < off[i + 1]; e++) {
-            const int64_t dg = (int64_t)idx[e] - (int64_t)i;
-            while (at < nd && o->o[at] < dg) at++;
-            if (at < nd && o->o[at] == dg) continue;
-            if (nd == kMaxDiagonals) return 0;
-            memmove(o->o + at + 1, o->o + at, (nd - at) * sizeof o->o[0]);
-            o->o[at] = (int32_t)dg;
-            nd++;
-        }
-    }
-    return nd;
-}
-
-mg_status form_diag(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, const uint64_t *off,
-                    const uint32_t *idx) {
-    const uint32_t n = f->n;
-    if (n < kHostFormRows || f->nnz == 0) return MG_SUCCESS;
-    diag_offsets o = {};
-    const uint32_t nd = sample_diagonals(off, idx, n, &o);
-    if (nd == 0 || (double)nd * n > kDiagFill * (double)f->nnz || n / nd < kDiagRowsPerDiagonal)
+mg_status form_diag(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, const form_sample &sample) {
+    const uint32_t n = f->n, nd = sample.nd;
+    if (nd == 0 || nd > kMaxDiagonals || (double)nd * n > kDiagFill * (double)f->nnz ||
+        n / nd < kDiagRowsPerDiagonal)
         return MG_SUCCESS;
+    diag_offsets o = {};
+    memcpy(o.o, sample.diag, nd * sizeof o.o[0]);
+    std::sort(o.o, o.o + nd);
 
     const int k = g->values == MG_VALUES_DOUBLE;
     const size_t es = k ? 8 : 4, words = ((size_t)n + 31) / 32;
@@ -1237,21 +1317,14 @@ mg_status form_diag(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, const u
 
 /* The profile form of an uploaded orientation, when it pays (else f->d_first stays NULL): a matrix
  * of at least kHostFormRows rows and kProfileMeanRow entries a row on average whose sampled rows
- * (kDiagSampleRows) are each one run of consecutive columns; profile_build then checks every row
- * and finds the longest, and the form is dropped when a row has a gap or is longer than
+ * (sample_form) are each one run of consecutive columns; profile_build then checks every row and
+ * finds the longest, and the form is dropped when a row has a gap or is longer than
  * kProfileLongest times the mean (a group of lanes a row would wait on it). One round trip. */
 constexpr uint64_t kProfileMeanRow = 8;
-constexpr uint64_t kProfileLongest = 8;
 
-mg_status form_profile(mg_context ctx, mg__spmv_form *f, const uint64_t *off, const uint32_t *idx) {
+mg_status form_profile(mg_context ctx, mg__spmv_form *f, const form_sample &sample) {
     const uint32_t n = f->n;
-    if (n < kHostFormRows || f->nnz < kProfileMeanRow * n) return MG_SUCCESS;
-    const uint32_t samples = n < kDiagSampleRows ? n : kDiagSampleRows;
-    for (uint32_t s = 0; s < samples; s++) {
-        const uint32_t i = (uint32_t)((uint64_t)s * n / samples);
-        for (uint64_t e = off[i] + 1; e < off[i + 1]; e++)
-            if (idx[e] != idx[e - 1] + 1) return MG_SUCCESS;
-    }
+    if (f->nnz < kProfileMeanRow * n || !sample.runs) return MG_SUCCESS;
     void *p = nullptr;
     const size_t first_bytes = ((size_t)n * 4 + 7) / 8 * 8;
     const mg_status st = form_alloc(ctx, f, &p, first_bytes + 16, "the profile form");
@@ -1305,8 +1378,12 @@ mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32
     g->upload_seconds += ms / 1e3;
     TRY(mg__gpu_timer_start(ctx, timer.t));
     f->sms = (uint32_t)g->sms;
-    TRY(form_diag(ctx, g, f, off, idx));
-    if (f->ndiag == 0) TRY(form_profile(ctx, f, off, idx));
+    if (n >= kHostFormRows && nnz > 0) {
+        form_sample sample;
+        TRY(form_sample_rows(ctx, f, &sample));
+        TRY(form_diag(ctx, g, f, sample));
+        if (f->ndiag == 0) TRY(form_profile(ctx, f, sample));
+    }
     if (f->ndiag == 0 && f->d_first == nullptr) TRY(form_bins(ctx, f, g->sms, off));
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->seconds += ms / 1e3;
