@@ -462,6 +462,7 @@ constexpr uint32_t kFormSamples = 1024;
 constexpr uint32_t kSampleSlots = 4096;
 constexpr int32_t kNoDiagonal = INT32_MIN;
 constexpr uint64_t kProfileLongest = 8;
+constexpr uint64_t kProfileMeanRow = 8; /* (form_profile) */
 
 struct form_sample {
     int32_t diag[kMaxDiagonals + 1]; /* the first nd found (unordered) */
@@ -1238,6 +1239,31 @@ mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *h
     return MG_SUCCESS;
 }
 
+/* Whether kPeekRows rows of the host CSR, among those sample_form reads, already rule out both
+ * the diagonal and the profile form (more than kMaxDiagonals diagonals, and a gap or too few entries
+ * a row): most matrices of the CSR form (R-MAT, uniform) are told in a few us, where sample_form's
+ * launch and round trip cost them 20-60 us (H200, session 25). */
+constexpr uint32_t kPeekRows = 16;
+static_assert(kFormSamples % kPeekRows == 0, "the peeked rows are sampled rows");
+bool peek_rules_out(const uint64_t *off, const uint32_t *idx, uint32_t n, uint64_t nnz) {
+    int32_t seen[kMaxDiagonals];
+    uint32_t nd = 0;
+    bool many = false, runs = nnz >= kProfileMeanRow * n;
+    for (uint32_t s = 0; s < kPeekRows; s++) {
+        const uint32_t row = (uint32_t)((uint64_t)s * n / kPeekRows);
+        for (uint64_t e = off[row]; e < off[row + 1]; e++) {
+            if (e > off[row] && idx[e] != idx[e - 1] + 1) runs = false;
+            const int32_t dg = (int32_t)((int64_t)idx[e] - (int64_t)row);
+            if (!many && std::find(seen, seen + nd, dg) == seen + nd) {
+                if (nd == kMaxDiagonals) many = true;
+                else seen[nd++] = dg;
+            }
+            if (many && !runs) return true;
+        }
+    }
+    return false;
+}
+
 /* The sampled rows' answer (sample_form), one launch and one round trip. */
 mg_status form_sample_rows(mg_context ctx, const mg__spmv_form *f, form_sample *h) {
     dbuf d;
@@ -1320,8 +1346,6 @@ mg_status form_diag(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, const f
  * (sample_form) are each one run of consecutive columns; profile_build then checks every row and
  * finds the longest, and the form is dropped when a row has a gap or is longer than
  * kProfileLongest times the mean (a group of lanes a row would wait on it). One round trip. */
-constexpr uint64_t kProfileMeanRow = 8;
-
 mg_status form_profile(mg_context ctx, mg__spmv_form *f, const form_sample &sample) {
     const uint32_t n = f->n;
     if (f->nnz < kProfileMeanRow * n || !sample.runs) return MG_SUCCESS;
@@ -1378,7 +1402,7 @@ mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32
     g->upload_seconds += ms / 1e3;
     TRY(mg__gpu_timer_start(ctx, timer.t));
     f->sms = (uint32_t)g->sms;
-    if (n >= kHostFormRows && nnz > 0) {
+    if (n >= kHostFormRows && nnz > 0 && !peek_rules_out(off, idx, n, nnz)) {
         form_sample sample;
         TRY(form_sample_rows(ctx, f, &sample));
         TRY(form_diag(ctx, g, f, sample));
