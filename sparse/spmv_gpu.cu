@@ -64,9 +64,13 @@
  * The profile form: a matrix that is not on few diagonals but whose every row is one run of
  * consecutive columns (block-diagonal matrices, variable bands), of 8 entries a row or more on
  * average, keeps the CSR's offsets and values and replaces the column ids by each row's first
- * column (form_profile); spmv_profile gives a row a group of lanes. Block-diagonal matrices of
- * 16M-64M entries: 0.98-1.01x -> 1.16-1.26x in float, 1.13-1.20x -> 1.34-1.45x in double (H100,
- * session 24): better, though at 55-60% of the probe's bandwidth by its own bytes.
+ * column (form_profile); spmv_profile gives a row a group of lanes, which read its values as
+ * 16-byte vectors. Block-diagonal matrices of 16M-64M entries: 0.98-1.01x the best cuSPARSE
+ * algorithm as CSR, 1.59-1.88x in this form (H100, session 25).
+ *
+ * Rows of nearly one length (at least 8 entries on average, none over twice the mean: uniform
+ * matrices, some FEM meshes) take spmv_vector, CSR-vector with a group of lanes a row, and keep no
+ * row blocks (form_bins decides, from the longest row it finds anyway).
  *
  * Float arithmetic accumulates in float within a row (chunk partials in double), double in double.
  */
@@ -721,6 +725,39 @@ spmv_profile(const uint64_t *__restrict__ off, const uint32_t *__restrict__ firs
     if (dot != nullptr) block_dot_add<kThreads>(my_dot, dot);
 }
 
+/* CSR-vector (Bell and Garland) for rows of nearly one length: a group of 2^shift lanes a row, as
+ * many as the mean row has entries (up to 32), each lane a strided share of the row's ids and
+ * values. With every row about the same length no lane idles, and a row's loads are all in flight
+ * at once without the stream kernel's staging and its chain of dependent loads (row block, its
+ * offsets, the tile, the reduction's offsets). On the H100 (session 25): uniform matrices of 16
+ * entries a row 1.25x faster at 1M entries, 1.04-1.10x at 16M, even at 64M; Dubcova1 (15.7 a row,
+ * longest 25) 1.11-1.14x; where rows vary it loses: wave (13.6, longest 44) 0.78x, dblp-2010 (5.0,
+ * longest 238) 0.50x, R-MAT 0.2-0.3x. form_bins takes it for kVectorMeanRow entries a row or more
+ * on average and no row over kVectorLongest times the mean. */
+template <typename T, bool PATTERN, int SR, typename G>
+__global__ void __launch_bounds__(kThreads)
+spmv_vector(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, const T *__restrict__ val,
+            uint32_t n, uint32_t shift, G x, T *__restrict__ y, T alpha, T beta, double *dot) {
+    typedef semiring<T, SR> S;
+    if (!x.proceed()) return;
+    const uint32_t lanes = 1u << shift;
+    const uint64_t t = (uint64_t)blockIdx.x * kThreads + threadIdx.x;
+    const uint64_t row = t >> shift;
+    const uint32_t lane = (uint32_t)(t & (lanes - 1));
+    T sum = S::zero();
+    if (row < n) {
+        const uint64_t b = off[row], e = off[row + 1];
+#pragma unroll 4
+        for (uint64_t k = b + lane; k < e; k += lanes)
+            sum = S::add(sum, S::mul(PATTERN ? T(1) : __ldcs(val + k), x(__ldcs(idx + k))));
+    }
+    for (uint32_t o = lanes >> 1; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o, lanes));
+    double my_dot = 0;
+    if (row < n && lane == 0)
+        store_row(x, y, (uint32_t)row, finish<T, SR>(sum, alpha, beta, y, (uint32_t)row), dot, my_dot);
+    if (dot != nullptr) block_dot_add<kThreads>(my_dot, dot);
+}
+
 /* The profile form's check and first columns, a warp per 32 rows: the lanes read the rows' column
  * ids together (coalesced) and compare each with the one before it unless it starts a row (found
  * among the 32 row starts by shuffles); a row's lane stores its first column and the warp's
@@ -1146,6 +1183,11 @@ mg_status form_bins_host(mg_context ctx, mg__spmv_form *f, int sms, const uint64
  * matrix's made on the host (form_bins_host), the others by form_rows's one launch into arrays of
  * the worst case's size (those it did not need freed after), then one host round trip for their
  * sizes. */
+/* spmv_vector's rule: at least kVectorMeanRow entries a row on average, none over kVectorLongest
+ * times the mean (measured on uniform matrices and Dubcova1, against wave's 3.25; spmv_vector). */
+constexpr uint64_t kVectorMeanRow = 8;
+constexpr uint64_t kVectorLongest = 2;
+
 mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *h_off) {
     f->long_len = kLongRow;
     f->sms = (uint32_t)sms;
@@ -1225,6 +1267,25 @@ mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *h
         f->d_off32 = nullptr;
         f->bytes -= items * 4;
     }
+    /* rows of nearly one length take spmv_vector, which reads none of the row blocks */
+    const uint64_t mean = f->nnz / f->n;
+    f->csr_vector = mean >= kVectorMeanRow && h[0] <= kVectorLongest * mean;
+    if (f->csr_vector) {
+        for (int k = 0; k < 2; k++)
+            for (uint32_t **p : {&f->d_blk_row[k], &f->d_blk_e[k]})
+                if (*p != nullptr) {
+                    dfree(*p);
+                    *p = nullptr;
+                    f->bytes -= items * 4;
+                }
+        if (f->d_off32 != nullptr) {
+            dfree(f->d_off32);
+            f->d_off32 = nullptr;
+            f->bytes -= items * 4;
+        }
+        f->nblk[0] = f->nblk[1] = 0;
+        f->nlong = 0;
+    }
     if (f->nlong == 0 && f->d_long_rows != nullptr) {
         for (uint32_t **p : {&f->d_long_rows, &f->d_long_first, &f->d_arrive, &f->d_chunk_long}) {
             dfree(*p);
@@ -1234,6 +1295,7 @@ mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *h
         dfree(f->d_partial);
         f->d_chunk_begin = nullptr;
         f->d_partial = nullptr;
+        f->nchunks = 0;
         f->bytes -= items * 12 + most_chunks * 20;
     }
     return MG_SUCCESS;
@@ -1511,6 +1573,18 @@ void launch_profile(const mg__spmv_form *f, const T *val, const G &x, T *y, T al
 }
 
 template <typename T, int SR, typename G>
+void launch_vector(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta, double *dot) {
+    const uint64_t mean = f->nnz / f->n;
+    uint32_t shift = 0; /* lanes a row: the mean row, rounded up to a power of two, 1 to 32 */
+    while (shift < 5 && (1ull << shift) < mean) shift++;
+    const unsigned grid = (unsigned)((((uint64_t)f->n << shift) + kThreads - 1) / kThreads);
+    if (val == nullptr)
+        spmv_vector<T, true, SR><<<grid, kThreads>>>(f->d_off, f->d_idx, val, f->n, shift, x, y, alpha, beta, dot);
+    else
+        spmv_vector<T, false, SR><<<grid, kThreads>>>(f->d_off, f->d_idx, val, f->n, shift, x, y, alpha, beta, dot);
+}
+
+template <typename T, int SR, typename G>
 void launch_semiring(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta,
                      double *dot) {
     const int k = sizeof(T) == 8;
@@ -1518,6 +1592,8 @@ void launch_semiring(const mg__spmv_form *f, const T *val, const G &x, T *y, T a
         launch_diag<T, SR>(f, val, x, y, alpha, beta, dot);
     else if (f->d_first != nullptr)
         launch_profile<T, SR>(f, val, x, y, alpha, beta, dot);
+    else if (f->csr_vector)
+        launch_vector<T, SR>(f, val, x, y, alpha, beta, dot);
     else if (f->bucket[k] == kSmallBucket)
         launch_stream<T, SR, kSmallBucket + kLongRow>(f, k, val, x, y, alpha, beta, dot);
     else if (f->short_rows)
@@ -1689,6 +1765,8 @@ extern "C" mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A,
         snprintf(info->kernel, sizeof info->kernel, "diagonal (%u)", f->ndiag);
     else if (f->d_first != nullptr)
         snprintf(info->kernel, sizeof info->kernel, "profile");
+    else if (f->csr_vector)
+        snprintf(info->kernel, sizeof info->kernel, "csr-vector");
     else if (f->d_blk_e[k] != nullptr)
         snprintf(info->kernel, sizeof info->kernel, "csr-pipelined");
     else

@@ -77,6 +77,9 @@ struct mg__spmv_form {
     /* The profile form: every row one run of consecutive columns; d_first (NULL when not used: then
      * the row blocks above are made) holds each row's first column. */
     uint32_t *d_first;
+    /* Rows of nearly one length (form_bins): spmv_vector, a group of lanes a row; the row blocks above
+     * are not kept. */
+    bool csr_vector;
     size_t bytes;                  /* device memory held */
     uint32_t sms;                  /* the device's multiprocessors */
 };

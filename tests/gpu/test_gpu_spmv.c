@@ -88,6 +88,8 @@ static uint32_t len_mostly_short(uint32_t i) {
 static uint32_t len_upto64(uint32_t i) { return i % 65; }
 /* the same with one row of 65 (row 778: make_matrix empties every 7th row): the general form */
 static uint32_t len_one65(uint32_t i) { return i == 778 ? 65 : i % 65; }
+/* rows of nearly one length (12-16; make_matrix empties every 7th row): the CSR-vector kernel */
+static uint32_t len_even(uint32_t i) { return 12 + i % 5; }
 /* one dense row of 100k entries beside short ones */
 static uint32_t len_dense_row(uint32_t i) { return i == 1 ? 100000 : i % 3; }
 
@@ -369,6 +371,9 @@ int main(void) {
         {"short-form", 20000, 23000, len_upto64, MG_VALUES_DOUBLE, "csr-pipelined"},
         {"short-form-float", 23000, 20000, len_upto64, MG_VALUES_FLOAT, "csr-pipelined"},
         {"one-row-65", 20000, 20000, len_one65, MG_VALUES_FLOAT, "csr-stream"},
+        {"even-rows", 30000, 40000, len_even, MG_VALUES_DOUBLE, "csr-vector"},
+        {"even-rows-float", 40000, 30000, len_even, MG_VALUES_FLOAT, "csr-vector"},
+        {"even-rows-pattern", 30000, 30000, len_even, MG_VALUES_NONE, "csr-vector"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         mg_matrix A = make_matrix(cases[c].rows, cases[c].cols, cases[c].len, cases[c].vt);
@@ -419,8 +424,7 @@ int main(void) {
         mg_matrix_free(&A);
     }
 
-    /* generated matrices of many stream blocks: a 2D stencil (5 a row, about 200 rows a block)
-     * and a uniform one (40 a row) */
+    /* generated matrices: a 2D stencil (its diagonals) and a uniform one (40 a row: CSR-vector) */
     mg_matrix_gen_options go;
     mg_matrix_gen_options_init(&go);
     go.kind = MG_MATGEN_POISSON2D;
@@ -441,7 +445,7 @@ int main(void) {
     mg_matrix U = NULL;
     CHECK_OK(cpu, mg_matrix_generate(cpu, &U, &go));
     if (U != NULL) {
-        check_prepare(U, "uniform", small_mode ? "csr-" : "csr-pipelined");
+        check_prepare(U, "uniform", small_mode ? "csr-" : "csr-vector");
         sweep(U, "uniform", false);
         mg_matrix_free(&U);
     }
