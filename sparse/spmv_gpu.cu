@@ -657,6 +657,28 @@ diag_build(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, c
 
 /* ---- the profile form --------------------------------------------------------------------------- */
 
+/* A thread's place in a kernel that gives each row a group of 2^shift lanes (spmv_profile,
+ * spmv_vector), and the group's end: its lanes' sums combined and stored by lane 0. */
+struct row_group {
+    uint32_t lanes, lane;
+    uint64_t row;
+    __device__ explicit row_group(uint32_t shift) {
+        const uint64_t t = (uint64_t)blockIdx.x * kThreads + threadIdx.x;
+        lanes = 1u << shift;
+        row = t >> shift;
+        lane = (uint32_t)(t & (lanes - 1));
+    }
+    template <typename T, int SR, typename G>
+    __device__ void store(T sum, uint32_t n, const G &x, T *y, T alpha, T beta, double *dot) const {
+        for (uint32_t o = lanes >> 1; o > 0; o >>= 1)
+            sum = semiring<T, SR>::add(sum, __shfl_down_sync(kFull, sum, o, lanes));
+        double my_dot = 0;
+        if (row < n && lane == 0)
+            store_row(x, y, (uint32_t)row, finish<T, SR>(sum, alpha, beta, y, (uint32_t)row), dot, my_dot);
+        if (dot != nullptr) block_dot_add<kThreads>(my_dot, dot);
+    }
+};
+
 /* Sixteen bytes of a value type, the unit spmv_profile loads its values in. */
 template <typename T> struct vec16;
 template <> struct vec16<float> {
@@ -690,16 +712,14 @@ spmv_profile(const uint64_t *__restrict__ off, const uint32_t *__restrict__ firs
     typedef typename vec16<T>::type V;
     constexpr uint32_t W = sizeof(V) / sizeof(T);
     if (!x.proceed()) return;
-    const uint32_t lanes = 1u << shift;
-    const uint64_t t = (uint64_t)blockIdx.x * kThreads + threadIdx.x;
-    const uint64_t row = t >> shift;
-    const uint32_t lane = (uint32_t)(t & (lanes - 1));
+    const row_group g(shift);
+    const uint32_t lanes = g.lanes;
     T sum = S::zero();
-    if (row < n) {
-        const uint64_t b = off[row], e = off[row + 1];
-        const uint32_t c0 = first[row];
+    if (g.row < n) {
+        const uint64_t b = off[g.row], e = off[g.row + 1];
+        const uint32_t c0 = first[g.row];
         const V *const v = reinterpret_cast<const V *>(val);
-        for (uint64_t q0 = b / W + lane; q0 * W < e; q0 += (uint64_t)lanes * kProfileVectors) {
+        for (uint64_t q0 = b / W + g.lane; q0 * W < e; q0 += (uint64_t)lanes * kProfileVectors) {
             T a[kProfileVectors][W];
 #pragma unroll
             for (uint32_t i = 0; i < kProfileVectors; i++) {
@@ -718,11 +738,7 @@ spmv_profile(const uint64_t *__restrict__ off, const uint32_t *__restrict__ firs
             }
         }
     }
-    for (uint32_t o = lanes >> 1; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o, lanes));
-    double my_dot = 0;
-    if (row < n && lane == 0)
-        store_row(x, y, (uint32_t)row, finish<T, SR>(sum, alpha, beta, y, (uint32_t)row), dot, my_dot);
-    if (dot != nullptr) block_dot_add<kThreads>(my_dot, dot);
+    g.store<T, SR>(sum, n, x, y, alpha, beta, dot);
 }
 
 /* CSR-vector (Bell and Garland) for rows of nearly one length: a group of 2^shift lanes a row, as
@@ -740,22 +756,15 @@ spmv_vector(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, 
             uint32_t n, uint32_t shift, G x, T *__restrict__ y, T alpha, T beta, double *dot) {
     typedef semiring<T, SR> S;
     if (!x.proceed()) return;
-    const uint32_t lanes = 1u << shift;
-    const uint64_t t = (uint64_t)blockIdx.x * kThreads + threadIdx.x;
-    const uint64_t row = t >> shift;
-    const uint32_t lane = (uint32_t)(t & (lanes - 1));
+    const row_group g(shift);
     T sum = S::zero();
-    if (row < n) {
-        const uint64_t b = off[row], e = off[row + 1];
+    if (g.row < n) {
+        const uint64_t b = off[g.row], e = off[g.row + 1];
 #pragma unroll 4
-        for (uint64_t k = b + lane; k < e; k += lanes)
+        for (uint64_t k = b + g.lane; k < e; k += g.lanes)
             sum = S::add(sum, S::mul(PATTERN ? T(1) : __ldcs(val + k), x(__ldcs(idx + k))));
     }
-    for (uint32_t o = lanes >> 1; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o, lanes));
-    double my_dot = 0;
-    if (row < n && lane == 0)
-        store_row(x, y, (uint32_t)row, finish<T, SR>(sum, alpha, beta, y, (uint32_t)row), dot, my_dot);
-    if (dot != nullptr) block_dot_add<kThreads>(my_dot, dot);
+    g.store<T, SR>(sum, n, x, y, alpha, beta, dot);
 }
 
 /* The profile form's check and first columns, a warp per 32 rows: the lanes read the rows' column
