@@ -924,7 +924,7 @@ typedef struct {
     size_t device_bytes;   /* device memory the matrix's device forms hold                      */
     size_t csr_bytes;      /* a plain CSR: (rows+1)*8 + nnz*4 + nnz*value bytes                 */
     char kernel[32];       /* the SpMV kernel the per-matrix rule chose ("csr-stream",
-                              "csr-pipelined", "diagonal (5)", "profile")                       */
+                              "csr-pipelined", "csr-vector", "diagonal (5)", "profile")         */
 } mg_gpu_matrix_info;
 
 /* Builds A's device form once (MG_UNAVAILABLE without a usable GPU); later SpMV and CG calls on a
