@@ -25,6 +25,13 @@
  * those whose bytes exceed 4x the L2, with their mean % of the bandwidth; the preprocessing in calls
  * (geometric mean, the most, and how many matrices took more than 5).
  *
+ * --blocks: also y = A x on the dense-frontier engine's 2D heavy/light blocks (frontier/dense_engine.cu),
+ * which the issue that made mg_spmv proposed to build it on: for a square fp32 matrix (the blocks
+ * carry 4-byte weights), a graph of its entries (directed, self-loops and duplicates kept, the values
+ * as float weights) and mg_advance of x[s] * w summed along reversed edges (row i gathers from its
+ * columns), all vertices active, in MG_MODE_DENSE; the blocks are built by the first (untimed) call;
+ * its y is checked like the others; blocks_speedup = the best cuSPARSE's ms / its ms.
+ *
  * CG (--cg-nnz, --cg-iters; --no-cg skips it): the manifest's SPD matrices and Poisson 2D and 3D of
  * about --cg-nnz nonzeros: mg_cg's time per iteration (its own CUDA-event loop time / iterations,
  * median of R / 3 + 1 solves) against the model: one SpMV (measured here) + 9 n values of vector
@@ -33,7 +40,7 @@
  * one pass (reads x, p, r, q, writes x, r: 6), p = r + beta p (reads r, p, writes p: 3). Jacobi is
  * off.
  *
- *   bench_spmv [--cg-nnz N] [--cg-iters K] [--no-cg] [set options]   (--help lists them)
+ *   bench_spmv [--cg-nnz N] [--cg-iters K] [--no-cg] [--blocks] [set options]   (--help lists them)
  * Exit 0 (also when no GPU can be used: it says it skipped), 1 on an error or a wrong result, 2 on
  * a usage error.
  */
@@ -51,7 +58,8 @@ static const column kSpmvColumns[] = {
     {"MB", true},            {"mgraph_ms", true},   {"cusparse_default_ms", true},
     {"cusparse_best_ms", true}, {"best_alg", false}, {"speedup", true},       {"GFLOPs", true},
     {"GBs", true},           {"pct_bw", true},      {"over_4xL2", false},     {"prep_ms", true},
-    {"prep_per_call", true}, {"upload_ms", true},   {"kernel", false},
+    {"prep_per_call", true}, {"upload_ms", true},   {"kernel", false},        {"blocks_ms", true},
+    {"blocks_speedup", true},
 };
 enum { NSPMV = sizeof kSpmvColumns / sizeof kSpmvColumns[0] };
 
@@ -68,6 +76,8 @@ typedef struct {
     double worst_prep;
     char worst_prep_name[64];
     int prep_over_5; /* matrices whose preprocessing took more than 5 calls */
+    geo blocks;      /* --blocks: the dense engine's ms / mg_spmv's */
+    int blocks_faster;
 } summary;
 
 /* mg_spmv's median ms on a GPU context (y poisoned first). */
@@ -89,6 +99,58 @@ static void check_result(const set_entry *e, bool single, const char *who, const
                 who, mg_context_error(ctx));
         exit(1);
     }
+}
+
+/* --blocks: y = A x on the dense engine's 2D blocks through the graph API, its median ms (NAN for
+ * a matrix it cannot take), its y checked (hx: x on the host). */
+static double time_blocks(const set_entry *e, const mg_matrix A, const mg_dense x, const void *hx, int runs,
+                          mg__gpu_timer *timer) {
+    const uint32_t n = mg_matrix_rows(A);
+    if (n != mg_matrix_cols(A) || mg_matrix_values(A) != MG_VALUES_FLOAT) return NAN;
+    const uint64_t *off;
+    const uint32_t *idx;
+    const void *val;
+    DIE_IF(mg_matrix_csr(A, &off, &idx, &val));
+    const uint64_t m = off[n];
+    uint32_t *src = xmalloc(m * 4 + 4);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint64_t k = off[i]; k < off[i + 1]; k++) src[k] = i;
+    mg_graph_options go;
+    mg_graph_options_init(&go);
+    go.keep_self_loops = go.keep_duplicates = true;
+    mg_graph g = NULL;
+    DIE_IF(mg_graph_create_from_coo(ctx, &g, n, m, src, idx, val, MG_WEIGHT_FLOAT, &go));
+    free(src);
+    mg_vector gx = NULL, gy = NULL;
+    DIE_IF(mg_vector_create(ctx, &gx, g, MG_FLOAT));
+    DIE_IF(mg_vector_create(ctx, &gy, g, MG_FLOAT));
+    DIE_IF(mg_vector_load(ctx, gx, hx));
+    mg_program p;
+    mg_program_init(&p);
+    p.contribution = MG_CONTRIB_SRC_TIMES_WEIGHT;
+    p.combine = MG_COMBINE_SUM;
+    p.apply = MG_APPLY_AFFINE; /* y = 1 * sum + 0 on every row, empty ones too */
+    p.edges = MG_EDGES_IN;
+    DIE_IF(mg_context_set_mode(ctx, MG_MODE_DENSE));
+    double ms[BENCH_MAX_RUNS];
+    for (int r = -2; r < runs; r++) { /* the first call builds the blocks, the second warms up */
+        DIE_IF(mg__gpu_timer_start(ctx, timer));
+        DIE_IF(mg_advance(ctx, g, &p, NULL, gx, gy, NULL, NULL));
+        DIE_IF(mg__gpu_timer_stop(ctx, timer, r < 0 ? &ms[0] : &ms[r]));
+    }
+    DIE_IF(mg_context_set_mode(ctx, MG_MODE_AUTO));
+    float *hy = xmalloc((size_t)n * 4 + 4);
+    DIE_IF(mg_vector_extract(ctx, gy, hy));
+    mg_dense y = NULL;
+    DIE_IF(mg_dense_create(ctx, &y, n, 1, MG_FLOAT));
+    DIE_IF(mg_dense_load(ctx, y, hy));
+    check_result(e, true, "the dense engine's blocks", A, x, y);
+    mg_dense_free(&y);
+    free(hy);
+    mg_vector_free(&gx);
+    mg_vector_free(&gy);
+    mg_graph_free(&g);
+    return median(ms, runs);
 }
 
 #ifdef MG_BENCH_CUSPARSE
@@ -189,7 +251,7 @@ static void time_cusparse(const set_entry *e, const mg_matrix A, const mg_dense 
 #endif
 
 /* One matrix in one precision: a table row and the summaries. */
-static void bench_one(const set_entry *e, bool single, int runs, out_format fmt,
+static void bench_one(const set_entry *e, bool single, int runs, bool blocks, out_format fmt,
                       const mg_gpu_probe_result *probe, mg__gpu_timer *timer, summary *s) {
     const mg_type type = single ? MG_FLOAT : MG_DOUBLE;
     const size_t vs = single ? 4 : 8;
@@ -211,6 +273,7 @@ static void bench_one(const set_entry *e, bool single, int runs, out_format fmt,
 #ifdef MG_BENCH_CUSPARSE
     time_cusparse(e, A, x, hx, single, runs, timer, &ms_default, &ms_best, &best);
 #endif
+    const double ms_blocks = blocks ? time_blocks(e, A, x, hx, runs, timer) : NAN;
     const double bytes = spmv_min_bytes(A, vs), gbs = bytes / (ms_mg * 1e6);
     const double pct = 100 * gbs / probe->read_gbs, speedup = ms_best / ms_mg;
     const bool big = bytes > 4.0 * (double)probe->l2_bytes;
@@ -231,6 +294,8 @@ static void bench_one(const set_entry *e, bool single, int runs, out_format fmt,
     snprintf(v[15], 64, "%.2f", prep_ratio);
     snprintf(v[16], 64, "%.3f", info.upload_seconds * 1e3);
     snprintf(v[17], 64, "%s", info.kernel[0] ? info.kernel : "-");
+    snprintf(v[18], 64, "%.4f", ms_blocks);
+    snprintf(v[19], 64, "%.2f", ms_best / ms_blocks);
     table_row(fmt, "spmv", kSpmvColumns, NSPMV, v);
     fflush(stdout);
     geo_add(&s->speedup, speedup, e->name);
@@ -239,6 +304,10 @@ static void bench_one(const set_entry *e, bool single, int runs, out_format fmt,
         geo_add(&s->pct_big, pct, e->name);
     }
     geo_add(&s->prep, prep_ratio, e->name);
+    if (!isnan(ms_blocks)) {
+        geo_add(&s->blocks, ms_blocks / ms_mg, e->name);
+        s->blocks_faster += ms_blocks < ms_mg;
+    }
     s->prep_over_5 += prep_ratio > 5;
     if (prep_ratio > s->worst_prep) {
         s->worst_prep = prep_ratio;
@@ -331,7 +400,7 @@ static void bench_cg(const set_entry *e, bool single, int runs, int iters, out_f
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: " BENCH_NAME " [--cg-nnz N] [--cg-iters K] [--no-cg] [--real DIR | --no-real]\n"
+    fprintf(f, "usage: " BENCH_NAME " [--cg-nnz N] [--cg-iters K] [--no-cg] [--blocks] [--real DIR | --no-real]\n"
                "       [--min-graph-nnz N] [--sizes LIST] [--kinds LIST] [--precision P] [--runs R]\n"
                "       [--format F]\n"
                "mgraph's mg_spmv on the GPU against cuSPARSE (default and best CSR algorithm), each\n"
@@ -339,7 +408,9 @@ static void usage(FILE *f) {
                "iteration against one SpMV + 9 vectors of traffic.\n"
                "  --cg-nnz N          the generated Poisson 2D/3D CG matrices' nonzeros (default 50M)\n"
                "  --cg-iters K        CG iterations per solve (default 200)\n"
-               "  --no-cg             no CG part\n" SET_USAGE
+               "  --no-cg             no CG part\n"
+               "  --blocks            also time square fp32 matrices on the dense engine's 2D blocks\n"
+               "                      (a graph of the entries, mg_advance in MG_MODE_DENSE)\n" SET_USAGE
                "                      (default sizes: 1M,16M,64M,200M)\n"
                "exit: 0 done (or skipped: no GPU), 1 an error or a wrong result, 2 a usage error\n");
 }
@@ -349,10 +420,14 @@ int main(int argc, char **argv) {
     set_options_init(&o, "1M,16M,64M,200M");
     uint64_t cg_nnz = 50000000;
     int cg_iters = 200;
-    bool cg = true;
+    bool cg = true, blocks = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--no-cg") == 0) {
             cg = false;
+            continue;
+        }
+        if (strcmp(argv[i], "--blocks") == 0) {
+            blocks = true;
             continue;
         }
         if (strcmp(argv[i], "--cg-nnz") == 0 || strcmp(argv[i], "--cg-iters") == 0) {
@@ -404,8 +479,8 @@ int main(int argc, char **argv) {
                    "CUDA_MODULE_LOADING=%s)", o.runs, getenv("CUDA_MODULE_LOADING"));
         table_header(o.format, kSpmvColumns, NSPMV);
         for (int i = 0; i < count; i++) {
-            if (o.single) bench_one(&set[i], true, o.runs, o.format, &probe, timer, &s[0]);
-            if (o.dbl) bench_one(&set[i], false, o.runs, o.format, &probe, timer, &s[1]);
+            if (o.single) bench_one(&set[i], true, o.runs, blocks, o.format, &probe, timer, &s[0]);
+            if (o.dbl) bench_one(&set[i], false, o.runs, blocks, o.format, &probe, timer, &s[1]);
         }
         for (int p = 0; p < 2; p++) {
             if (s[p].speedup.count == 0) continue;
@@ -421,6 +496,11 @@ int main(int argc, char **argv) {
                            s[p].speedup_big.count, geo_mean(&s[p].speedup_big), s[p].speedup_big.min,
                            s[p].speedup_big.min_name, geo_mean(&s[p].pct_big), s[p].pct_big.min,
                            s[p].pct_big.min_name);
+            if (s[p].blocks.count)
+                table_note(o.format, "%s, the dense engine's blocks (--blocks) on %d square matrices: "
+                           "their time / mg_spmv's %.2f (geometric mean), least %.2f (%s); faster "
+                           "than mg_spmv on %d", pn, s[p].blocks.count, geo_mean(&s[p].blocks),
+                           s[p].blocks.min, s[p].blocks.min_name, s[p].blocks_faster);
         }
     }
     if (cg) {

@@ -84,6 +84,9 @@ static uint32_t len_mostly_short(uint32_t i) {
     if (i >= 100000 && i < 101000) return 40;
     return i % 211 == 5 ? 17 + i % 400 : 1 + i % 7;
 }
+/* the same with rows of 1000-1024 entries instead of 3000 (none over kLongRow: no chunks; blocks
+ * of up to bucket + kLongRow entries and, among the short rows, of up to kStreamWideRows rows) */
+static uint32_t len_mostly_mid(uint32_t i) { return i % 5000 == 7 ? 1000 + i % 25 : len_mostly_short(i); }
 /* rows of 0..64 entries: the short form (no row over 64), at its edge */
 static uint32_t len_upto64(uint32_t i) { return i % 65; }
 /* the same with one row of 65 (row 778: make_matrix empties every 7th row): the general form */
@@ -371,6 +374,8 @@ int main(void) {
         {"short-form", 20000, 23000, len_upto64, MG_VALUES_DOUBLE, "csr-pipelined"},
         {"short-form-float", 23000, 20000, len_upto64, MG_VALUES_FLOAT, "csr-pipelined"},
         {"one-row-65", 20000, 20000, len_one65, MG_VALUES_FLOAT, "csr-stream"},
+        {"mostly-mid", 200000, 250000, len_mostly_mid, MG_VALUES_DOUBLE, "csr-stream"},
+        {"mostly-mid-float", 250000, 200000, len_mostly_mid, MG_VALUES_FLOAT, "csr-stream"},
         {"even-rows", 30000, 40000, len_even, MG_VALUES_DOUBLE, "csr-vector"},
         {"even-rows-float", 40000, 30000, len_even, MG_VALUES_FLOAT, "csr-vector"},
         {"even-rows-pattern", 30000, 30000, len_even, MG_VALUES_NONE, "csr-vector"},
