@@ -1052,7 +1052,7 @@ void gpu_matrix_free(void *p) {
 
 /* The stream kernel's tile and bucket for value type k (0 float, 1 double). */
 void form_tile(mg__spmv_form *f, int k, int sms) {
-    const uint32_t big = k ? kStreamBucket<double> : kStreamBucket<float>;
+    const uint32_t big = kStreamBucket;
     if (f->nnz * 2 < (uint64_t)big * sms) {
         f->bucket[k] = kSmallBucket;
         f->tile[k] = kSmallBucket + kLongRow;
@@ -1608,7 +1608,7 @@ void launch_semiring(const mg__spmv_form *f, const T *val, const G &x, T *y, T a
     else if (f->short_rows)
         launch_stream<T, SR, kShortTile<T>>(f, k, val, x, y, alpha, beta, dot);
     else
-        launch_stream<T, SR, kStreamBucket<T> + kLongRow>(f, k, val, x, y, alpha, beta, dot);
+        launch_stream<T, SR, kStreamBucket + kLongRow>(f, k, val, x, y, alpha, beta, dot);
 }
 
 template <typename T>

@@ -18,16 +18,18 @@ extern "C" {
 
 constexpr uint32_t kChunk = 2048; /* entries of a long row one thread block reduces */
 /* Rows longer than kLongRow entries take the chunk path. The stream kernel's row blocks are the
- * rows starting in one bucket of kStreamBucket<T> entries, at most kStreamMaxRows of them; no row
- * in them is longer than kLongRow, so a block holds at most bucket + kLongRow entries. A float block
- * takes twice the entries of a double one: the same shared memory, and twice the bytes in flight
- * that a block of 1024 four-byte products would have. */
+ * rows starting in one bucket of kStreamBucket entries, at most kStreamMaxRows of them; no row
+ * in them is longer than kLongRow, so a block holds at most bucket + kLongRow entries. Float took
+ * buckets of 2048 from session 15 to 25, for the stencils and bands that now have forms of their
+ * own; on the matrices left to this kernel 1024 was 5-25% faster below 2M entries (twice the
+ * blocks: bcsstk16's 290k entries were 142 blocks on 132 multiprocessors) and 0-2% slower on R-MAT
+ * 19-21 (A/B on an H200, session 26). */
 constexpr uint32_t kLongRow = 1024;
 /* The short form (no row over kShortRow entries): tiles of kShortTile<T> entries, the bucket
  * kShortRow less, streamed through a persistent grid (spmv_gpu.cu, spmv_stream_pipelined). */
 constexpr uint32_t kShortRow = 64;
 template <typename T> constexpr uint32_t kShortTile = sizeof(T) == 4 ? 4096 : 1536;
-template <typename T> constexpr uint32_t kStreamBucket = sizeof(T) == 4 ? 2048 : 1024;
+constexpr uint32_t kStreamBucket = 1024;
 /* A matrix of fewer nonzeros than half such a bucket per multiprocessor takes buckets of
  * kSmallBucket instead: more, shorter blocks (a 50k-entry matrix was 25 blocks on 132
  * multiprocessors). Measured on the H100: 1.1-1.5x on matrices of 8k-50k entries; with the switch
