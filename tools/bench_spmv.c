@@ -30,7 +30,9 @@
  * carry 4-byte weights), a graph of its entries (directed, self-loops and duplicates kept, the values
  * as float weights) and mg_advance of x[s] * w summed along reversed edges (row i gathers from its
  * columns), all vertices active, in MG_MODE_DENSE; the blocks are built by the first (untimed) call;
- * its y is checked like the others; blocks_speedup = the best cuSPARSE's ms / its ms.
+ * its y is checked like the others; blocks_speedup = the best cuSPARSE's ms / its ms. The graph's
+ * device build hands the memory pool's unused memory back, so the next matrix's preprocessing
+ * grows the pool again: take preprocessing figures from a run without --blocks.
  *
  * CG (--cg-nnz, --cg-iters; --no-cg skips it): the manifest's SPD matrices and Poisson 2D and 3D of
  * about --cg-nnz nonzeros: mg_cg's time per iteration (its own CUDA-event loop time / iterations,
