@@ -96,6 +96,9 @@ typedef struct {
     const uint64_t *active_bm;   /* pull: active sources (NULL: all) */
     const uint64_t *mask_bm;     /* NULL: all eligible */
     bool complement;
+    const uint32_t *dest_list;   /* pull: the eligible destinations, when a short mask lists them
+                                    (NULL: the mask's bitmap, word by word) */
+    int64_t dest_count;
     const void *x;               /* pull of SRC_DIV_OUTDEG: the pre-scaled values */
     void *y;
     uint64_t *out_bm;            /* NULL: output not wanted */
@@ -154,7 +157,7 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 /* A pull's loop over destination d's in-edges lo..hi, testing each source against active_bm when
- * TEST (in DEFINE_ENGINE's pull kernel, where T, SUF, K and C are known). */
+ * TEST (in DEFINE_ENGINE's pull_one, where T, SUF, K and C are known). */
 #define PULL_EDGES(T, SUF, TEST)                                                                   \
     for (; e < hi; e++) {                                                                          \
         const uint32_t s = pull_idx[e];                                                            \
@@ -258,49 +261,70 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    /* Pull: every eligible destination combines its active in-neighbours' contributions.         \
+    /* Destination d's pull: its active in-neighbours' contributions combined and applied; true   \
+     * when d joins the output. q: a local copy of *r, whose fields the compiler then keeps in     \
+     * registers across the loop's atomic loads. */                                               \
+    ALWAYS_INLINE bool pull_one_##SUF(const run *q, const int K, const int C, uint32_t d,          \
+                                      uint64_t *scanned) {                                         \
+        const mg_program *p = q->p;                                                                \
+        const uint64_t *const pull_off = q->pull_off, *const active_bm = q->active_bm;             \
+        const uint32_t *const pull_idx = q->pull_idx;                                              \
+        if (p->apply == MG_APPLY_IF_UNSET) {                                                       \
+            T cur;                                                                                 \
+            __atomic_load((const T *)q->y + d, &cur, __ATOMIC_RELAXED);                            \
+            if (cur != (T)p->unset) return false;                                                  \
+        }                                                                                          \
+        T acc = identity_##SUF(C);                                                                 \
+        bool found = false;                                                                        \
+        const uint64_t lo = pull_off[d], hi = pull_off[d + 1];                                     \
+        uint64_t e = lo;                                                                           \
+        /* the same loop twice, so that with every source active (PageRank, CC's sweeps) it tests  \
+         * no bit per edge */                                                                      \
+        if (active_bm == NULL) {                                                                   \
+            PULL_EDGES(T, SUF, 0)                                                                  \
+        } else {                                                                                   \
+            PULL_EDGES(T, SUF, 1)                                                                  \
+        }                                                                                          \
+        *scanned += e - lo;                                                                        \
+        return (found || p->apply == MG_APPLY_AFFINE) && apply_##SUF(q, d, acc, found);            \
+    }                                                                                              \
+                                                                                                   \
+    /* Pull: every eligible destination combines its active in-neighbours' contributions: the     \
+     * destinations of a short listed mask one by one (r->dest_list; the output's bitmap cleared   \
+     * before, its list written), else the mask's bitmap word by word.                             \
      * Kernels run inside the caller's parallel region (orphaned worksharing) so that K and C are  \
      * literal constants after inlining, and the edge loop carries no branches on the program. */ \
     ALWAYS_INLINE void pull_kernel_##SUF(run *r, const int K, const int C) {                       \
-        const mg_program *p = r->p;                                                                \
         const int64_t words = (int64_t)mg__bitmap_words(r->n);                                     \
-        const T unset = (T)p->unset;                                                               \
-        const T *y = r->y;                                                                         \
         const run local = *r, *const q = &local;                                                   \
-        const uint64_t *const pull_off = q->pull_off, *const active_bm = q->active_bm;             \
-        const uint32_t *const pull_idx = q->pull_idx;                                              \
         uint64_t scanned = 0, joined = 0;                                                          \
-        _Pragma("omp for schedule(dynamic, 64) nowait")                                            \
-        for (int64_t wd = 0; wd < words; wd++) {                                                   \
-            uint64_t todo = eligible_word(r, wd, words);                                           \
-            uint64_t out_bits = 0;                                                                 \
-            while (todo) {                                                                         \
-                const int b = __builtin_ctzll(todo);                                               \
-                todo &= todo - 1;                                                                  \
-                const uint32_t d = (uint32_t)(wd * 64 + b);                                        \
-                if (p->apply == MG_APPLY_IF_UNSET) {                                               \
-                    T cur;                                                                         \
-                    __atomic_load(y + d, &cur, __ATOMIC_RELAXED);                                  \
-                    if (cur != unset) continue;                                                    \
+        if (q->dest_list != NULL) {                                                                \
+            local_list mine;                                                                       \
+            mine.k = 0;                                                                            \
+            _Pragma("omp for schedule(dynamic, 64) nowait")                                        \
+            for (int64_t i = 0; i < q->dest_count; i++) {                                          \
+                const uint32_t d = q->dest_list[i];                                                \
+                if (pull_one_##SUF(q, K, C, d, &scanned) && q->out_bm) {                           \
+                    __atomic_fetch_or(&q->out_bm[d >> 6], 1ull << (d & 63), __ATOMIC_RELAXED);     \
+                    local_push(&mine, d, q->out_list, &r->out_cursor);                             \
+                    joined++;                                                                      \
                 }                                                                                  \
-                T acc = identity_##SUF(C);                                                         \
-                bool found = false;                                                                \
-                const uint64_t lo = pull_off[d], hi = pull_off[d + 1];                             \
-                uint64_t e = lo;                                                                   \
-                /* the same loop twice, so that with every source active (PageRank, CC's        \
-                 * sweeps) it tests no bit per edge; q: a local copy of *r, whose fields the       \
-                 * compiler then keeps in registers across the loop's atomic loads */              \
-                if (active_bm == NULL) {                                                           \
-                    PULL_EDGES(T, SUF, 0)                                                      \
-                } else {                                                                           \
-                    PULL_EDGES(T, SUF, 1)                                                      \
-                }                                                                                  \
-                scanned += e - lo;                                                                 \
-                if ((found || p->apply == MG_APPLY_AFFINE) && apply_##SUF(r, d, acc, found))       \
-                    out_bits |= 1ull << b;                                                         \
             }                                                                                      \
-            if (r->out_bm) r->out_bm[wd] = out_bits;                                               \
-            joined += (uint64_t)__builtin_popcountll(out_bits);                                    \
+            local_flush(&mine, q->out_list, &r->out_cursor);                                       \
+        } else {                                                                                   \
+            _Pragma("omp for schedule(dynamic, 64) nowait")                                        \
+            for (int64_t wd = 0; wd < words; wd++) {                                               \
+                uint64_t todo = eligible_word(q, wd, words);                                       \
+                uint64_t out_bits = 0;                                                             \
+                while (todo) {                                                                     \
+                    const int b = __builtin_ctzll(todo);                                           \
+                    todo &= todo - 1;                                                              \
+                    if (pull_one_##SUF(q, K, C, (uint32_t)(wd * 64 + b), &scanned))                \
+                        out_bits |= 1ull << b;                                                     \
+                }                                                                                  \
+                if (q->out_bm) q->out_bm[wd] = out_bits;                                           \
+                joined += (uint64_t)__builtin_popcountll(out_bits);                                \
+            }                                                                                      \
         }                                                                                          \
         __atomic_fetch_add(&r->scanned, scanned, __ATOMIC_RELAXED);                                \
         __atomic_fetch_add(&r->joined, joined, __ATOMIC_RELAXED);                                  \
@@ -582,7 +606,15 @@ mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info) {
     else if (call->in == NULL || p->apply == MG_APPLY_AFFINE) pull = true;
     else pull = mg__cpu_pull_pays(mf, g->m, p->combine == MG_COMBINE_ANY, r.pull_off, g->n, r.mask_bm, r.complement);
 
-    if (call->out != NULL && !pull) clear_out_bitmap(call->out);
+    /* A pull into the vertices of a short mask visits them from its list, not the n / 64 words
+     * of its bitmap: BC's backward pass pulls into one level of a road network at a time, where
+     * the words were most of the step (docs/PERFORMANCE.md, session 27). */
+    if (pull && call->mask != NULL && !r.complement && call->mask->list_valid &&
+        call->mask->count < g->n / 64) {
+        r.dest_list = call->mask->list;
+        r.dest_count = call->mask->count;
+    }
+    if (call->out != NULL && (!pull || r.dest_list != NULL)) clear_out_bitmap(call->out);
     const int K = (int)p->contribution, C = (int)p->combine, ti = type_index(call->y->type);
     if (pull) {
         if (call->in != NULL) {
@@ -620,8 +652,8 @@ mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info) {
     if (call->out != NULL) {
         call->out->count = (uint32_t)r.joined;
         call->out->bitmap_valid = true;
-        /* an affine apply writes whole bitmap words and no list */
-        call->out->list_valid = !pull && p->apply != MG_APPLY_AFFINE;
+        /* a pull by words and an affine push write whole bitmap words and no list */
+        call->out->list_valid = pull ? r.dest_list != NULL : p->apply != MG_APPLY_AFFINE;
     }
     info->frontier_vertices = nf;
     info->frontier_edges = mf;
