@@ -341,6 +341,9 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
         uint64_t *touched = r->ws->touched;                                                        \
         uint32_t *touched_list = r->ws->touched_list;                                              \
         const bool to_out = direct != 0 && p->apply != MG_APPLY_ADD;                               \
+        /* if-unset's compare-and-swap admits one winner a destination, so its output needs no     \
+         * bitmap to list each vertex once (the caller leaves the bitmap to be built on demand) */ \
+        const bool exclusive = to_out && p->apply == MG_APPLY_IF_UNSET;                            \
         /* read through a local copy: local_push writes r's cursors, after which the compiler      \
          * would reload every field of *r (as in the pull) */                                      \
         const run local = *r, *const q = &local;                                                   \
@@ -374,7 +377,7 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
                 default: atomic_combine_##SUF(C, acc + d, c); break;                               \
                 }                                                                                  \
                 if (to_out) {                                                                      \
-                    if (joined && q->out_bm && bit_claim(q->out_bm, d))                            \
+                    if (joined && q->out_bm && (exclusive || bit_claim(q->out_bm, d)))             \
                         local_push(&mine, d, q->out_list, &r->out_cursor);                         \
                 } else if (bit_claim(touched, d)) {                                                \
                     local_push(&mine, d, touched_list, &r->touched_cursor);                        \
@@ -614,7 +617,9 @@ mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info) {
         r.dest_list = call->mask->list;
         r.dest_count = call->mask->count;
     }
-    if (call->out != NULL && (!pull || r.dest_list != NULL)) clear_out_bitmap(call->out);
+    /* an if-unset push lists its output without the bitmap (push_kernel's `exclusive`) */
+    const bool list_only = !pull && direct && p->apply == MG_APPLY_IF_UNSET;
+    if (call->out != NULL && (!pull || r.dest_list != NULL) && !list_only) clear_out_bitmap(call->out);
     const int K = (int)p->contribution, C = (int)p->combine, ti = type_index(call->y->type);
     if (pull) {
         if (call->in != NULL) {
@@ -651,7 +656,7 @@ mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info) {
         r.joined = r.out_cursor; /* push kernels that list what joined */
     if (call->out != NULL) {
         call->out->count = (uint32_t)r.joined;
-        call->out->bitmap_valid = true;
+        call->out->bitmap_valid = !list_only;
         /* a pull by words and an affine push write whole bitmap words and no list */
         call->out->list_valid = pull ? r.dest_list != NULL : p->apply != MG_APPLY_AFFINE;
     }
