@@ -1450,6 +1450,11 @@ mg_status form_profile(mg_context ctx, mg__spmv_form *f, const form_sample &samp
     return MG_SUCCESS;
 }
 
+/* A form's nnz values of es bytes each, allocated to a multiple of 16 bytes: spmv_profile reads a
+ * row's values as the 16-byte vectors that hold it, and the last row's last vector may reach past
+ * nnz (compute-sanitizer found it on 359983 floats, session 28). */
+size_t values_bytes(uint64_t nnz, size_t es) { return ((size_t)nnz * es + 15) / 16 * 16; }
+
 /* Uploads one orientation (host CSR arrays of n rows) and bins its rows; the upload and the
  * binning are timed apart (CUDA events) and added to g's totals. */
 mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32_t n,
@@ -1469,7 +1474,7 @@ mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32
     if (g->values != MG_VALUES_NONE) {
         const int k = g->values == MG_VALUES_DOUBLE;
         const size_t es = k ? 8 : 4;
-        TRY(form_alloc(ctx, f, &f->d_val[k], (size_t)nnz * es, "the matrix's values"));
+        TRY(form_alloc(ctx, f, &f->d_val[k], values_bytes(nnz, es), "the matrix's values"));
         if (nnz > 0) CU(cudaMemcpy(f->d_val[k], val, (size_t)nnz * es, cudaMemcpyHostToDevice));
     }
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
@@ -1681,7 +1686,7 @@ mg_status mg__gpu_form_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_
     if (g->values == MG_VALUES_NONE) return MG_SUCCESS;
     const int want = t == MG_DOUBLE, have = g->values == MG_VALUES_DOUBLE;
     if (f->d_val[want] == nullptr) {
-        TRY(form_alloc(ctx, f, &f->d_val[want], (size_t)f->nnz * (want ? 8 : 4),
+        TRY(form_alloc(ctx, f, &f->d_val[want], values_bytes(f->nnz, want ? 8 : 4),
                        "the matrix's values converted"));
         if (f->nnz > 0) {
             if (want)

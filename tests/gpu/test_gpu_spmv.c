@@ -136,6 +136,20 @@ static mg_matrix make_runs(uint32_t rows, uint32_t cols, mg_values vt, uint32_t 
     return coords_matrix(&b, rows, cols, vt);
 }
 
+/* A band of 9 diagonals (-4..4) with no holes, so both the diagonal and the profile form are
+ * candidates (every row one run); `shifted_row` (unless UINT32_MAX) has its run moved 20 columns
+ * right, onto diagonals no sampled row has: the diagonal build misses it and the profile form is
+ * taken instead. */
+static mg_matrix make_band_runs(uint32_t rows, uint32_t cols, mg_values vt, uint32_t shifted_row) {
+    coords b = coords_make((uint64_t)rows * 9 + 1);
+    for (uint32_t i = 0; i < rows; i++)
+        for (int d = -4; d <= 4; d++) {
+            const int64_t c = (int64_t)i + d + (i == shifted_row ? 20 : 0);
+            if (c >= 0 && c < cols) coords_add(&b, i, (uint32_t)c, test_value());
+        }
+    return coords_matrix(&b, rows, cols, vt);
+}
+
 static mg_matrix make_runs_gap(uint32_t rows, uint32_t cols, mg_values vt, uint32_t row) {
     return make_runs(rows, cols, vt, row, UINT32_MAX);
 }
@@ -394,7 +408,8 @@ int main(void) {
      * type and a pattern (A^T is banded too: its CSC takes the form as well), and the same matrix
      * with one entry off its diagonals in a row the sample skips, which the build finds (the CSR);
      * the profile form: rows of one run each, square, rectangular (rows past the last column
-     * empty), a pattern; a gap in a row the sample skips, and a row 100x the mean, keep the CSR.
+     * empty), a pattern; a gap in a row the sample skips, and a row 100x the mean, keep the CSR;
+     * a band that both forms could take, as diagonals, and with one row off them, as runs.
      * The first of each family also gets the full sweep under compute-sanitizer and the residency
      * checks, the banded one the hole check. */
     struct {
@@ -415,6 +430,8 @@ int main(void) {
         {"profile-pattern", make_runs_gap, 30000, 30000, MG_VALUES_NONE, UINT32_MAX, "profile", false},
         {"profile-one-gap", make_runs_gap, 30000, 30000, MG_VALUES_DOUBLE, 1, "csr-", false},
         {"profile-long-row", make_runs_long, 30000, 30000, MG_VALUES_FLOAT, 7, "csr-", false},
+        {"band-runs", make_band_runs, 40000, 40000, MG_VALUES_FLOAT, UINT32_MAX, "diagonal (9)", false},
+        {"band-runs-shifted", make_band_runs, 40000, 40000, MG_VALUES_DOUBLE, 1, "profile", false},
     };
     for (size_t c = 0; c < sizeof formed / sizeof formed[0]; c++) {
         mg_matrix A = formed[c].make(formed[c].rows, formed[c].cols, formed[c].vt, formed[c].row);
