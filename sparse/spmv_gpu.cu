@@ -477,15 +477,26 @@ struct form_sample {
     uint32_t runs;                   /* 1: every sampled row one short enough run */
 };
 
+/* What form_shaped reads back in its one round trip: the sample, and the verdicts of the diagonal
+ * and profile builds queued after it (zeroed by sample_form, which runs first). */
+struct form_answers {
+    form_sample sample;
+    unsigned long long diag_misses;
+    unsigned long long profile_misses, profile_longest;
+};
+
 __global__ void __launch_bounds__(kFormSamples)
 sample_form(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, uint32_t n, uint64_t longest,
-            form_sample *out) {
+            form_answers *out) {
     __shared__ int32_t set[kSampleSlots];
     __shared__ uint32_t count;
     __shared__ uint32_t broken; /* a sampled row is not one run */
     __shared__ uint32_t found;
     for (uint32_t i = threadIdx.x; i < kSampleSlots; i += blockDim.x) set[i] = kNoDiagonal;
-    if (threadIdx.x == 0) count = 0, broken = 0;
+    if (threadIdx.x == 0) {
+        count = 0, broken = 0;
+        out->diag_misses = out->profile_misses = out->profile_longest = 0;
+    }
     __syncthreads();
     const uint32_t samples = n < kFormSamples ? n : kFormSamples;
     if (threadIdx.x < samples) {
@@ -502,9 +513,16 @@ sample_form(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, 
             if (!counting) continue;
             const int32_t dg = (int32_t)((int64_t)c - (int64_t)row);
             uint32_t h = ((uint32_t)dg * 2654435761u) >> 20;
+            /* a slot is read before it is claimed: the threads of a band or stencil all find the
+             * same few diagonals, and an atomic on each of their entries serialised them (the
+             * sample of banded30303-b16 and blockdiag15616-64, 33 and 64 entries a row, took 62-77
+             * us, 50-60 reading first; event trace, H100, session 28) */
             for (uint32_t probe = 0; probe < kSampleSlots; probe++, h = (h + 1) % kSampleSlots) {
-                const int32_t was = atomicCAS(set + h, kNoDiagonal, dg);
-                if (was == kNoDiagonal) atomicAdd(&count, 1u);
+                int32_t was = *(volatile int32_t *)(set + h);
+                if (was == kNoDiagonal) {
+                    was = atomicCAS(set + h, kNoDiagonal, dg);
+                    if (was == kNoDiagonal) atomicAdd(&count, 1u);
+                }
                 if (was == kNoDiagonal || was == dg) break;
             }
         }
@@ -515,12 +533,12 @@ sample_form(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, 
     for (uint32_t h = threadIdx.x; h < kSampleSlots; h += blockDim.x)
         if (set[h] != kNoDiagonal) {
             const uint32_t at = atomicAdd(&found, 1u);
-            if (at <= kMaxDiagonals) out->diag[at] = set[h];
+            if (at <= kMaxDiagonals) out->sample.diag[at] = set[h];
         }
     __syncthreads();
     if (threadIdx.x == 0) {
-        out->nd = min(found, kMaxDiagonals + 1);
-        out->runs = broken == 0;
+        out->sample.nd = min(found, kMaxDiagonals + 1);
+        out->sample.runs = broken == 0;
     }
 }
 
@@ -575,11 +593,11 @@ spmv_diag(diag_offsets o, uint32_t nd, const T *__restrict__ val, const uint32_t
 
 /* The diagonal form from the CSR, a warp per 32 rows: the lanes read the rows' entries together
  * (coalesced), find each entry's row among the 32 row starts (shuffles) and its diagonal among the
- * nd candidates (a binary search in shared memory), and place its value in the warp's tile of
- * nd x 32 values and its presence bit in the warp's word of that diagonal (shared memory); then the
- * warp writes each diagonal's 32 values and its word, coalesced. An entry on no candidate diagonal
- * (or a second one on the same: not in a matrix of distinct coordinates) counts in *misses, and the
- * form is not used. Storing each value straight to its diagonal (32 diagonals a warp store on a
+ * sample's nd (a binary search in shared memory; nothing is built when they are more than `most`),
+ * and place its value in the warp's tile of nd x 32 values and its presence bit in the warp's word
+ * of that diagonal (shared memory); then the warp writes each diagonal's 32 values and its word,
+ * coalesced. An entry on no sampled diagonal (or a second one on the same: not in a matrix of
+ * distinct coordinates) counts in ans->diag_misses, and the form is not used. Storing each value straight to its diagonal (32 diagonals a warp store on a
  * band) moved 2 GB of DRAM for 0.8 GB of data and took 2.7 ms on a 64M-entry band of 33
  * diagonals, 21 of its products (ncu, H100). Shared memory: diag_build_shared. */
 constexpr uint32_t kDiagTileStride = 33; /* a diagonal's 32 rows in the tile, padded: no bank conflicts */
@@ -591,11 +609,20 @@ template <typename T> constexpr size_t diag_build_warp_bytes(uint32_t nd) {
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
 diag_build(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, const T *__restrict__ val,
-           uint32_t n, diag_offsets o, uint32_t nd, T *__restrict__ dval, uint32_t *__restrict__ mask,
-           unsigned long long *misses) {
+           uint32_t n, form_answers *ans, uint32_t most, T *__restrict__ dval, uint32_t *__restrict__ mask) {
     extern __shared__ __align__(16) unsigned char diag_shared[];
     __shared__ int32_t so[kMaxDiagonals];
-    for (uint32_t d = threadIdx.x; d < kMaxDiagonals; d += blockDim.x) so[d] = o.o[d];
+    /* the sample's diagonals, when they are few enough (else nothing to build), ascending */
+    const uint32_t nd = ans->sample.nd;
+    if (nd == 0 || nd > most) return;
+    if (threadIdx.x == 0)
+        for (uint32_t d = 0; d < nd; d++) {
+            const int32_t v = ans->sample.diag[d];
+            uint32_t at = d;
+            for (; at > 0 && so[at - 1] > v; at--) so[at] = so[at - 1];
+            so[at] = v;
+        }
+    unsigned long long *const misses = &ans->diag_misses;
     __syncthreads();
     const uint32_t warps = blockDim.x / 32, lane = threadIdx.x & 31;
     T *const tile = reinterpret_cast<T *>(diag_shared) + (size_t)(threadIdx.x / 32) * nd * kDiagTileStride;
@@ -773,10 +800,15 @@ spmv_vector(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, 
 /* The profile form's check and first columns, a warp per 32 rows: the lanes read the rows' column
  * ids together (coalesced) and compare each with the one before it unless it starts a row (found
  * among the 32 row starts by shuffles); a row's lane stores its first column and the warp's
- * longest row goes to *longest. Any gap counts in *misses, and the form is not used. */
+ * longest row goes to ans->profile_longest. Any gap counts in ans->profile_misses, and the form is
+ * not used. */
 __global__ void __launch_bounds__(kThreads)
 profile_build(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, uint32_t n,
-              uint32_t *__restrict__ first, unsigned long long *misses, unsigned long long *longest) {
+              uint32_t *__restrict__ first, form_answers *ans, uint32_t most_diagonals) {
+    /* not when a sampled row is not a run, nor when the diagonal form queued before was built */
+    const uint32_t nd = ans->sample.nd;
+    if (!ans->sample.runs || (nd != 0 && nd <= most_diagonals && ans->diag_misses == 0)) return;
+    unsigned long long *const misses = &ans->profile_misses, *const longest = &ans->profile_longest;
     const uint32_t lane = threadIdx.x & 31;
     const uint64_t words = ((uint64_t)n + 31) / 32;
     for (uint64_t w = ((uint64_t)blockIdx.x * kThreads + threadIdx.x) / 32; w < words;
@@ -883,7 +915,7 @@ struct form_rows_args {
     uint32_t *long_rows, *long_first, *chunk_long, *arrive;
     uint64_t *chunk_begin;
     form_counts *totals;                      /* gridDim.x: each block's phase 1 counts */
-    unsigned long long *longest;              /* 0 on entry */
+    unsigned long long *block_longest;        /* gridDim.x: each block's longest row */
     uint32_t *sizes;                          /* out: longest, chunks, long rows, row blocks + 1 float, double */
 };
 
@@ -897,6 +929,7 @@ __global__ void __launch_bounds__(kFormThreads, 1) form_rows(form_rows_args a) {
         typename Scan::TempStorage scan;
     } tmp;
     __shared__ form_counts carry;
+    __shared__ unsigned long long most_shared;
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     constexpr uint32_t kRound = kFormThreads * kFormPer;
     const form_counts none = {{0, 0, 0, 0}, 0, 0};
@@ -920,14 +953,20 @@ __global__ void __launch_bounds__(kFormThreads, 1) form_rows(form_rows_args a) {
             for (int k = 0; k < 4; k++) mine.starts[k] += pred[k](i);
         }
     longest = ReduceMax(tmp.most).Reduce(longest, cuda::maximum<unsigned long long>());
-    if (threadIdx.x == 0 && longest > 0) atomicMax(a.longest, longest);
+    if (threadIdx.x == 0) a.block_longest[blockIdx.x] = longest;
     __syncthreads();
     mine = Reduce(tmp.reduce).Reduce(mine, form_sum());
     if (threadIdx.x == 0) a.totals[blockIdx.x] = mine;
     grid.sync();
 
-    /* Phase 2; every block decides the buckets alike */
-    const unsigned long long most = *(volatile unsigned long long *)a.longest;
+    /* Phase 2; every block decides the buckets alike, from every block's longest row */
+    longest = 0;
+    for (uint32_t b = threadIdx.x; b < gridDim.x; b += kFormThreads)
+        longest = max(longest, *(volatile unsigned long long *)(a.block_longest + b));
+    longest = ReduceMax(tmp.most).Reduce(longest, cuda::maximum<unsigned long long>());
+    if (threadIdx.x == 0) most_shared = longest;
+    __syncthreads();
+    const unsigned long long most = most_shared;
     const bool short_rows = most <= kShortRow && a.nnz < (1ull << 32);
     /* each type's bucket, and from here on starts[k] counts type k's blocks */
     const starts_stream_block use[2] = {short_rows ? pred[0] : pred[2], short_rows ? pred[1] : pred[3]};
@@ -1014,28 +1053,13 @@ mg_status form_alloc(mg_context ctx, mg__spmv_form *f, void **p, size_t bytes, c
 }
 
 void form_free(mg__spmv_form *f) {
-    if (f->d_pack != nullptr) { /* the row blocks are carved from it (form_bins_host) */
-        dfree(f->d_pack);
-        f->d_long_rows = f->d_long_first = f->d_chunk_long = f->d_arrive = f->d_off32 = nullptr;
-        f->d_blk_row[0] = f->d_blk_row[1] = f->d_blk_e[0] = f->d_blk_e[1] = nullptr;
-        f->d_chunk_begin = nullptr;
-        f->d_partial = nullptr;
-    }
     dfree(f->d_off);
     dfree(f->d_idx);
     dfree(f->d_val[0]);
     dfree(f->d_val[1]);
-    dfree(f->d_long_rows);
-    dfree(f->d_long_first);
-    dfree(f->d_chunk_long);
-    dfree(f->d_arrive);
-    dfree(f->d_chunk_begin);
-    dfree(f->d_partial);
-    dfree(f->d_blk_row[0]);
-    dfree(f->d_blk_row[1]);
-    dfree(f->d_off32);
-    dfree(f->d_blk_e[0]);
-    dfree(f->d_blk_e[1]);
+    dfree(f->d_pack); /* and the row blocks' arrays carved from the packs */
+    dfree(f->d_pack_short);
+    dfree(f->d_pack_long);
     /* the form's own type's values and its bits are carved from d_diag_pack */
     for (int k = 0; k < 2; k++)
         if (f->d_diag_val[k] != f->d_diag_pack) dfree(f->d_diag_val[k]);
@@ -1206,7 +1230,9 @@ mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *h
     f->nlong = f->nchunks = f->nblk[0] = f->nblk[1] = 0;
     if (f->n == 0) return MG_SUCCESS;
     if (f->n < kHostFormRows) return form_bins_host(ctx, f, sms, h_off);
-    const size_t items = (size_t)f->n + 1, most_chunks = f->nnz / kLongRow + 1;
+    const size_t items = (size_t)f->n + 1;
+    /* a long row has over kLongRow entries, and at most one chunk per kLongRow of them */
+    const size_t most_long = f->nnz / (kLongRow + 1) + 1, most_chunks = f->nnz / kLongRow + 1;
     const unsigned grid = (unsigned)sms;
     form_rows_args a = {};
     a.off = f->d_off;
@@ -1221,39 +1247,38 @@ mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *h
         form_tile(&shape, k, sms);
         a.bucket[2 + k] = shape.bucket[k];
     }
-    dbuf scratch;
-    const size_t totals_bytes = (size_t)grid * sizeof(form_counts);
-    TRY(dbuf_alloc(ctx, &scratch, totals_bytes + 8 + 5 * 4, "the SpMV row bins"));
-    a.totals = (form_counts *)scratch.p;
-    a.longest = (unsigned long long *)((char *)scratch.p + totals_bytes);
-    a.sizes = (uint32_t *)(a.longest + 1);
-    CU(cudaMemsetAsync(a.longest, 0, 8));
-    bool any_e = false;
-    for (int k = 0; k < 2; k++) {
-        TRY(form_alloc(ctx, f, (void **)&f->d_blk_row[k], items * 4, "the SpMV row blocks"));
-        a.blk_row[k] = f->d_blk_row[k];
-        if (a.bucket[k] != kSmallBucket && f->nnz < (1ull << 32)) {
-            TRY(form_alloc(ctx, f, (void **)&f->d_blk_e[k], items * 4, "the SpMV row blocks"));
-            a.blk_e[k] = f->d_blk_e[k];
-            any_e = true;
-        }
+    /* The arrays in three allocations, each given back whole when the form does not use it: the row
+     * blocks of both value types, with form_rows's scratch after them (d_pack); the short form's
+     * 32-bit offsets and blocks' first entries (d_pack_short); the long rows and their chunks
+     * (d_pack_long). A scratch buffer, its memset and an allocation an array took 30-45 us of the
+     * build, these three 7-21 us (event trace, H100, session 28). */
+    const size_t rows_bytes = (2 * items * 4 + 7) / 8 * 8;
+    const size_t pack_bytes = rows_bytes + (size_t)grid * (sizeof(form_counts) + 8) + 8 * 4;
+    TRY(form_alloc(ctx, f, &f->d_pack, pack_bytes, "the SpMV row blocks"));
+    char *const pack = static_cast<char *>(f->d_pack);
+    f->d_blk_row[0] = a.blk_row[0] = reinterpret_cast<uint32_t *>(pack);
+    f->d_blk_row[1] = a.blk_row[1] = a.blk_row[0] + items;
+    a.block_longest = reinterpret_cast<unsigned long long *>(pack + rows_bytes);
+    a.totals = reinterpret_cast<form_counts *>(a.block_longest + grid);
+    a.sizes = reinterpret_cast<uint32_t *>(a.totals + grid);
+    const bool short_e[2] = {a.bucket[0] != kSmallBucket && f->nnz < (1ull << 32),
+                             a.bucket[1] != kSmallBucket && f->nnz < (1ull << 32)};
+    const size_t short_bytes = ((short_e[0] || short_e[1]) ? 3 * items * 4 : 0);
+    if (short_bytes != 0) {
+        TRY(form_alloc(ctx, f, &f->d_pack_short, short_bytes, "the SpMV short form"));
+        f->d_off32 = a.off32 = static_cast<uint32_t *>(f->d_pack_short);
+        for (int k = 0; k < 2; k++)
+            if (short_e[k]) f->d_blk_e[k] = a.blk_e[k] = a.off32 + (k + 1) * items;
     }
-    if (any_e) {
-        TRY(form_alloc(ctx, f, (void **)&f->d_off32, items * 4, "the SpMV 32-bit offsets"));
-        a.off32 = f->d_off32;
-    }
-    if (f->nnz > kLongRow) {
-        TRY(form_alloc(ctx, f, (void **)&f->d_long_rows, items * 4, "the SpMV long rows"));
-        TRY(form_alloc(ctx, f, (void **)&f->d_long_first, items * 4, "the SpMV long rows"));
-        TRY(form_alloc(ctx, f, (void **)&f->d_arrive, items * 4, "the SpMV long rows"));
-        TRY(form_alloc(ctx, f, (void **)&f->d_chunk_long, most_chunks * 4, "the SpMV chunks"));
-        TRY(form_alloc(ctx, f, (void **)&f->d_chunk_begin, most_chunks * 8, "the SpMV chunks"));
-        TRY(form_alloc(ctx, f, (void **)&f->d_partial, most_chunks * 8, "the SpMV chunk sums"));
-        a.long_rows = f->d_long_rows;
-        a.long_first = f->d_long_first;
-        a.arrive = f->d_arrive;
-        a.chunk_long = f->d_chunk_long;
-        a.chunk_begin = f->d_chunk_begin;
+    const size_t long_bytes = f->nnz > kLongRow ? most_chunks * 20 + (3 * most_long + 1) * 4 : 0;
+    if (long_bytes != 0) {
+        TRY(form_alloc(ctx, f, &f->d_pack_long, long_bytes, "the SpMV long rows"));
+        f->d_chunk_begin = a.chunk_begin = static_cast<uint64_t *>(f->d_pack_long);
+        f->d_partial = reinterpret_cast<double *>(a.chunk_begin + most_chunks);
+        f->d_long_rows = a.long_rows = reinterpret_cast<uint32_t *>(f->d_partial + most_chunks);
+        f->d_long_first = a.long_first = a.long_rows + most_long;
+        f->d_arrive = a.arrive = a.long_first + most_long + 1;
+        f->d_chunk_long = a.chunk_long = a.arrive + most_long;
     }
     void *args[] = {&a};
     CU(cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(form_rows), dim3(grid), dim3(kFormThreads),
@@ -1267,186 +1292,175 @@ mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *h
     f->short_rows = h[0] <= kShortRow && f->nnz < (1ull << 32);
     form_tile(f, 0, sms);
     form_tile(f, 1, sms);
-    /* the short form's arrays are kept only where it is used */
-    for (int k = 0; k < 2; k++)
-        if ((!f->short_rows || f->bucket[k] == kSmallBucket) && f->d_blk_e[k] != nullptr) {
-            dfree(f->d_blk_e[k]);
-            f->d_blk_e[k] = nullptr;
-            f->bytes -= items * 4;
-        }
-    if (f->d_blk_e[0] == nullptr && f->d_blk_e[1] == nullptr && f->d_off32 != nullptr) {
-        dfree(f->d_off32);
-        f->d_off32 = nullptr;
-        f->bytes -= items * 4;
-    }
     /* rows of nearly one length take spmv_vector, which reads none of the row blocks */
     const uint64_t mean = f->nnz / f->n;
     f->csr_vector = mean >= kVectorMeanRow && h[0] <= kVectorLongest * mean;
+    /* the short form's arrays are kept only where it is used (one type's room stays unused) */
+    for (int k = 0; k < 2; k++)
+        if (!f->short_rows || f->bucket[k] == kSmallBucket || f->csr_vector) f->d_blk_e[k] = nullptr;
+    if (f->d_pack_short != nullptr && f->d_blk_e[0] == nullptr && f->d_blk_e[1] == nullptr) {
+        dfree(f->d_pack_short);
+        f->d_pack_short = nullptr;
+        f->d_off32 = nullptr;
+        f->bytes -= short_bytes;
+    }
     if (f->csr_vector) {
-        for (int k = 0; k < 2; k++)
-            for (uint32_t **p : {&f->d_blk_row[k], &f->d_blk_e[k]})
-                if (*p != nullptr) {
-                    dfree(*p);
-                    *p = nullptr;
-                    f->bytes -= items * 4;
-                }
-        if (f->d_off32 != nullptr) {
-            dfree(f->d_off32);
-            f->d_off32 = nullptr;
-            f->bytes -= items * 4;
-        }
+        dfree(f->d_pack);
+        f->d_pack = nullptr;
+        f->d_blk_row[0] = f->d_blk_row[1] = nullptr;
+        f->bytes -= pack_bytes;
         f->nblk[0] = f->nblk[1] = 0;
         f->nlong = 0;
     }
-    if (f->nlong == 0 && f->d_long_rows != nullptr) {
-        for (uint32_t **p : {&f->d_long_rows, &f->d_long_first, &f->d_arrive, &f->d_chunk_long}) {
-            dfree(*p);
-            *p = nullptr;
-        }
-        dfree(f->d_chunk_begin);
-        dfree(f->d_partial);
+    if (f->nlong == 0 && f->d_pack_long != nullptr) {
+        dfree(f->d_pack_long);
+        f->d_pack_long = nullptr;
         f->d_chunk_begin = nullptr;
         f->d_partial = nullptr;
+        f->d_long_rows = f->d_long_first = f->d_arrive = f->d_chunk_long = nullptr;
         f->nchunks = 0;
-        f->bytes -= items * 12 + most_chunks * 20;
+        f->bytes -= long_bytes;
     }
     return MG_SUCCESS;
 }
 
-/* Whether kPeekRows rows of the host CSR, among those sample_form reads, already rule out both
- * the diagonal and the profile form (more than kMaxDiagonals diagonals, and a gap or too few entries
- * a row): most matrices of the CSR form (R-MAT, uniform) are told in a few us, where sample_form's
- * launch and round trip cost them 20-60 us (H200, session 25). */
+/* The diagonal and profile forms a matrix may take, as far as kPeekRows rows of the host CSR
+ * (among those sample_form reads) tell: most_diagonals, the most diagonals its diagonal form may
+ * have (0: that form is ruled out), and whether the profile form is still possible. A diagonal form
+ * pays on a matrix of at least kHostFormRows rows (below, a product is a launch's latency either
+ * way) whose diagonals number at most kMaxDiagonals, fill at least 1 / kDiagFill of their n slots
+ * each (in double they then move at most 1.2 * 8.1 bytes an entry, less than the CSR's 12 +, and in
+ * float 5 against 8 +) and have kDiagRowsPerDiagonal rows each; a profile form on one of
+ * kProfileMeanRow entries a row or more on average, every row a run of consecutive columns and none
+ * longer than kProfileLongest times the mean. Most matrices of the CSR form (R-MAT, uniform, graphs)
+ * are told here in a few us, where the device's sample costs them a launch and a round trip. */
 constexpr uint32_t kPeekRows = 16;
 static_assert(kFormSamples % kPeekRows == 0, "the peeked rows are sampled rows");
-bool peek_rules_out(const uint64_t *off, const uint32_t *idx, uint32_t n, uint64_t nnz) {
-    int32_t seen[kMaxDiagonals];
-    uint32_t nd = 0;
-    bool many = false, runs = nnz >= kProfileMeanRow * n;
-    for (uint32_t s = 0; s < kPeekRows; s++) {
-        const uint32_t row = (uint32_t)((uint64_t)s * n / kPeekRows);
-        for (uint64_t e = off[row]; e < off[row + 1]; e++) {
-            if (e > off[row] && idx[e] != idx[e - 1] + 1) runs = false;
-            const int32_t dg = (int32_t)((int64_t)idx[e] - (int64_t)row);
-            if (!many && std::find(seen, seen + nd, dg) == seen + nd) {
-                if (nd == kMaxDiagonals) many = true;
-                else seen[nd++] = dg;
-            }
-            if (many && !runs) return true;
-        }
-    }
-    return false;
-}
-
-/* The sampled rows' answer (sample_form), one launch and one round trip. */
-mg_status form_sample_rows(mg_context ctx, const mg__spmv_form *f, form_sample *h) {
-    dbuf d;
-    TRY(dbuf_alloc(ctx, &d, sizeof *h, "the SpMV form's sample"));
-    const uint32_t samples = f->n < kFormSamples ? f->n : kFormSamples;
-    sample_form<<<1, (samples + 31) / 32 * 32>>>(f->d_off, f->d_idx, f->n, kProfileLongest * (f->nnz / f->n),
-                                                 static_cast<form_sample *>(d.p));
-    LAUNCHED("sample_form");
-    CU(cudaMemcpy(h, d.p, sizeof *h, cudaMemcpyDeviceToHost));
-    return MG_SUCCESS;
-}
-
-/* The diagonal form of an uploaded orientation, when it pays (else f->ndiag stays 0): a matrix of
- * at least kHostFormRows rows (below, a product is a launch's latency either way) whose sampled rows
- * (sample_form) show at most kMaxDiagonals diagonals, filling at least 1 / kDiagFill of the n slots
- * each has: in double the diagonals then move at most 1.2 * 8.1 bytes an entry, less than the
- * CSR's 12 +, and in float 5 against 8 +. diag_build then places every entry, or finds one on
- * another diagonal, and the form is dropped (one round trip either way). Out of device memory, the
- * CSR form is used instead. */
 /* A thread a row leaves a matrix of few rows and many diagonals a short grid of long serial loops:
  * a band of 33 diagonals over 30303 rows ran 1.03x cuSPARSE by diagonals, 1.31x as CSR, where
  * 140608 rows of 7 and 484848 of 33 gained 1.4-1.7x (H100, session 24). */
 constexpr uint32_t kDiagRowsPerDiagonal = 4096;
 
-mg_status form_diag(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, const form_sample &sample) {
-    const uint32_t n = f->n, nd = sample.nd;
-    if (nd == 0 || nd > kMaxDiagonals || (double)nd * n > kDiagFill * (double)f->nnz ||
-        n / nd < kDiagRowsPerDiagonal)
-        return MG_SUCCESS;
-    diag_offsets o = {};
-    memcpy(o.o, sample.diag, nd * sizeof o.o[0]);
-    std::sort(o.o, o.o + nd);
+struct form_candidates {
+    uint32_t most_diagonals;
+    bool profile;
+};
 
-    const int k = g->values == MG_VALUES_DOUBLE;
-    const size_t es = k ? 8 : 4, words = ((size_t)n + 31) / 32;
-    const size_t mask_bytes = (nd * words * 4 + 7) / 8 * 8;
-    const size_t val_bytes = g->values == MG_VALUES_NONE ? 0 : (size_t)nd * n * es;
-    /* one allocation: the values, the presence bits, and the miss count (given back after) */
-    void *p = nullptr;
-    const mg_status st = form_alloc(ctx, f, &p, val_bytes + mask_bytes + 8, "the diagonal form");
-    if (st == MG_OUT_OF_MEMORY) {
-        ctx->error[0] = '\0'; /* the CSR form serves instead */
-        return MG_SUCCESS;
+form_candidates peek_candidates(const uint64_t *off, const uint32_t *idx, uint32_t n, uint64_t nnz) {
+    form_candidates c = {0, false};
+    if (n < kHostFormRows || nnz == 0) return c;
+    const uint64_t by_fill = (uint64_t)(kDiagFill * (double)nnz / n);
+    c.most_diagonals = (uint32_t)std::min<uint64_t>({kMaxDiagonals, by_fill, n / kDiagRowsPerDiagonal});
+    c.profile = nnz >= kProfileMeanRow * n;
+    const uint64_t longest = kProfileLongest * (nnz / n);
+    int32_t seen[kMaxDiagonals];
+    uint32_t nd = 0;
+    for (uint32_t s = 0; s < kPeekRows && (c.profile || c.most_diagonals != 0); s++) {
+        const uint32_t row = (uint32_t)((uint64_t)s * n / kPeekRows);
+        if (off[row + 1] - off[row] > longest) c.profile = false;
+        for (uint64_t e = off[row]; e < off[row + 1]; e++) {
+            if (e > off[row] && idx[e] != idx[e - 1] + 1) c.profile = false;
+            const int32_t dg = (int32_t)((int64_t)idx[e] - (int64_t)row);
+            if (c.most_diagonals != 0 && std::find(seen, seen + nd, dg) == seen + nd) {
+                if (nd == c.most_diagonals) c.most_diagonals = 0;
+                else seen[nd++] = dg;
+            }
+            if (!c.profile && c.most_diagonals == 0) break;
+        }
     }
-    TRY(st);
-    char *const base = static_cast<char *>(p);
-    unsigned long long *const misses = reinterpret_cast<unsigned long long *>(base + val_bytes + mask_bytes);
-    uint32_t *const mask = reinterpret_cast<uint32_t *>(base + val_bytes);
-    CU(cudaMemsetAsync(misses, 0, 8));
-    const size_t warp_bytes = k ? diag_build_warp_bytes<double>(nd) : diag_build_warp_bytes<float>(nd);
-    const uint32_t warps = (uint32_t)std::min<size_t>(kThreads / 32, std::max<size_t>(1, 48 * 1024 / warp_bytes));
-    const uint64_t blocks = (words + warps - 1) / warps, most = (uint64_t)f->sms * 16;
-    const unsigned grid = (unsigned)(blocks < most ? blocks : most);
-    if (k)
-        diag_build<double><<<grid, warps * 32, warps * warp_bytes>>>(
-            f->d_off, f->d_idx, (const double *)f->d_val[1], n, o, nd, val_bytes ? (double *)base : nullptr,
-            mask, misses);
-    else
-        diag_build<float><<<grid, warps * 32, warps * warp_bytes>>>(
-            f->d_off, f->d_idx, (const float *)f->d_val[0], n, o, nd, val_bytes ? (float *)base : nullptr,
-            mask, misses);
-    LAUNCHED("diag_build");
-    unsigned long long h = 0;
-    CU(cudaMemcpy(&h, misses, 8, cudaMemcpyDeviceToHost));
-    if (h != 0) {
-        dfree(p);
-        f->bytes -= val_bytes + mask_bytes + 8;
-        return MG_SUCCESS;
-    }
-    f->ndiag = nd;
-    memcpy(f->diag_off, o.o, sizeof f->diag_off);
-    f->d_diag_pack = p;
-    f->d_diag_mask = mask;
-    if (val_bytes) f->d_diag_val[k] = base;
-    return MG_SUCCESS;
+    return c;
 }
 
-/* The profile form of an uploaded orientation, when it pays (else f->d_first stays NULL): a matrix
- * of at least kHostFormRows rows and kProfileMeanRow entries a row on average whose sampled rows
- * (sample_form) are each one run of consecutive columns; profile_build then checks every row and
- * finds the longest, and the form is dropped when a row has a gap or is longer than
- * kProfileLongest times the mean (a group of lanes a row would wait on it). One round trip. */
-mg_status form_profile(mg_context ctx, mg__spmv_form *f, const form_sample &sample) {
+/* The diagonal or profile form of an uploaded orientation, where the peek leaves them possible
+ * (else, or when neither is made, the row bins are): the candidates' arrays in up to two
+ * allocations, the diagonal one sized for the most diagonals the form may have, then sample_form,
+ * diag_build and profile_build queued back to back, each deciding on the device from the ones
+ * before whether it runs, and one round trip for their answers (form_answers, carved from the
+ * first allocation). The diagonal form is kept when the sample saw few enough diagonals and every
+ * entry lies on one; else the profile form when every row is one short enough run; the other
+ * candidate's allocation is given back. Out of device memory, a candidate is dropped and the CSR
+ * form serves instead. With a round trip after the sample and after each build, the 1M-entry
+ * stencils, bands and block-diagonal matrices took 12-21 of their products (H100, session 27), in
+ * one 8-14 (session 28). */
+mg_status form_shaped(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, form_candidates c) {
     const uint32_t n = f->n;
-    if (f->nnz < kProfileMeanRow * n || !sample.runs) return MG_SUCCESS;
-    void *p = nullptr;
-    const size_t first_bytes = ((size_t)n * 4 + 7) / 8 * 8;
-    const mg_status st = form_alloc(ctx, f, &p, first_bytes + 16, "the profile form");
-    if (st == MG_OUT_OF_MEMORY) {
-        ctx->error[0] = '\0'; /* the CSR form serves instead */
-        return MG_SUCCESS;
+    const int k = g->values == MG_VALUES_DOUBLE;
+    const size_t es = k ? 8 : 4, words = ((size_t)n + 31) / 32;
+    const auto align8 = [](size_t b) { return (b + 7) / 8 * 8; };
+    /* the diagonal candidate: values, then presence bits, then (being first) the answers */
+    const size_t val_bytes = g->values == MG_VALUES_NONE ? 0 : (size_t)c.most_diagonals * n * es;
+    const size_t mask_at = align8(val_bytes), diag_bytes = mask_at + align8((size_t)c.most_diagonals * words * 4);
+    const size_t first_bytes = align8((size_t)n * 4);
+    void *dp = nullptr, *pp = nullptr;
+    for (int form = 0; form < 2; form++) {
+        if (form == 0 ? c.most_diagonals == 0 : !c.profile) continue;
+        const size_t bytes = (form == 0 ? diag_bytes : first_bytes) + (dp == nullptr ? sizeof(form_answers) : 0);
+        const mg_status st = form_alloc(ctx, f, form == 0 ? &dp : &pp, bytes,
+                                        form == 0 ? "the diagonal form" : "the profile form");
+        if (st == MG_OUT_OF_MEMORY) {
+            ctx->error[0] = '\0'; /* the other form, or the CSR's, serves instead */
+            if (form == 0) c.most_diagonals = 0;
+            else c.profile = false;
+            continue;
+        }
+        TRY(st);
     }
-    TRY(st);
-    unsigned long long *const counts = reinterpret_cast<unsigned long long *>(static_cast<char *>(p) + first_bytes);
-    CU(cudaMemsetAsync(counts, 0, 16));
-    const uint64_t blocks = ((uint64_t)n + kThreads - 1) / kThreads, most = (uint64_t)f->sms * 16;
-    profile_build<<<(unsigned)(blocks < most ? blocks : most), kThreads>>>(f->d_off, f->d_idx, n,
-                                                                         static_cast<uint32_t *>(p), counts,
-                                                                         counts + 1);
-    LAUNCHED("profile_build");
-    unsigned long long h[2] = {};
-    CU(cudaMemcpy(h, counts, 16, cudaMemcpyDeviceToHost));
-    const uint64_t mean = f->nnz / n;
-    if (h[0] != 0 || h[1] > kProfileLongest * mean) {
-        dfree(p);
-        f->bytes -= first_bytes + 16;
-        return MG_SUCCESS;
+    if (dp == nullptr && pp == nullptr) return MG_SUCCESS;
+    form_answers *const ans = reinterpret_cast<form_answers *>(dp != nullptr ? static_cast<char *>(dp) + diag_bytes
+                                                                             : static_cast<char *>(pp) + first_bytes);
+    const size_t dp_bytes = diag_bytes + sizeof(form_answers), pp_bytes = first_bytes + (dp ? 0 : sizeof(form_answers));
+    uint32_t *const mask = dp ? reinterpret_cast<uint32_t *>(static_cast<char *>(dp) + mask_at) : nullptr;
+
+    const uint32_t samples = n < kFormSamples ? n : kFormSamples;
+    sample_form<<<1, (samples + 31) / 32 * 32>>>(f->d_off, f->d_idx, n, kProfileLongest * (f->nnz / n), ans);
+    LAUNCHED("sample_form");
+    const uint64_t most_blocks = (uint64_t)f->sms * 16;
+    if (dp != nullptr) {
+        const uint32_t most = c.most_diagonals;
+        const size_t warp_bytes = k ? diag_build_warp_bytes<double>(most) : diag_build_warp_bytes<float>(most);
+        const uint32_t warps = (uint32_t)std::min<size_t>(kThreads / 32, std::max<size_t>(1, 48 * 1024 / warp_bytes));
+        const uint64_t blocks = (words + warps - 1) / warps;
+        const unsigned grid = (unsigned)(blocks < most_blocks ? blocks : most_blocks);
+        if (k)
+            diag_build<double><<<grid, warps * 32, warps * warp_bytes>>>(
+                f->d_off, f->d_idx, (const double *)f->d_val[1], n, ans, most, val_bytes ? (double *)dp : nullptr,
+                mask);
+        else
+            diag_build<float><<<grid, warps * 32, warps * warp_bytes>>>(
+                f->d_off, f->d_idx, (const float *)f->d_val[0], n, ans, most, val_bytes ? (float *)dp : nullptr,
+                mask);
+        LAUNCHED("diag_build");
     }
-    f->d_first = static_cast<uint32_t *>(p);
+    if (pp != nullptr) {
+        const uint64_t blocks = ((uint64_t)n + kThreads - 1) / kThreads;
+        profile_build<<<(unsigned)(blocks < most_blocks ? blocks : most_blocks), kThreads>>>(
+            f->d_off, f->d_idx, n, static_cast<uint32_t *>(pp), ans, c.most_diagonals);
+        LAUNCHED("profile_build");
+    }
+    form_answers h;
+    CU(cudaMemcpy(&h, ans, sizeof h, cudaMemcpyDeviceToHost));
+
+    const uint32_t nd = h.sample.nd;
+    const bool diagonal = dp != nullptr && nd != 0 && nd <= c.most_diagonals && h.diag_misses == 0;
+    const bool profile = !diagonal && pp != nullptr && h.sample.runs && h.profile_misses == 0 &&
+                         h.profile_longest <= kProfileLongest * (f->nnz / n);
+    if (diagonal) {
+        f->ndiag = nd;
+        std::copy(h.sample.diag, h.sample.diag + nd, f->diag_off);
+        std::sort(f->diag_off, f->diag_off + nd); /* as diag_build ordered them */
+        f->d_diag_pack = dp;
+        f->d_diag_mask = mask;
+        if (val_bytes) f->d_diag_val[k] = dp;
+    } else if (dp != nullptr) {
+        dfree(dp);
+        f->bytes -= dp_bytes;
+    }
+    if (profile) {
+        f->d_first = static_cast<uint32_t *>(pp);
+    } else if (pp != nullptr) {
+        dfree(pp);
+        f->bytes -= pp_bytes;
+    }
     return MG_SUCCESS;
 }
 
@@ -1481,12 +1495,8 @@ mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32
     g->upload_seconds += ms / 1e3;
     TRY(mg__gpu_timer_start(ctx, timer.t));
     f->sms = (uint32_t)g->sms;
-    if (n >= kHostFormRows && nnz > 0 && !peek_rules_out(off, idx, n, nnz)) {
-        form_sample sample;
-        TRY(form_sample_rows(ctx, f, &sample));
-        TRY(form_diag(ctx, g, f, sample));
-        if (f->ndiag == 0) TRY(form_profile(ctx, f, sample));
-    }
+    const form_candidates c = peek_candidates(off, idx, n, nnz);
+    if (c.most_diagonals != 0 || c.profile) TRY(form_shaped(ctx, g, f, c));
     if (f->ndiag == 0 && f->d_first == nullptr) TRY(form_bins(ctx, f, g->sms, off));
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->seconds += ms / 1e3;

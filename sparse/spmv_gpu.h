@@ -66,8 +66,10 @@ struct mg__spmv_form {
     uint32_t *d_blk_e[2];          /* short form: nblk + 1 each, each block's first entry, then nnz */
     uint32_t nblk[2];              /* the stream kernel's row blocks, for float [0] and double [1] */
     uint32_t *d_blk_row[2];        /* nblk + 1 each: each block's first row, then n */
-    void *d_pack;                  /* a small matrix's row blocks, chunks and offsets in one
-                                      allocation, the pointers above carved from it (else NULL) */
+    /* The row blocks' arrays above are carved from these allocations: a small matrix's all from
+     * d_pack; a larger one's row blocks (both types) from d_pack, the short form's from
+     * d_pack_short, the long rows' and chunks' from d_pack_long (each NULL where not used). */
+    void *d_pack, *d_pack_short, *d_pack_long;
     /* The diagonal form (DIA): ndiag > 0 when used, and then the row blocks above are not made.
      * Diagonal d holds the entries (i, i + diag_off[d]) at d * n + i (0 where none), with bit i % 32
      * of word d * ceil(n / 32) + i / 32 of d_diag_mask set where the entry exists. */
