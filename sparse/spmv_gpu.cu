@@ -53,7 +53,7 @@
  *
  * The diagonal form: a matrix of at least kHostFormRows rows whose entries lie on at most
  * kMaxDiagonals diagonals (col - row) filling most of their slots (stencils, banded matrices) is
- * stored by diagonal instead of binned (form_diag): diagonal d's values in rows 0..n-1, 0 where a
+ * stored by diagonal instead of binned (form_shaped): diagonal d's values in rows 0..n-1, 0 where a
  * row has no entry there, and a presence bit an entry. spmv_diag gives a thread a row: every load
  * is coalesced and an entry costs its value and a bit, 4.1 bytes in float where the CSR's minimum is
  * 8 + 4 rows / nnz (its column id, its value and the row offsets), 8.1 in double against 12 +; so it
@@ -64,7 +64,7 @@
  * The profile form: a matrix that is not on few diagonals but whose every row is one run of
  * consecutive columns (block-diagonal matrices, variable bands), of 8 entries a row or more on
  * average, keeps the CSR's offsets and values and replaces the column ids by each row's first
- * column (form_profile); spmv_profile gives a row a group of lanes, which read its values as
+ * column (form_shaped); spmv_profile gives a row a group of lanes, which read its values as
  * 16-byte vectors. Block-diagonal matrices of 16M-64M entries: 0.98-1.01x the best cuSPARSE
  * algorithm as CSR, 1.59-1.88x in this form (H100, session 25).
  *
@@ -469,7 +469,7 @@ constexpr uint32_t kFormSamples = 1024;
 constexpr uint32_t kSampleSlots = 4096;
 constexpr int32_t kNoDiagonal = INT32_MIN;
 constexpr uint64_t kProfileLongest = 8;
-constexpr uint64_t kProfileMeanRow = 8; /* (form_profile) */
+constexpr uint64_t kProfileMeanRow = 8; /* (peek_candidates) */
 
 struct form_sample {
     int32_t diag[kMaxDiagonals + 1]; /* the first nd found (unordered) */

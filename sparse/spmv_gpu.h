@@ -40,7 +40,7 @@ constexpr uint32_t kStreamMaxRows = 1024;
  * entries a lane go to a warp each instead. */
 constexpr uint32_t kSerial = 16;
 constexpr int kStreamThreads = 256;
-/* The diagonal form (spmv_gpu.cu, form_diag): a matrix whose entries lie on at most kMaxDiagonals
+/* The diagonal form (spmv_gpu.cu, form_shaped): a matrix whose entries lie on at most kMaxDiagonals
  * diagonals (col - row) holding at least 1 / kDiagFill of their slots is stored by diagonal. */
 constexpr uint32_t kMaxDiagonals = 64;
 constexpr double kDiagFill = 1.2;
