@@ -514,9 +514,7 @@ sample_form(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, 
             const int32_t dg = (int32_t)((int64_t)c - (int64_t)row);
             uint32_t h = ((uint32_t)dg * 2654435761u) >> 20;
             /* a slot is read before it is claimed: the threads of a band or stencil all find the
-             * same few diagonals, and an atomic on each of their entries serialised them (the
-             * sample of banded30303-b16 and blockdiag15616-64, 33 and 64 entries a row, took 62-77
-             * us, 50-60 reading first; event trace, H100, session 28) */
+             * same few diagonals, and an atomic on each of their entries queued them on those slots */
             for (uint32_t probe = 0; probe < kSampleSlots; probe++, h = (h + 1) % kSampleSlots) {
                 int32_t was = *(volatile int32_t *)(set + h);
                 if (was == kNoDiagonal) {
@@ -1250,7 +1248,7 @@ mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *h
     /* The arrays in three allocations, each given back whole when the form does not use it: the row
      * blocks of both value types, with form_rows's scratch after them (d_pack); the short form's
      * 32-bit offsets and blocks' first entries (d_pack_short); the long rows and their chunks
-     * (d_pack_long). A scratch buffer, its memset and an allocation an array took 30-45 us of the
+     * (d_pack_long). A scratch buffer, its memset and an allocation an array took 21-45 us of the
      * build, these three 7-21 us (event trace, H100, session 28). */
     const size_t rows_bytes = (2 * items * 4 + 7) / 8 * 8;
     const size_t pack_bytes = rows_bytes + (size_t)grid * (sizeof(form_counts) + 8) + 8 * 4;
