@@ -1389,11 +1389,12 @@ mg_status form_shaped(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, form_
     const size_t val_bytes = g->values == MG_VALUES_NONE ? 0 : (size_t)c.most_diagonals * n * es;
     const size_t mask_at = align8(val_bytes), diag_bytes = mask_at + align8((size_t)c.most_diagonals * words * 4);
     const size_t first_bytes = align8((size_t)n * 4);
-    void *dp = nullptr, *pp = nullptr;
+    dbuf diag_buf, profile_buf; /* given back on leaving, unless the form keeps them */
     for (int form = 0; form < 2; form++) {
         if (form == 0 ? c.most_diagonals == 0 : !c.profile) continue;
-        const size_t bytes = (form == 0 ? diag_bytes : first_bytes) + (dp == nullptr ? sizeof(form_answers) : 0);
-        const mg_status st = form_alloc(ctx, f, form == 0 ? &dp : &pp, bytes,
+        const size_t bytes =
+            (form == 0 ? diag_bytes : first_bytes) + (diag_buf.p == nullptr ? sizeof(form_answers) : 0);
+        const mg_status st = form_alloc(ctx, f, form == 0 ? &diag_buf.p : &profile_buf.p, bytes,
                                         form == 0 ? "the diagonal form" : "the profile form");
         if (st == MG_OUT_OF_MEMORY) {
             ctx->error[0] = '\0'; /* the other form, or the CSR's, serves instead */
@@ -1403,6 +1404,7 @@ mg_status form_shaped(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, form_
         }
         TRY(st);
     }
+    void *const dp = diag_buf.p, *const pp = profile_buf.p;
     if (dp == nullptr && pp == nullptr) return MG_SUCCESS;
     form_answers *const ans = reinterpret_cast<form_answers *>(dp != nullptr ? static_cast<char *>(dp) + diag_bytes
                                                                              : static_cast<char *>(pp) + first_bytes);
@@ -1449,14 +1451,14 @@ mg_status form_shaped(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, form_
         f->d_diag_pack = dp;
         f->d_diag_mask = mask;
         if (val_bytes) f->d_diag_val[k] = dp;
+        diag_buf.p = nullptr;
     } else if (dp != nullptr) {
-        dfree(dp);
         f->bytes -= dp_bytes;
     }
     if (profile) {
         f->d_first = static_cast<uint32_t *>(pp);
+        profile_buf.p = nullptr;
     } else if (pp != nullptr) {
-        dfree(pp);
         f->bytes -= pp_bytes;
     }
     return MG_SUCCESS;
