@@ -1541,6 +1541,24 @@ uint32_t pipelined_per_sm(bool pattern) {
     return (uint32_t)n;
 }
 
+/* The stream kernel's x gathers, not DRAM, bound it on power-law matrices: on R-MAT 21 in float the
+ * L2's tag lookups were 86% busy (its sectors 37%, DRAM 32%; ncu, H100, session 29), one lookup per
+ * gather that misses L1. With 8 float blocks a multiprocessor (10 KB of shared memory each) the
+ * driver still chose a 132 KB shared-memory split; asking for 28% of it gives 100 KB and L1 the
+ * rest: L1 hits 16.6% -> 19.3%, R-MAT 19 and 21 float 4-7% faster, the other float matrices of the
+ * big buckets within noise (A/B over the set, H100, session 29). Double blocks (18 KB each) then
+ * lost a third of their residency (R-MAT 21 double 1.3x slower), so double keeps the driver's
+ * choice, as do the small buckets' blocks, whose products a launch's latency sets. Set once per
+ * kernel. */
+template <auto Kernel> void prefer_l1() {
+    static bool done = false;
+    if (done) return;
+    done = true;
+    if (cudaFuncSetAttribute(reinterpret_cast<const void *>(Kernel), cudaFuncAttributePreferredSharedMemoryCarveout,
+                             28) != cudaSuccess)
+        (void)cudaGetLastError(); /* a hint: the launch works without it */
+}
+
 /* One launch: the row blocks, then a block per long-row chunk; for the short form the pipelined
  * kernel over a persistent grid. */
 template <typename T, int SR, uint32_t TILE, typename G>
@@ -1558,6 +1576,10 @@ void launch_stream(const mg__spmv_form *f, int k, const T *val, const G &x, T *y
             spmv_stream_pipelined<T, false, SR, TILE><<<grid, kStreamThreads>>>(
                 f->d_off32, f->d_idx, val, x, y, f->d_blk_row[k], f->d_blk_e[k], f->nblk[k], alpha, beta, dot);
         return;
+    }
+    if constexpr (sizeof(T) == 4 && TILE == kStreamBucket + kLongRow) { /* (prefer_l1) */
+        if (val == nullptr) prefer_l1<spmv_stream<T, true, SR, TILE, G>>();
+        else prefer_l1<spmv_stream<T, false, SR, TILE, G>>();
     }
     const unsigned grid = f->nblk[k] + f->nchunks;
     if (val == nullptr)
