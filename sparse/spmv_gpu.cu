@@ -30,7 +30,9 @@
  * uniform 1M x 16 22% slower, dblp-2010 and wave 10% slower); the load rounds past a block's end skipped
  * by a block-uniform branch instead of predicated off lane by lane (ncu, banded 64M: 24 of 32
  * threads a warp not predicated off, 25% more instructions than cuSPARSE's kernel for the same
- * DRAM bytes), A/B: block-diagonal 64M 17% faster in float, the stencils 4-12% slower.
+ * DRAM bytes), A/B: block-diagonal 64M 17% faster in float, the stencils 4-12% slower; the
+ * most-read columns' x in shared memory, read by persistent blocks of four teams (session 29: on
+ * R-MAT 19 / 21 1.2-1.5x slower, the shared memory taking from L1 what the hubs saved the L2).
  *
  * The short form: a matrix of at least half a bucket per multiprocessor whose rows all have at
  * most kShortRow entries (stencils, meshes, banded and block-diagonal matrices) takes tiles of
