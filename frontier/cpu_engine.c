@@ -353,6 +353,13 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
         _Pragma("omp for schedule(dynamic, 64) nowait")                                            \
         for (int64_t i = 0; i < q->active_count; i++) {                                            \
             const uint32_t s = q->active_list ? q->active_list[i] : (uint32_t)i;                   \
+            /* a listed source's offsets and edges are a cache miss each (a road-like grid's       \
+             * frontier is spread over the graph): fetched a few sources ahead, they overlap       \
+             * (1024^2 grid BFS ~20% faster, SSSP 10-15%, 2 threads, session 29) */                \
+            if (q->active_list && i + 8 < q->active_count) {                                       \
+                __builtin_prefetch(q->push_off + q->active_list[i + 8]);                           \
+                __builtin_prefetch(q->push_idx + q->push_off[q->active_list[i + 4]]);              \
+            }                                                                                      \
             const T xs = source_value_##SUF(q, K, s);                                              \
             const uint64_t lo = q->push_off[s], hi = q->push_off[s + 1];                           \
             scanned += hi - lo;                                                                    \
