@@ -70,6 +70,13 @@
  * 16-byte vectors. Block-diagonal matrices of 16M-64M entries: 0.98-1.01x the best cuSPARSE
  * algorithm as CSR, 1.59-1.88x in this form (H100, session 25).
  *
+ * Hub-first columns: a float matrix of at least kHubFirstNnz entries on the stream form whose most-read
+ * columns are spread over its numbering (R-MAT, power-law graphs) keeps a second copy of its entries
+ * with the columns numbered by falling count and each row's entries sorted by the new ids
+ * (form_hub_first); each float product first copies x into that order. The L1 then holds the hubs'
+ * lines, and a long row's hubs share its warps' gathers: R-MAT 21 in float 0.89-0.90x -> 1.09x the
+ * best cuSPARSE algorithm (H100, session 30).
+ *
  * Rows of nearly one length (at least 8 entries on average, none over twice the mean: uniform
  * matrices, some FEM meshes) take spmv_vector, CSR-vector with a group of lanes a row, and keep no
  * row blocks (form_bins decides, from the longest row it finds anyway).
@@ -84,6 +91,7 @@
 #include <math.h>
 
 #include <algorithm>
+#include <type_traits>
 
 extern "C" {
 #include "mg_internal.h"
@@ -1065,6 +1073,9 @@ void form_free(mg__spmv_form *f) {
         if (f->d_diag_val[k] != f->d_diag_pack) dfree(f->d_diag_val[k]);
     dfree(f->d_diag_pack);
     dfree(f->d_first);
+    dfree(f->d_hub_idx);
+    dfree(f->d_hub_val);
+    dfree(f->d_col_order); /* and d_xr, carved from its allocation */
     memset(f, 0, sizeof *f);
 }
 
@@ -1471,6 +1482,241 @@ mg_status form_shaped(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, form_
  * nnz (compute-sanitizer found it on 359983 floats, session 28). */
 size_t values_bytes(uint64_t nnz, size_t es) { return ((size_t)nnz * es + 15) / 16 * 16; }
 
+/* ---- hub-first columns ------------------------------------------------------------------------- */
+
+/* The stream kernel's gathers of x bound it on power-law matrices (prefer_l1, below): one L2 tag
+ * lookup for each 128-byte line of x a warp's gather touches that L1 does not hold. R-MAT's hubs are
+ * spread over its numbering, so the lines L1 can keep hold a few hubs and many rarely read columns.
+ * Numbered by falling count, the most-read columns share lines, and a long row's entries sorted by
+ * the new ids put its hubs' gathers in the same warps: a cache simulation of R-MAT 21 on this
+ * machine (132 caches of 152 KB, the kernel's tile order) gave 0.59 L2 requests and 0.77 L1
+ * lookups an entry against 0.75 and 0.85. On the H100 (session 30) R-MAT 21's float product took
+ * 0.436-0.438 ms against 0.479-0.482 (cuSPARSE's best 0.454-0.470), R-MAT 19's 0.095-0.096 against
+ * 0.104, making x's renumbered copy included (15 us on R-MAT 21's 2M columns); double gained 2.5%
+ * before that copy (its lines hold half the columns), so float products only. The build cost 8
+ * calls of the product on R-MAT 21 (60M entries), 14 on R-MAT 19 (15M: its sorts, allocations and
+ * round trip are as many fixed costs), so matrices of at least kHubFirstNnz entries take it, where
+ * the counts say it pays: the kHubFirstCache most-read columns (128 KB of floats, about the L1 a
+ * multiprocessor keeps beside the stream blocks) must hold kHubFirstGain of the entries more than
+ * the kHubFirstCache / 32 most-read lines of the given numbering do (R-MAT 19 and 21: 0.13 and
+ * 0.15; a mesh, or a matrix whose x fits L1: 0). The counts come from an eighth of the entries:
+ * every kHubSampleStride-th run of kHubSampleRun (a quarter, and all of them, gave the same times). */
+constexpr uint64_t kHubFirstNnz = 24u << 20;
+constexpr uint32_t kHubFirstCache = 32768;
+constexpr double kHubFirstGain = 0.08;
+constexpr uint32_t kHubSampleRun = 1024;
+constexpr uint32_t kHubSampleStride = 8;
+
+/* count[idx[k]] += 1 for the sampled entries (s: the sample's index); order[j] = j. */
+__global__ void hub_count(const uint32_t *__restrict__ idx, uint64_t samples, uint32_t *count,
+                          uint32_t *order, uint32_t ncols) {
+    GRID_STRIDE(s, samples) {
+        const uint64_t k = (s / kHubSampleRun) * kHubSampleStride * kHubSampleRun + s % kHubSampleRun;
+        atomicAdd(count + idx[k], 1u);
+    }
+    GRID_STRIDE(j, ncols) order[j] = (uint32_t)j;
+}
+
+/* lines[l] = the counts of columns 32 l .. 32 l + 31: a warp a line. */
+__global__ void hub_lines(const uint32_t *__restrict__ count, uint32_t ncols, uint32_t *lines) {
+    GRID_STRIDE(i, (uint64_t)(ncols + 31) / 32 * 32) {
+        uint32_t c = i < ncols ? count[i] : 0;
+        for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(kFull, c, o);
+        if ((i & 31) == 0) lines[i / 32] = c;
+    }
+}
+
+/* sums[0] = the first `top` sorted counts, sums[1] = the first `top_lines` sorted line counts. */
+__global__ void __launch_bounds__(kThreads) hub_sums(const uint32_t *__restrict__ count, uint32_t top,
+                                                     const uint32_t *__restrict__ lines, uint32_t top_lines,
+                                                     unsigned long long *sums) {
+    unsigned long long a = 0, b = 0;
+    for (uint32_t i = threadIdx.x; i < top; i += kThreads) a += count[i];
+    for (uint32_t i = threadIdx.x; i < top_lines; i += kThreads) b += lines[i];
+    typedef cub::BlockReduce<unsigned long long, kThreads> reduce_t;
+    __shared__ typename reduce_t::TempStorage temp[2];
+    a = reduce_t(temp[0]).Sum(a);
+    b = reduce_t(temp[1]).Sum(b);
+    if (threadIdx.x == 0) {
+        sums[0] = a;
+        sums[1] = b;
+    }
+}
+
+__global__ void hub_rank(const uint32_t *__restrict__ order, uint32_t ncols, uint32_t *rank) {
+    GRID_STRIDE(p, ncols) rank[order[p]] = (uint32_t)p;
+}
+
+/* One stream block's entries (the row blocks of the float bucket, then the long rows' chunks, as
+ * spmv_stream takes them) with their new column ids, sorted by row and, within a row, by the
+ * 32-column line of x the new id falls in (the order within a line changes no gather): keys of the
+ * row within the block above the new id's `idbits` bits, sorted on the bits from the line's up to
+ * the block's last row's, so a block of few rows takes fewer passes. */
+constexpr int kHubTileItems = (kStreamBucket + kLongRow) / kStreamThreads;
+constexpr int kHubRowBits = 11; /* a block's rows, kStreamMaxRows at most, and room for the pad */
+static_assert(kStreamMaxRows < (1u << kHubRowBits) - 1, "a row number never has all its bits set");
+static_assert(kChunk <= kStreamBucket + kLongRow, "a chunk fits a tile");
+
+template <typename K, bool PATTERN>
+__global__ void __launch_bounds__(kStreamThreads)
+hub_tiles(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, const float *__restrict__ val,
+          const uint32_t *__restrict__ rank, int idbits, const uint32_t *__restrict__ blk_row, uint32_t nblk,
+          uint32_t long_len, Chunks ch, uint32_t *hub_idx, float *hub_val) {
+    typedef typename std::conditional<PATTERN, cub::NullType, float>::type V;
+    typedef cub::BlockRadixSort<K, kStreamThreads, kHubTileItems, V> sort_t;
+    __shared__ typename sort_t::TempStorage temp;
+    __shared__ uint64_t roff[kStreamMaxRows + 1];
+    __shared__ uint32_t nrows;
+    if (blockIdx.x < nblk) {
+        const uint32_t rs = blk_row[blockIdx.x], re = blk_row[blockIdx.x + 1];
+        if (re - rs == 1 && off[re] - off[rs] > long_len) return; /* its chunks' */
+        for (uint32_t r = threadIdx.x; r <= re - rs; r += kStreamThreads) roff[r] = off[rs + r];
+        if (threadIdx.x == 0) nrows = re - rs;
+    } else if (threadIdx.x == 0) {
+        const uint32_t c = blockIdx.x - nblk, row = ch.rows[ch.long_of[c]];
+        roff[0] = ch.begin[c];
+        roff[1] = min(ch.begin[c] + kChunk, off[row + 1]);
+        nrows = 1;
+    }
+    __syncthreads();
+    const uint64_t e0 = roff[0];
+    const uint32_t len = (uint32_t)(roff[nrows] - e0), first = threadIdx.x * kHubTileItems;
+    /* the row of the thread's first entry (the last whose start is at or before it), then onwards */
+    uint32_t lo = 0, hi = nrows;
+    while (hi - lo > 1) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (roff[mid] <= e0 + first) lo = mid;
+        else hi = mid;
+    }
+    K key[kHubTileItems];
+    V v[kHubTileItems];
+#pragma unroll
+    for (int i = 0; i < kHubTileItems; i++) {
+        const uint32_t k = first + i;
+        key[i] = ~K(0);
+        if (k < len) {
+            while (roff[lo + 1] <= e0 + k) lo++;
+            key[i] = (K(lo) << idbits) | __ldg(rank + idx[e0 + k]);
+            if constexpr (!PATTERN) v[i] = val[e0 + k];
+        }
+    }
+    const int begin_bit = idbits < 5 ? idbits : 5;
+    const int end_bit = idbits + 32 - __clz(nrows); /* row numbers below nrows < 2^(end_bit - idbits) */
+    if constexpr (PATTERN) sort_t(temp).SortBlockedToStriped(key, begin_bit, end_bit);
+    else sort_t(temp).SortBlockedToStriped(key, v, begin_bit, end_bit);
+#pragma unroll
+    for (int i = 0; i < kHubTileItems; i++) {
+        const uint32_t k = i * kStreamThreads + threadIdx.x;
+        if (k < len) {
+            hub_idx[e0 + k] = (uint32_t)(key[i] & ((K(1) << idbits) - 1));
+            if constexpr (!PATTERN) hub_val[e0 + k] = v[i];
+        }
+    }
+}
+
+template <typename K>
+void launch_hub_tiles(const mg__spmv_form *f, const uint32_t *rank, int idbits, uint32_t *hub_idx, float *hub_val) {
+    const Chunks ch{f->d_chunk_long, f->d_chunk_begin, f->d_long_rows, f->d_long_first, f->d_partial, f->d_arrive};
+    const unsigned grid = f->nblk[0] + f->nchunks;
+    const float *val = static_cast<const float *>(f->d_val[0]);
+    if (val == nullptr)
+        hub_tiles<K, true><<<grid, kStreamThreads>>>(f->d_off, f->d_idx, val, rank, idbits, f->d_blk_row[0],
+                                                     f->nblk[0], f->long_len, ch, hub_idx, hub_val);
+    else
+        hub_tiles<K, false><<<grid, kStreamThreads>>>(f->d_off, f->d_idx, val, rank, idbits, f->d_blk_row[0],
+                                                      f->nblk[0], f->long_len, ch, hub_idx, hub_val);
+}
+
+/* x in the hub-first order, before each product. */
+__global__ void hub_x(const float *__restrict__ x, const uint32_t *__restrict__ order, uint32_t ncols,
+                      float *xr) {
+    GRID_STRIDE(p, ncols) xr[p] = __ldg(x + order[p]);
+}
+
+/* Device memory the form can go without: false, and no error, where there is no room. */
+bool optional_alloc(void **p, size_t bytes) {
+    if (cudaMallocAsync(p, bytes ? bytes : 8, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        *p = nullptr;
+        return false;
+    }
+    return true;
+}
+
+/* Counts the columns of f's entries, sorts them by falling count (a stable sort: ties keep their
+ * order) and, where the rule above says it pays, keeps that order and a copy of the entries with
+ * the new column ids, each row's (a long row's chunk's) sorted by them: a long row's hubs then
+ * share its warps' lines (simulated on R-MAT 21: 0.77 L1 lookups an entry against 0.96 with the
+ * rows in their old order, 0.85 in the old numbering; sorting only the rows of over 64 entries
+ * gave the same). Out of device memory the form goes without. */
+mg_status form_hub_first(mg_context ctx, mg__spmv_form *f) {
+    const uint32_t m = f->ncols;
+    const uint64_t run = kHubSampleStride * kHubSampleRun;
+    const uint64_t samples = f->nnz / run * kHubSampleRun + std::min<uint64_t>(f->nnz % run, kHubSampleRun);
+    const uint32_t nlines = (m + 31) / 32;
+    const bool pattern = f->d_val[0] == nullptr;
+    int bits = 1;
+    while (bits < 32 && (samples >> bits) != 0) bits++;
+    /* one scratch allocation: the counts (then the ranks), the identity, the sorted counts, the
+     * lines' counts and sorted counts, the two sums, the sorts' temporary storage */
+    size_t sort_bytes = 0, lines_bytes = 0;
+    CU(cub::DeviceRadixSort::SortPairsDescending(nullptr, sort_bytes, (const uint32_t *)nullptr, (uint32_t *)nullptr,
+                                                 (const uint32_t *)nullptr, (uint32_t *)nullptr, (int)m, 0, bits));
+    CU(cub::DeviceRadixSort::SortKeysDescending(nullptr, lines_bytes, (const uint32_t *)nullptr, (uint32_t *)nullptr,
+                                                (int)nlines, 0, bits));
+    const size_t cols4 = ((size_t)m * 4 + 15) / 16 * 16, lines4 = ((size_t)nlines * 4 + 15) / 16 * 16;
+    dbuf scratch;
+    if (!optional_alloc(&scratch.p, 3 * cols4 + 2 * lines4 + 16 + std::max(sort_bytes, lines_bytes)))
+        return MG_SUCCESS;
+    char *at = static_cast<char *>(scratch.p);
+    uint32_t *count = reinterpret_cast<uint32_t *>(at), *ids = reinterpret_cast<uint32_t *>(at + cols4);
+    uint32_t *sorted = reinterpret_cast<uint32_t *>(at + 2 * cols4);
+    uint32_t *lines = reinterpret_cast<uint32_t *>(at + 3 * cols4);
+    uint32_t *lines_sorted = reinterpret_cast<uint32_t *>(at + 3 * cols4 + lines4);
+    unsigned long long *sums = reinterpret_cast<unsigned long long *>(at + 3 * cols4 + 2 * lines4);
+    void *temp = at + 3 * cols4 + 2 * lines4 + 16;
+    /* the order, and room for x renumbered: kept if the rule takes the form */
+    dbuf pack;
+    if (!optional_alloc(&pack.p, 2 * cols4)) return MG_SUCCESS;
+    uint32_t *order = static_cast<uint32_t *>(pack.p);
+    CU(cudaMemsetAsync(count, 0, (size_t)m * 4, 0));
+    hub_count<<<blocks_for(std::max<uint64_t>(samples, m)), kThreads>>>(f->d_idx, samples, count, ids, m);
+    LAUNCHED("hub_count");
+    CU(cub::DeviceRadixSort::SortPairsDescending(temp, sort_bytes, count, sorted, ids, order, (int)m, 0, bits));
+    hub_lines<<<blocks_for((uint64_t)nlines * 32), kThreads>>>(count, m, lines);
+    LAUNCHED("hub_lines");
+    CU(cub::DeviceRadixSort::SortKeysDescending(temp, lines_bytes, lines, lines_sorted, (int)nlines, 0, bits));
+    hub_sums<<<1, kThreads>>>(sorted, std::min(m, kHubFirstCache), lines_sorted,
+                              std::min(nlines, kHubFirstCache / 32), sums);
+    LAUNCHED("hub_sums");
+    unsigned long long h[2];
+    CU(cudaMemcpy(h, sums, sizeof h, cudaMemcpyDeviceToHost));
+    if ((double)h[0] - (double)h[1] < kHubFirstGain * (double)samples) return MG_SUCCESS;
+
+    /* taken: the entries with their new ids, sorted within each stream block */
+    const size_t ids_bytes = (size_t)f->nnz * 4, vals_bytes = pattern ? 0 : values_bytes(f->nnz, 4);
+    dbuf hub_idx, hub_val;
+    if (!optional_alloc(&hub_idx.p, ids_bytes) || (!pattern && !optional_alloc(&hub_val.p, vals_bytes)))
+        return MG_SUCCESS;
+    hub_rank<<<blocks_for(m), kThreads>>>(order, m, count);
+    LAUNCHED("hub_rank");
+    int idbits = 1;
+    while (idbits < 32 && ((uint64_t)(m - 1) >> idbits) != 0) idbits++;
+    if (idbits + kHubRowBits <= 32)
+        launch_hub_tiles<uint32_t>(f, count, idbits, static_cast<uint32_t *>(hub_idx.p), static_cast<float *>(hub_val.p));
+    else
+        launch_hub_tiles<unsigned long long>(f, count, idbits, static_cast<uint32_t *>(hub_idx.p),
+                                             static_cast<float *>(hub_val.p));
+    LAUNCHED("hub_tiles");
+    f->d_col_order = order;
+    f->d_xr = reinterpret_cast<float *>(static_cast<char *>(pack.p) + cols4);
+    f->d_hub_idx = static_cast<uint32_t *>(hub_idx.p);
+    f->d_hub_val = static_cast<float *>(hub_val.p);
+    pack.p = hub_idx.p = hub_val.p = nullptr; /* the form's now */
+    f->bytes += 2 * cols4 + ids_bytes + vals_bytes;
+    return MG_SUCCESS;
+}
+
 /* Uploads one orientation (host CSR arrays of n rows) and bins its rows; the upload and the
  * binning are timed apart (CUDA events) and added to g's totals. */
 mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32_t n,
@@ -1500,6 +1746,10 @@ mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32
     const form_candidates c = peek_candidates(off, idx, n, nnz);
     if (c.most_diagonals != 0 || c.profile) TRY(form_shaped(ctx, g, f, c));
     if (f->ndiag == 0 && f->d_first == nullptr) TRY(form_bins(ctx, f, g->sms, off));
+    /* (the stream form of the big buckets, launch_semiring's last case; CUB's sorts count in int) */
+    if (g->values != MG_VALUES_DOUBLE && nnz >= kHubFirstNnz && ncols <= (uint32_t)INT32_MAX && f->ndiag == 0 &&
+        f->d_first == nullptr && !f->csr_vector && !f->short_rows && f->bucket[0] == kStreamBucket)
+        TRY(form_hub_first(ctx, f));
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->seconds += ms / 1e3;
     return MG_SUCCESS;
@@ -1654,9 +1904,7 @@ void launch_semiring(const mg__spmv_form *f, const T *val, const G &x, T *y, T a
 }
 
 template <typename T>
-mg_status launch_typed(mg_context ctx, const mg__spmv_form *f, const T *val, mg_semiring sr, T alpha,
-                       T beta, const T *x, T *y) {
-    if (f->n == 0) return MG_SUCCESS;
+void launch_x(const mg__spmv_form *f, const T *val, mg_semiring sr, T alpha, T beta, const T *x, T *y) {
     const gather_x<T> gx{x};
     switch (sr) {
     case MG_SEMIRING_PLUS_TIMES:
@@ -1672,6 +1920,26 @@ mg_status launch_typed(mg_context ctx, const mg__spmv_form *f, const T *val, mg_
         launch_semiring<T, MG_SEMIRING_OR_AND>(f, val, gx, y, alpha, beta, nullptr);
         break;
     }
+}
+
+template <typename T>
+mg_status launch_typed(mg_context ctx, const mg__spmv_form *f, const T *val, mg_semiring sr, T alpha,
+                       T beta, const T *x, T *y) {
+    if (f->n == 0) return MG_SUCCESS;
+    if constexpr (sizeof(T) == 4) {
+        /* a hub-first form (form_hub_first): the stream form over its new column ids, x renumbered
+         * to match */
+        if (f->d_hub_idx != nullptr) {
+            hub_x<<<blocks_for(f->ncols), kThreads>>>(x, f->d_col_order, f->ncols, f->d_xr);
+            LAUNCHED("hub_x");
+            mg__spmv_form hub_first = *f;
+            hub_first.d_idx = f->d_hub_idx;
+            launch_x<T>(&hub_first, val != nullptr ? f->d_hub_val : nullptr, sr, alpha, beta, f->d_xr, y);
+            LAUNCHED("spmv_stream (hub-first)");
+            return MG_SUCCESS;
+        }
+    }
+    launch_x<T>(f, val, sr, alpha, beta, x, y);
     LAUNCHED("spmv_stream");
     return MG_SUCCESS;
 }
@@ -1821,6 +2089,7 @@ extern "C" mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A,
     else if (f->d_blk_e[k] != nullptr)
         snprintf(info->kernel, sizeof info->kernel, "csr-pipelined");
     else
-        snprintf(info->kernel, sizeof info->kernel, "csr-stream%s", f->nlong > 0 ? "+split" : "");
+        snprintf(info->kernel, sizeof info->kernel, "csr-stream%s%s", f->nlong > 0 ? "+split" : "",
+                 f->d_hub_idx != nullptr ? "+hub-first" : "");
     return MG_SUCCESS;
 }

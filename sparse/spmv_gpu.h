@@ -84,6 +84,15 @@ struct mg__spmv_form {
     /* Rows of nearly one length (form_bins): spmv_vector, a group of lanes a row; the row blocks above
      * are not kept. */
     bool csr_vector;
+    /* Hub-first columns (spmv_gpu.cu, form_hub_first; NULL when not used): for float products on
+     * the stream kernel's big buckets, the columns numbered by falling count. d_hub_idx and
+     * d_hub_val (NULL for a pattern) are the entries with their new column ids, each row's sorted
+     * by them; d_col_order[p] is the old id of new column p, d_xr room for x in the new order
+     * (ncols floats), made by each product. d_idx and d_val keep the CSR for the rest. */
+    uint32_t *d_hub_idx;
+    float *d_hub_val;
+    uint32_t *d_col_order;
+    float *d_xr;
     size_t bytes;                  /* device memory held */
     uint32_t sms;                  /* the device's multiprocessors */
 };

@@ -1,7 +1,7 @@
 /*
  * test_gpu_spmv.c — the GPU SpMV (sparse/spmv_gpu.cu) against the CPU backend's mg_spmv and the
  * serial checker mg_check_spmv: every semiring, float and double, A and A^T, alpha/beta, on
- * matrices that reach each kernel path (short rows of every lane width, rows split into chunks, a single dense row of 100k entries, the diagonal and profile forms and matrices they refuse) and the edge cases (rectangular, empty rows and columns, a
+ * matrices that reach each kernel path (short rows of every lane width, rows split into chunks, a single dense row of 100k entries, the diagonal and profile forms and matrices they refuse, hub-first columns on R-MAT) and the edge cases (rectangular, empty rows and columns, a
  * pattern, a float matrix used in double and the reverse). Also the cached device form
  * (mg_matrix_gpu_prepare) and the operands' residency. Exits 77 (skipped) where no GPU is usable.
  */
@@ -269,6 +269,13 @@ static void check_prepare(const mg_matrix A, const char *name, const char *kerne
     CHECK(A->gpu == form);
 }
 
+/* Whether A's device form numbers its columns hub-first. */
+static bool hub_first(const mg_matrix A) {
+    mg_gpu_matrix_info info;
+    CHECK_OK(ctx, mg_matrix_gpu_prepare(ctx, A, &info));
+    return strstr(info.kernel, "hub-first") != NULL;
+}
+
 /* y = A x, then y = A x + y with y already on the device: twice the first product. */
 static void check_resident_accumulate(const mg_matrix A) {
     const uint32_t n = mg_matrix_cols(A), m = mg_matrix_rows(A);
@@ -470,6 +477,36 @@ int main(void) {
         check_prepare(U, "uniform", small_mode ? "csr-" : "csr-vector");
         sweep(U, "uniform", false);
         mg_matrix_free(&U);
+    }
+
+    /* hub-first columns (form_hub_first): R-MAT 22 x 8 (33M entries) in float and as a pattern takes
+     * them, A and A^T (its CSC is as skewed), checked under compute-sanitizer too; the same in double
+     * does not (float products only), nor do 26M entries at uniformly random columns (no hubs) */
+    mg_matrix_gen_options_init(&go);
+    go.kind = MG_MATGEN_RMAT;
+    go.scale = 22;
+    go.nnz_per_row = 8;
+    const mg_values rmat_values[] = {MG_VALUES_FLOAT, MG_VALUES_NONE, MG_VALUES_DOUBLE};
+    const char *const rmat_names[] = {"rmat-float", "rmat-pattern", "rmat-double"};
+    for (int v = 0; v < (small_mode ? 1 : 3); v++) {
+        go.values = rmat_values[v];
+        mg_matrix R = NULL;
+        CHECK_OK(cpu, mg_matrix_generate(cpu, &R, &go));
+        if (R == NULL) continue;
+        check_prepare(R, rmat_names[v], v < 2 ? "+hub-first" : "csr-stream");
+        CHECK(v < 2 || !hub_first(R));
+        sweep(R, rmat_names[v], v == 0 && !small_mode);
+        mg_matrix_free(&R);
+    }
+    if (!small_mode) {
+        mg_matrix M = make_matrix(5000000, 5000000, len_mostly_short, MG_VALUES_FLOAT);
+        if (M != NULL) {
+            CHECK(mg_matrix_nnz(M) >= (24u << 20));
+            check_prepare(M, "random-columns", "csr-stream");
+            CHECK(!hub_first(M));
+            sweep(M, "random-columns", false);
+            mg_matrix_free(&M);
+        }
     }
 
     mg_context_free(&cpu);
