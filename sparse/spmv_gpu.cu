@@ -91,6 +91,7 @@
 #include <math.h>
 
 #include <algorithm>
+#include <atomic>
 #include <type_traits>
 
 extern "C" {
@@ -503,10 +504,12 @@ sample_form(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, 
     __shared__ uint32_t broken; /* a sampled row is not one run */
     __shared__ uint32_t found;
     for (uint32_t i = threadIdx.x; i < kSampleSlots; i += blockDim.x) set[i] = kNoDiagonal;
-    if (threadIdx.x == 0) {
-        count = 0, broken = 0;
-        out->diag_misses = out->profile_misses = out->profile_longest = 0;
-    }
+    /* every word, not just the counters: the one readback copies the whole block, diagonal slots
+     * past nd and padding included (compute-sanitizer's initcheck reads those as uninitialised) */
+    static_assert(sizeof(form_answers) % 4 == 0, "form_answers is zeroed word-wise");
+    for (uint32_t i = threadIdx.x; i < sizeof(form_answers) / 4; i += blockDim.x)
+        reinterpret_cast<uint32_t *>(out)[i] = 0;
+    if (threadIdx.x == 0) count = 0, broken = 0;
     __syncthreads();
     const uint32_t samples = n < kFormSamples ? n : kFormSamples;
     if (threadIdx.x < samples) {
@@ -1482,9 +1485,18 @@ mg_status form_shaped(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, form_
  * nnz (compute-sanitizer found it on 359983 floats, session 28). */
 size_t values_bytes(uint64_t nnz, size_t es) { return ((size_t)nnz * es + 15) / 16 * 16; }
 
+/* A form's value array, its tail past nnz zeroed: the lanes that load it discard it, but an
+ * unwritten tail is what compute-sanitizer's initcheck reports (session 31). */
+mg_status values_alloc(mg_context ctx, mg__spmv_form *f, void **p, size_t es, const char *what) {
+    const size_t used = (size_t)f->nnz * es, bytes = values_bytes(f->nnz, es);
+    TRY(form_alloc(ctx, f, p, bytes, what));
+    if (bytes > used) CU(cudaMemset(static_cast<char *>(*p) + used, 0, bytes - used));
+    return MG_SUCCESS;
+}
+
 /* ---- hub-first columns ------------------------------------------------------------------------- */
 
-/* The stream kernel's gathers of x bound it on power-law matrices (prefer_l1, below): one L2 tag
+/* The stream kernel's gathers of x bound it on power-law matrices (prefer_split, below): one L2 tag
  * lookup for each 128-byte line of x a warp's gather touches that L1 does not hold. R-MAT's hubs are
  * spread over its numbering, so the lines L1 can keep hold a few hubs and many rarely read columns.
  * Numbered by falling count, the most-read columns share lines, and a long row's entries sorted by
@@ -1736,7 +1748,7 @@ mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32
     if (g->values != MG_VALUES_NONE) {
         const int k = g->values == MG_VALUES_DOUBLE;
         const size_t es = k ? 8 : 4;
-        TRY(form_alloc(ctx, f, &f->d_val[k], values_bytes(nnz, es), "the matrix's values"));
+        TRY(values_alloc(ctx, f, &f->d_val[k], es, "the matrix's values"));
         if (nnz > 0) CU(cudaMemcpy(f->d_val[k], val, (size_t)nnz * es, cudaMemcpyHostToDevice));
     }
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
@@ -1795,19 +1807,27 @@ uint32_t pipelined_per_sm(bool pattern) {
 
 /* The stream kernel's x gathers, not DRAM, bound it on power-law matrices: on R-MAT 21 in float the
  * L2's tag lookups were 86% busy (its sectors 37%, DRAM 32%; ncu, H100, session 29), one lookup per
- * gather that misses L1. With 8 float blocks a multiprocessor (10 KB of shared memory each) the
- * driver still chose a 132 KB shared-memory split; asking for 28% of it gives 100 KB and L1 the
- * rest: L1 hits 16.6% -> 19.3%, R-MAT 19 and 21 float 4-7% faster, the other float matrices of the
- * big buckets within noise (A/B over the set, H100, session 29). Double blocks (18 KB each) then
- * lost a third of their residency (R-MAT 21 double 1.3x slower), so double keeps the driver's
- * choice, as do the small buckets' blocks, whose products a launch's latency sets. Set once per
- * kernel. */
-template <auto Kernel> void prefer_l1() {
-    static bool done = false;
-    if (done) return;
-    done = true;
+ * gather that misses L1. So the big buckets' blocks ask for a shared-memory split that leaves L1
+ * more room (cudaFuncAttributePreferredSharedMemoryCarveout, a percentage of the 256 KB):
+ * - Float blocks (10 KB of shared memory each, 8 a multiprocessor) got a 132 KB split from the
+ *   driver; 28% gives 100 KB: L1 hits 16.6% -> 19.3%, R-MAT 19 and 21 4-7% faster, the other float
+ *   matrices of the big buckets within noise (A/B over the set, H100, session 29).
+ * - Double blocks (19 KB each) lose a third of their residency at 100 KB (R-MAT 21 1.3x slower);
+ *   43% (a 132 KB split: six blocks) made R-MAT 19 and 21 4-7% faster but the graphs of 1.6-2M
+ *   entries (dblp-2010, coAuthorsDBLP, R-MAT 15) 8-11% slower, whose x (2.6 MB at most) L2 holds
+ *   anyway and whose short products need every block in flight (five rounds alternated, H100,
+ *   session 31). So double asks only from kDoubleSplitNnz entries and leaves the driver's choice
+ *   below; sizes between 2M and 16M entries were not measured.
+ * The small buckets' products are set by a launch's latency and keep the driver's choice. The
+ * attribute belongs to the kernel, so it is set only when a launch wants another value than the
+ * last (per process: another device starts from what it was given here, a hint only). */
+constexpr uint64_t kDoubleSplitNnz = 8u << 20;
+
+template <auto Kernel> void prefer_split(int percent) {
+    static std::atomic<int> now{cudaSharedmemCarveoutDefault};
+    if (now.exchange(percent, std::memory_order_relaxed) == percent) return;
     if (cudaFuncSetAttribute(reinterpret_cast<const void *>(Kernel), cudaFuncAttributePreferredSharedMemoryCarveout,
-                             28) != cudaSuccess)
+                             percent) != cudaSuccess)
         (void)cudaGetLastError(); /* a hint: the launch works without it */
 }
 
@@ -1829,9 +1849,10 @@ void launch_stream(const mg__spmv_form *f, int k, const T *val, const G &x, T *y
                 f->d_off32, f->d_idx, val, x, y, f->d_blk_row[k], f->d_blk_e[k], f->nblk[k], alpha, beta, dot);
         return;
     }
-    if constexpr (sizeof(T) == 4 && TILE == kStreamBucket + kLongRow) { /* (prefer_l1) */
-        if (val == nullptr) prefer_l1<spmv_stream<T, true, SR, TILE, G>>();
-        else prefer_l1<spmv_stream<T, false, SR, TILE, G>>();
+    if constexpr (TILE == kStreamBucket + kLongRow) { /* (prefer_split) */
+        const int percent = sizeof(T) == 4 ? 28 : f->nnz >= kDoubleSplitNnz ? 43 : cudaSharedmemCarveoutDefault;
+        if (val == nullptr) prefer_split<spmv_stream<T, true, SR, TILE, G>>(percent);
+        else prefer_split<spmv_stream<T, false, SR, TILE, G>>(percent);
     }
     const unsigned grid = f->nblk[k] + f->nchunks;
     if (val == nullptr)
@@ -1988,8 +2009,7 @@ mg_status mg__gpu_form_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_
     if (g->values == MG_VALUES_NONE) return MG_SUCCESS;
     const int want = t == MG_DOUBLE, have = g->values == MG_VALUES_DOUBLE;
     if (f->d_val[want] == nullptr) {
-        TRY(form_alloc(ctx, f, &f->d_val[want], values_bytes(f->nnz, want ? 8 : 4),
-                       "the matrix's values converted"));
+        TRY(values_alloc(ctx, f, &f->d_val[want], want ? 8 : 4, "the matrix's values converted"));
         if (f->nnz > 0) {
             if (want)
                 convert_values<<<blocks_for(f->nnz), kThreads>>>((double *)f->d_val[1],
