@@ -508,6 +508,23 @@ mg_status mg_vector_scatter(mg_context ctx, mg_vector z, const mg_frontier mask,
 typedef enum { MG_EDGES_OUT = 0, MG_EDGES_IN, MG_EDGES_BOTH } mg_edges;
 mg_status mg_vector_degree(mg_context ctx, mg_vector v, mg_edges which);
 
+/* Union-find forests over a graph's vertices (Afforest's links and compression: Sutton, Ben-Nun and
+ * Barak, "Optimizing Parallel Graph Connectivity Computation via Subgraph Sampling", IPDPS 2018).
+ * parent is an MG_VERTEX or MG_INT32 vector holding a forest: every parent[v] is a vertex no larger
+ * than v, the roots their own parents (mg_vector_assign_ids makes one tree a vertex). Both calls
+ * check that first and fail naming the least vertex that breaks it, changing nothing.
+ * mg_forest_link: for each vertex u of mask (all when NULL), the edges (u, v) at positions
+ * first .. first + count - 1 of u's out-list (MG_EDGES_OUT) or in-list (MG_EDGES_IN) in the order
+ * the graph stores them (fewer where the list ends; count UINT32_MAX: all from first) join the trees
+ * of u and v: the larger root is hooked under the smaller, so every tree's root stays its least
+ * vertex. Links run concurrently (compare-and-swap); which vertices end in one tree does not depend
+ * on their order, the trees' shapes do.
+ * mg_forest_compress: parent[v] = the root of v's tree, for each v of mask (all when NULL).
+ * CPU contexts and whole graphs: a GPU context or a graph split over ranks gets MG_UNAVAILABLE. */
+mg_status mg_forest_link(mg_context ctx, mg_vector parent, const mg_frontier mask, mg_edges which,
+                         uint32_t first, uint32_t count);
+mg_status mg_forest_compress(mg_context ctx, mg_vector parent, const mg_frontier mask);
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Edge programs and the advance                                                                    */
 /* ------------------------------------------------------------------------------------------------ */
