@@ -111,7 +111,7 @@ grep -qE '^trace: 1 (sparse|pull) 1 [0-9]+ [0-9]+ [0-9]+ [0-9.]+ - - -$' "$TMP/e
     fail "--trace has no first step line: $(cat "$TMP/err")"
 steps=$(grep -cE '^trace: [0-9]+ ' "$TMP/err")
 [ "$steps" -ge 2 ] || fail "--trace printed $steps steps"
-expect_rc 0 cc "$TMP/small.mtx" --trace --mode dense
+expect_rc 0 pr "$TMP/small.mtx" --trace --mode dense
 grep -qE '^trace: 1 pull ' "$TMP/err" || fail "--mode dense on the CPU should pull: $(cat "$TMP/err")"
 
 echo "cli_algos: ok"

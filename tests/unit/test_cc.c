@@ -1,9 +1,13 @@
 /*
- * test_cc.c — mg_cc (FastSV) on graphs of large diameter, where one-hop label propagation needs a
- * step per hop: long grids, paths of 100k vertices with their ids shuffled (so no sweep order helps),
- * directed ones whose edges point against each other (weak connectivity), many components and
- * isolated vertices, R-MAT; under every CPU mode and on 1 and 2 threads, each checked by
- * mg_check_cc, and the number of edge-program steps bounded by a small multiple of log2(diameter).
+ * test_cc.c — mg_cc on a CPU context (Afforest: links and compressions, no edge programs) on graphs
+ * of large diameter, where one-hop label propagation needs a step per hop: long grids, paths of 100k
+ * vertices with their ids shuffled (so no sweep order helps), directed ones whose edges point
+ * against each other (weak connectivity: the vertices outside the sampled giant link along their
+ * in-lists too), many components and isolated vertices, R-MAT; under every CPU mode and on 1 and 2
+ * threads, each checked by mg_check_cc. The bound on edge-program steps (a small multiple of
+ * log2(diameter)) is FastSV's, which a CPU context no longer runs: it holds with none here, and
+ * test_gpu_cc holds the GPU's FastSV to it. FastSV on the CPU engine runs on graphs split over
+ * ranks (tests/mpi, tests/e2e/cli_mpi.sh).
  */
 #include "check.h"
 #include "mgraph.h"
