@@ -348,22 +348,34 @@ mg_status mg_frontier_select(mg_context ctx, mg_frontier out, const mg_frontier 
     if ((status = mg__frontier_reserve(ctx, out)) != MG_SUCCESS) return status;
 
     if (in == NULL) {
-        /* Scan all vertices into the bitmap; the list follows on demand. */
+        /* Scan all vertices into the bitmap; the list follows on demand. A loop per comparison,
+         * each bit set without a branch: choosing the comparison per vertex, with a branch, made
+         * this scan about a tenth of Afforest's time on a 1024^2 grid (session 31). */
         const int64_t words = (int64_t)mg__bitmap_words(out->n);
+        const uint32_t n = out->n;
+        uint64_t *const bitmap = out->bitmap;
         uint64_t total = 0;
+#define SELECT_ALL(OP)                                                                             \
+    _Pragma("omp parallel for reduction(+ : total) schedule(static)")                              \
+    for (int64_t w = 0; w < words; w++) {                                                          \
+        uint64_t bits = 0;                                                                         \
+        const uint32_t lo = (uint32_t)(w * 64), hi = lo + 64 < n ? lo + 64 : n;                    \
+        for (uint32_t v = lo; v < hi; v++) bits |= (uint64_t)((double)x[v] OP threshold) << (v - lo); \
+        bitmap[w] = bits;                                                                          \
+        total += (uint64_t)__builtin_popcountll(bits);                                             \
+    }
         MG__WITH_TYPE(values->type, {
             const T *x = values->data;
-_Pragma("omp parallel for reduction(+ : total) schedule(static)")
-            for (int64_t w = 0; w < words; w++) {
-                uint64_t bits = 0;
-                uint32_t lo = (uint32_t)(w * 64);
-                uint32_t hi = lo + 64 < out->n ? lo + 64 : out->n;
-                for (uint32_t v = lo; v < hi; v++)
-                    if (compare((double)x[v], cmp, threshold)) bits |= 1ull << (v - lo);
-                out->bitmap[w] = bits;
-                total += (uint64_t)__builtin_popcountll(bits);
+            switch (cmp) {
+            case MG_LT: SELECT_ALL(<) break;
+            case MG_LE: SELECT_ALL(<=) break;
+            case MG_GT: SELECT_ALL(>) break;
+            case MG_GE: SELECT_ALL(>=) break;
+            case MG_EQ: SELECT_ALL(==) break;
+            case MG_NE: SELECT_ALL(!=) break;
             }
         });
+#undef SELECT_ALL
         out->count = (uint32_t)total;
         out->bitmap_valid = true;
         out->list_valid = false;
