@@ -10,7 +10,7 @@
  * giant into one of them is in that list only). The giant's own edges, most of a graph's, are never
  * read after the sample. A link hooks the larger root under the smaller, so each root is its tree's
  * least vertex, and the last compression writes it to every vertex. 2 threads, this machine
- * (session 31): 1024^2 grid 8-10 ms, Kronecker 20 51 ms, against FastSV's 66 and 113 ms.
+ * (session 31, medians): 1024^2 grid 7-13 ms, Kronecker 20 39-55 ms; FastSV took 66 and 113 ms.
  *
  * FastSV (Zhang, Azad, Hu, "FastSV: A Distributed-Memory Connected Component Algorithm with Fast
  * Convergence", SIAM PP 2020), as LAGraph's LG_CC_FastSV writes it over GraphBLAS, elsewhere (GPU
