@@ -129,9 +129,15 @@ mg_status mg__gpu_udf_advance(mg_context ctx, mg__gpu_advance_args *a, mg_advanc
 mg_status mg__gpu_udf_compile(mg_context ctx, const struct mg_udf_s *u, int arch, size_t *cubin_bytes);
 
 /* A CUDA event pair for timing device work on the default stream (benchmarks): start records the
- * first event, stop records the second, waits for it and gives the milliseconds between. */
+ * first event, stop records the second, waits for it and gives the milliseconds between.
+ * hold, before start, keeps the stream busy for us microseconds (a spinning kernel), so that the
+ * timed work is queued while the GPU waits and the events time the GPU's work alone, as in calls
+ * issued back to back, not the host's launch of it from an idle GPU. A held sample whose stop was
+ * recorded only after the hold's end may include host time: late counts them (and resets). */
 typedef struct mg__gpu_timer mg__gpu_timer;
 mg_status mg__gpu_timer_create(mg_context ctx, mg__gpu_timer **out);
+mg_status mg__gpu_timer_hold(mg_context ctx, mg__gpu_timer *t, double us);
+int mg__gpu_timer_late(mg__gpu_timer *t);
 mg_status mg__gpu_timer_start(mg_context ctx, mg__gpu_timer *t);
 mg_status mg__gpu_timer_stop(mg_context ctx, mg__gpu_timer *t, double *ms);
 void mg__gpu_timer_free(mg__gpu_timer **t); /* NULL or *t NULL fine; sets *t NULL */

@@ -51,6 +51,17 @@ mg_status mg__gpu_timer_create(mg_context ctx, mg__gpu_timer **out) {
     return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_timer_create: this build has no CUDA backend");
 }
 
+mg_status mg__gpu_timer_hold(mg_context ctx, mg__gpu_timer *t, double us) {
+    (void)t;
+    (void)us;
+    return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_timer_hold: this build has no CUDA backend");
+}
+
+int mg__gpu_timer_late(mg__gpu_timer *t) {
+    (void)t;
+    return 0;
+}
+
 mg_status mg__gpu_timer_start(mg_context ctx, mg__gpu_timer *t) {
     (void)t;
     return mg__error(ctx, MG_UNAVAILABLE, "mg__gpu_timer_start: this build has no CUDA backend");

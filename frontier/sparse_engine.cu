@@ -30,6 +30,7 @@
  */
 #include "frontier/gpu_program.cuh" /* first: it includes mg_internal.h with C linkage */
 #include <atomic>
+#include <chrono>
 #include "frontier/gpu_engine_host.cuh"
 #include "core/gpu_resident.h"
 #include "core/dist.h"
@@ -1091,7 +1092,22 @@ extern "C" mg_status mg__gpu_frontier_edges(mg_context ctx, const mg__gpu_graph 
 
 struct mg__gpu_timer {
     cudaEvent_t start, stop;
+    std::chrono::steady_clock::time_point held_until; /* mg__gpu_timer_hold's end, as the host sees it */
+    bool held;
+    int late; /* held samples whose stop was recorded after the hold's end */
 };
+
+namespace {
+/* One thread that spins for ns nanoseconds of the global timer. */
+__global__ void hold_kernel(unsigned long long ns) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        __nanosleep(500);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}
+} // namespace
 
 extern "C" mg_status mg__gpu_timer_create(mg_context ctx, mg__gpu_timer **out) {
     if (out == nullptr) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_timer_create: NULL out");
@@ -1113,6 +1129,24 @@ extern "C" mg_status mg__gpu_timer_create(mg_context ctx, mg__gpu_timer **out) {
     return MG_SUCCESS;
 }
 
+extern "C" mg_status mg__gpu_timer_hold(mg_context ctx, mg__gpu_timer *t, double us) {
+    if (t == nullptr) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_timer_hold: NULL timer");
+    t->held_until = std::chrono::steady_clock::now() + std::chrono::nanoseconds((long long)(us * 1e3));
+    hold_kernel<<<1, 1>>>((unsigned long long)(us * 1e3));
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+        return mg__error(ctx, MG_DEVICE_ERROR, "mg__gpu_timer_hold: the hold kernel: %s", cudaGetErrorString(e));
+    t->held = true;
+    return MG_SUCCESS;
+}
+
+extern "C" int mg__gpu_timer_late(mg__gpu_timer *t) {
+    if (t == nullptr) return 0;
+    const int late = t->late;
+    t->late = 0;
+    return late;
+}
+
 extern "C" mg_status mg__gpu_timer_start(mg_context ctx, mg__gpu_timer *t) {
     if (t == nullptr) return mg__error(ctx, MG_INVALID_ARGUMENT, "mg__gpu_timer_start: NULL timer");
     cudaError_t e = cudaEventRecord(t->start, 0);
@@ -1130,6 +1164,10 @@ extern "C" mg_status mg__gpu_timer_stop(mg_context ctx, mg__gpu_timer *t, double
     *ms = 0;
     float f = 0;
     cudaError_t e = cudaEventRecord(t->stop, 0);
+    if (t->held) {
+        t->held = false;
+        if (std::chrono::steady_clock::now() >= t->held_until) t->late++;
+    }
     if (e == cudaSuccess) e = cudaEventSynchronize(t->stop);
     if (e == cudaSuccess) e = cudaEventElapsedTime(&f, t->start, t->stop);
     if (e != cudaSuccess) {

@@ -16,7 +16,11 @@
  *             CUSPARSE_SPMV_CSR_ALG1 and CUSPARSE_SPMV_CSR_ALG2, each after its
  *             cusparseSpMV_preprocess (untimed); the best of the three is the baseline.
  * Each is timed with CUDA events on the default stream around the call (mg_spmv returns after its
- * work; the events time it all the same), one warm-up, the median of R runs; y is poisoned with
+ * work; the events time it all the same), one warm-up, the median of R runs. --timing gpu (the
+ * default) queues each run behind a 200 us spin of the stream, so the events time the GPU's work
+ * alone, as when calls are issued back to back: from an idle GPU (--timing call) a run also counts
+ * the host's launch, 4-8 us on a 5-20 us product, whose spread between processes moved the small
+ * products' ratios by 10-18% (H100, session 32). y is poisoned with
  * NaN before the runs and every result, mgraph's and each cuSPARSE algorithm's, is checked with
  * mg_check_spmv against the serial double reference before a row is printed (a wrong baseline
  * fails the run too). MB: the fewest bytes an SpMV moves (CSR with 4-byte offsets, x read once, y
@@ -82,15 +86,33 @@ typedef struct {
     int blocks_faster;
 } summary;
 
+/* --timing gpu (the default): each run is queued behind a 200 us hold of the stream, so its events
+ * time the GPU's work alone, as in calls issued back to back; --timing call: from an idle GPU, so a
+ * run also times the host's launch of it (a few us: a fifth of a 20 us product). */
+static bool held = true;
+enum { kHoldUs = 200 };
+static int late_runs; /* timed runs (not warm-ups) queued after their hold's end */
+
+/* Run r of a timing loop starts (r < 0: warm-ups, whose late runs are dropped at run 0; the loop
+ * adds its timed runs' with runs_late after its last). */
+static void run_start(mg__gpu_timer *timer, int r) {
+    if (r == 0) (void)mg__gpu_timer_late(timer);
+    if (held) DIE_IF(mg__gpu_timer_hold(ctx, timer, kHoldUs));
+    DIE_IF(mg__gpu_timer_start(ctx, timer));
+}
+
+static void runs_late(mg__gpu_timer *timer) { late_runs += mg__gpu_timer_late(timer); }
+
 /* mg_spmv's median ms on a GPU context (y poisoned first). */
 static double time_mgraph(const mg_matrix A, mg_dense x, mg_dense y, int runs, mg__gpu_timer *timer) {
     double ms[BENCH_MAX_RUNS];
     DIE_IF(mg_dense_fill(ctx, y, NAN));
     for (int r = -1; r < runs; r++) {
-        DIE_IF(mg__gpu_timer_start(ctx, timer));
+        run_start(timer, r);
         DIE_IF(mg_spmv(ctx, A, x, y, NULL));
         DIE_IF(mg__gpu_timer_stop(ctx, timer, r < 0 ? &ms[0] : &ms[r]));
     }
+    runs_late(timer);
     return median(ms, runs);
 }
 
@@ -136,10 +158,11 @@ static double time_blocks(const set_entry *e, const mg_matrix A, const mg_dense 
     DIE_IF(mg_context_set_mode(ctx, MG_MODE_DENSE));
     double ms[BENCH_MAX_RUNS];
     for (int r = -2; r < runs; r++) { /* the first call builds the blocks, the second warms up */
-        DIE_IF(mg__gpu_timer_start(ctx, timer));
+        run_start(timer, r);
         DIE_IF(mg_advance(ctx, g, &p, NULL, gx, gy, NULL, NULL));
         DIE_IF(mg__gpu_timer_stop(ctx, timer, r < 0 ? &ms[0] : &ms[r]));
     }
+    runs_late(timer);
     DIE_IF(mg_context_set_mode(ctx, MG_MODE_AUTO));
     float *hy = xmalloc((size_t)n * 4 + 4);
     DIE_IF(mg_vector_extract(ctx, gy, hy));
@@ -219,11 +242,12 @@ static void time_cusparse(const set_entry *e, const mg_matrix A, const mg_dense 
         CUDA(cudaMemset(d_y, 0xff, (size_t)rows * vs)); /* NaN: an unwritten row fails the check */
         double ms[BENCH_MAX_RUNS];
         for (int r = -1; r < runs; r++) {
-            DIE_IF(mg__gpu_timer_start(ctx, timer));
+            run_start(timer, r);
             CS(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mA, vX, beta, vY, dt, algs[a],
                             d_buf));
             DIE_IF(mg__gpu_timer_stop(ctx, timer, r < 0 ? &ms[0] : &ms[r]));
         }
+        runs_late(timer);
         CUDA(cudaGetLastError());
         mg__gpu_free(d_buf);
         const double t = median(ms, runs);
@@ -402,7 +426,8 @@ static void bench_cg(const set_entry *e, bool single, int runs, int iters, out_f
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: " BENCH_NAME " [--cg-nnz N] [--cg-iters K] [--no-cg] [--blocks] [--real DIR | --no-real]\n"
+    fprintf(f, "usage: " BENCH_NAME " [--cg-nnz N] [--cg-iters K] [--no-cg] [--blocks] [--timing T]\n"
+               "       [--real DIR | --no-real]\n"
                "       [--min-graph-nnz N] [--sizes LIST] [--kinds LIST] [--precision P] [--runs R]\n"
                "       [--format F]\n"
                "mgraph's mg_spmv on the GPU against cuSPARSE (default and best CSR algorithm), each\n"
@@ -412,7 +437,10 @@ static void usage(FILE *f) {
                "  --cg-iters K        CG iterations per solve (default 200)\n"
                "  --no-cg             no CG part\n"
                "  --blocks            also time square fp32 matrices on the dense engine's 2D blocks\n"
-               "                      (a graph of the entries, mg_advance in MG_MODE_DENSE)\n" SET_USAGE
+               "                      (a graph of the entries, mg_advance in MG_MODE_DENSE)\n"
+               "  --timing T          gpu (default): each run queued behind a 200 us hold of the\n"
+               "                      stream, timing the GPU's work as in back-to-back calls; call:\n"
+               "                      each run from an idle GPU, the host's launch included\n" SET_USAGE
                "                      (default sizes: 1M,16M,64M,200M)\n"
                "exit: 0 done (or skipped: no GPU), 1 an error or a wrong result, 2 a usage error\n");
 }
@@ -461,6 +489,15 @@ int main(int argc, char **argv) {
             blocks = true;
             continue;
         }
+        if (strcmp(argv[i], "--timing") == 0) {
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            if (strcmp(v, "gpu") != 0 && strcmp(v, "call") != 0) {
+                fprintf(stderr, BENCH_NAME ": --timing wants gpu or call\n");
+                return 2;
+            }
+            held = strcmp(v, "gpu") == 0;
+            continue;
+        }
         if (strcmp(argv[i], "--cg-nnz") == 0 || strcmp(argv[i], "--cg-iters") == 0) {
             uint64_t value = 0;
             if (i + 1 >= argc || !parse_count(argv[i + 1], &value) ||
@@ -504,11 +541,14 @@ int main(int argc, char **argv) {
     summary s[2];
     memset(s, 0, sizeof s);
     if (count > 0) {
-        table_note(o.format, "SpMV y = A x, median of %d runs after a warm-up (CUDA events); MB = the "
+        table_note(o.format, "SpMV y = A x, median of %d runs after a warm-up (CUDA events, %s); MB = the "
                    "minimum bytes (CSR with 4-byte offsets, x read, y written); speedup = best "
                    "cuSPARSE ms / mgraph ms; pct_bw = GB/s / the probe's read bandwidth; prep = "
                    "mg_matrix_gpu_prepare's device build (kernels loaded at the start: "
-                   "CUDA_MODULE_LOADING=%s)", o.runs, getenv("CUDA_MODULE_LOADING"));
+                   "CUDA_MODULE_LOADING=%s)", o.runs,
+                   held ? "each run queued behind a hold of the stream: the GPU's time" :
+                          "each run from an idle GPU: the host's launch included",
+                   getenv("CUDA_MODULE_LOADING"));
         table_header(o.format, kSpmvColumns, NSPMV);
         for (int i = 0; i < count; i++) {
             if (o.single) bench_one(&set[i], true, o.runs, blocks, o.format, &probe, timer, &s[0]);
@@ -534,6 +574,9 @@ int main(int argc, char **argv) {
                            "than mg_spmv on %d", pn, s[p].blocks.count, geo_mean(&s[p].blocks),
                            s[p].blocks.min, s[p].blocks.min_name, s[p].blocks_faster);
         }
+        if (late_runs)
+            table_note(o.format, "--timing gpu: %d timed runs were queued only after the hold's end "
+                       "(they may include the host's launch)", late_runs);
     }
     if (cg) {
         set_entry cgset[SET_MAX + 2];
