@@ -133,7 +133,8 @@ mg_status mg__gpu_udf_compile(mg_context ctx, const struct mg_udf_s *u, int arch
  * hold, before start, keeps the stream busy for us microseconds (a spinning kernel), so that the
  * timed work is queued while the GPU waits and the events time the GPU's work alone, as in calls
  * issued back to back, not the host's launch of it from an idle GPU. A held sample whose stop was
- * recorded only after the hold's end may include host time: late counts them (and resets). */
+ * recorded only after the hold's end may include host time: late counts them (and resets; t not
+ * NULL). */
 typedef struct mg__gpu_timer mg__gpu_timer;
 mg_status mg__gpu_timer_create(mg_context ctx, mg__gpu_timer **out);
 mg_status mg__gpu_timer_hold(mg_context ctx, mg__gpu_timer *t, double us);

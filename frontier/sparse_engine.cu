@@ -1141,7 +1141,6 @@ extern "C" mg_status mg__gpu_timer_hold(mg_context ctx, mg__gpu_timer *t, double
 }
 
 extern "C" int mg__gpu_timer_late(mg__gpu_timer *t) {
-    if (t == nullptr) return 0;
     const int late = t->late;
     t->late = 0;
     return late;
