@@ -25,6 +25,13 @@
  * d * tol / (1 - d) by the contraction), so both modes meet the same check (check_pagerank.c).
  * The push form does more work for that guarantee (residuals are positive, so nothing cancels:
  * about 25 pushes per vertex on Kronecker graphs where the power iteration needs 8 iterations).
+ *
+ * opts->single_precision runs the power iteration on float vectors, GAPBS's, LAGraph's and
+ * Gunrock's choice: each edge gathers 4 bytes instead of 8, which on the CPU is most of a pull on a
+ * power-law graph (the gathers miss the caches). Its iterates' rounding (about 6e-8 of each rank,
+ * 1e-7 of L1 summed) is far below the tolerances it is for; below 1e-6 the L1 change could stall
+ * on rounding, so those are refused. The last iterate goes into the caller's double vector, where
+ * it is normalised.
  */
 #include "algo_util.h"
 
@@ -38,7 +45,24 @@ void mg_pagerank_options_init(mg_pagerank_options *opts) {
     opts->data_driven = false;
     opts->iterations = 0;
     opts->spread_each_iteration = false;
+    opts->single_precision = false;
     opts->change = 0;
+}
+
+/* rank (double) = the float vector from, through the host (once a run). */
+static mg_status widen(mg_context ctx, const mg_graph g, const mg_vector from, mg_vector rank) {
+    mg_status status = MG_SUCCESS;
+    const uint32_t n = mg_graph_num_vertices(g);
+    float *f = mg__algo_malloc(n, sizeof *f);
+    double *d = mg__algo_malloc(n, sizeof *d);
+    if (f == NULL || d == NULL) FAIL(ctx, MG_OUT_OF_MEMORY, "mg_pagerank: out of host memory for %u ranks", n);
+    TRY(mg_vector_extract(ctx, from, f));
+    for (uint32_t i = 0; i < n; i++) d[i] = f[i];
+    TRY(mg_vector_load(ctx, rank, d));
+cleanup:
+    mg__algo_free(f);
+    mg__algo_free(d);
+    return status;
 }
 
 /* Each mode leaves its unnormalised result in rank and sets *converged. */
@@ -162,18 +186,33 @@ mg_status mg_pagerank(mg_context ctx, const mg_graph g, mg_pagerank_options *opt
         FAIL(ctx, MG_INVALID_ARGUMENT,
              "mg_pagerank: opts->spread_each_iteration is for the topology-driven mode (the "
              "data-driven one has no iterates)");
+    if (o.single_precision && o.data_driven)
+        FAIL(ctx, MG_INVALID_ARGUMENT,
+             "mg_pagerank: opts->single_precision is for the topology-driven mode (the data-driven "
+             "one keeps its residuals in double)");
+    if (o.single_precision && o.tolerance > 0 && o.tolerance < 1e-6)
+        FAIL(ctx, MG_INVALID_ARGUMENT,
+             "mg_pagerank: opts->tolerance %g is below what float iterates can reach "
+             "(opts->single_precision: 1e-6 at least, or 0 for a fixed count)", o.tolerance);
     if (o.max_iterations < 1)
         FAIL(ctx, MG_INVALID_ARGUMENT, "mg_pagerank: opts->max_iterations %d must be >= 1",
              o.max_iterations);
     const uint32_t n = mg_graph_num_vertices(g);
     if (n == 0) goto cleanup;
 
-    TRY(mg_vector_create(ctx, &work1, g, MG_DOUBLE));
     bool converged = false;
     if (o.data_driven) {
+        TRY(mg_vector_create(ctx, &work1, g, MG_DOUBLE));
         TRY(mg_vector_create(ctx, &work2, g, MG_DOUBLE));
         TRY(data_driven(ctx, g, &o, rank, work1, work2, &converged));
+    } else if (o.single_precision) {
+        /* both iterates in float; the result is widened into rank */
+        TRY(mg_vector_create(ctx, &work1, g, MG_FLOAT));
+        TRY(mg_vector_create(ctx, &work2, g, MG_FLOAT));
+        TRY(topology_driven(ctx, g, &o, work2, work1, &converged));
+        TRY(widen(ctx, g, work2, rank));
     } else {
+        TRY(mg_vector_create(ctx, &work1, g, MG_DOUBLE));
         TRY(topology_driven(ctx, g, &o, rank, work1, &converged));
     }
     /* Normalise even when not converged, so the caller gets the best estimate there is. */

@@ -492,15 +492,17 @@ static inline double weight_at(const void *w, mg_weight_type wt, uint64_t e) {
  * type: the programs of the built-in algorithms, BFS (MG_CONTRIB_SRC_ID, MG_COMBINE_ANY on
  * MG_VERTEX parents), CC (MG_CONTRIB_SRC, MG_COMBINE_MIN on MG_VERTEX labels), SSSP
  * (MG_CONTRIB_SRC_PLUS_WEIGHT, MG_COMBINE_MIN on int64 or double distances), PageRank
- * (MG_CONTRIB_SRC_DIV_OUTDEG, MG_COMBINE_SUM; MG_CONTRIB_SRC once a pull has divided) and BC
- * (MG_CONTRIB_SRC, MG_COMBINE_SUM) on doubles. Compiling all 24 pairs for all 4 types and both
+ * (MG_CONTRIB_SRC_DIV_OUTDEG, MG_COMBINE_SUM; MG_CONTRIB_SRC once a pull has divided; on floats
+ * too, for its single-precision option) and BC (MG_CONTRIB_SRC, MG_COMBINE_SUM) on doubles. Compiling all 24 pairs for all 4 types and both
  * pushes made this file a minute of the build; the other programs share one generic copy.
  * HOT_x(X, F, r, ...) calls X(F, r, K, C, ...) for each pair; CASE_KC makes it a case. */
 #define HOT_I32(X, F, r, ...)                                                                      \
     X(F, r, MG_CONTRIB_SRC_ID, MG_COMBINE_ANY, __VA_ARGS__)                                        \
     X(F, r, MG_CONTRIB_SRC, MG_COMBINE_MIN, __VA_ARGS__)
 #define HOT_I64(X, F, r, ...) X(F, r, MG_CONTRIB_SRC_PLUS_WEIGHT, MG_COMBINE_MIN, __VA_ARGS__)
-#define HOT_F32(X, F, r, ...)
+#define HOT_F32(X, F, r, ...)                                                                      \
+    X(F, r, MG_CONTRIB_SRC_DIV_OUTDEG, MG_COMBINE_SUM, __VA_ARGS__)                                \
+    X(F, r, MG_CONTRIB_SRC, MG_COMBINE_SUM, __VA_ARGS__)
 #define HOT_F64(X, F, r, ...)                                                                      \
     X(F, r, MG_CONTRIB_SRC_PLUS_WEIGHT, MG_COMBINE_MIN, __VA_ARGS__)                               \
     X(F, r, MG_CONTRIB_SRC_DIV_OUTDEG, MG_COMBINE_SUM, __VA_ARGS__)                                \

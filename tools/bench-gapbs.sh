@@ -4,7 +4,9 @@
 # road-like grid, the same files (.mtx, integer weights 1..255), the same sources, the same thread
 # count. GAPBS: `-n RUNS`, its "Average Time"; mgraph: one warm-up, `--runs RUNS`, the median, each
 # run validated against the serial reference. Prints a markdown table (GAPBS s / mgraph s: > 1 means
-# mgraph is faster). Run it on an otherwise idle machine.
+# mgraph is faster). PageRank: GAPBS iterates in float, and so does mgraph's "pr" row
+# (--precision single); "pr-double" is mgraph's default, double, beside the same GAPBS figure.
+# Run it on an otherwise idle machine.
 #
 #   tools/bench-gapbs.sh [--build DIR] [--gapbs DIR] [--scale S] [--grid W] [--runs N]
 #                        [--threads T] [--workdir DIR]
@@ -24,7 +26,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --workdir) workdir=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "bench-gapbs.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -57,15 +59,19 @@ for file in "$kron" "$grid_file"; do
         src=$(grep -v '^%' "$file" | sed -n 2p | awk '{print $1}')
     fi
     gsrc=$((src - 1)) # GAPBS numbers from 0
-    for algo in bfs sssp cc pr bc; do
+    # pr: GAPBS iterates in float, so mgraph's row does too (--precision single); pr-double is
+    # mgraph's default, double iterates, beside the same GAPBS run
+    for algo in bfs sssp cc pr pr-double bc; do
         case $algo in
             bfs|sssp|bc) gargs=(-r "$gsrc") margs=(--source "$src") ;;
-            pr) gargs=(-i 20 -t 1e-4) margs=(--max-iter 20 --tolerance 1e-4) ;;
+            pr) gargs=(-i 20 -t 1e-4) margs=(--max-iter 20 --tolerance 1e-4 --precision single) ;;
+            pr-double) gargs=(-i 20 -t 1e-4) margs=(--max-iter 20 --tolerance 1e-4 --precision double) ;;
             cc) gargs=() margs=() ;;
         esac
-        g=$(OMP_NUM_THREADS=$threads "$workdir/gapbs/$algo" -f "$file" -s -n "$runs" "${gargs[@]}" 2>&1 |
+        galgo=${algo%-double}
+        g=$(OMP_NUM_THREADS=$threads "$workdir/gapbs/$galgo" -f "$file" -s -n "$runs" "${gargs[@]}" 2>&1 |
             awk '/Average Time:/ {print $3}')
-        m=$("$mgraph" "$algo" "$file" "${margs[@]}" --backend cpu --threads "$threads" --runs "$runs" \
+        m=$("$mgraph" "$galgo" "$file" "${margs[@]}" --backend cpu --threads "$threads" --runs "$runs" \
             --validate --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["run_s"], d["validated"])')
         echo "$(basename "$file" .mtx) $algo ${g:-?} $m" >>"$rows"
     done

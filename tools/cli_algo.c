@@ -136,6 +136,19 @@ static int parse_algo_opts(int argc, char **argv, const char *name, int cmd, alg
         o->iterations = (int)it;
     }
     o->pr.data_driven = a->value[OPT_DATA_DRIVEN] != NULL;
+    if (a->value[OPT_PRECISION]) {
+        static const char *const names[] = {"single", "double"};
+        static const int values[] = {1, 0};
+        int v = 0;
+        if ((rc = cli_choice(a, OPT_PRECISION, names, values, 2, &v)) != CLI_OK) return rc;
+        o->pr.single_precision = v != 0;
+        if (o->pr.single_precision && o->pr.data_driven)
+            return cli_usage_error(name, "pr: --precision single is for the topology-driven mode, "
+                                         "not --data-driven");
+        if (o->pr.single_precision && o->pr.tolerance > 0 && o->pr.tolerance < 1e-6)
+            return cli_usage_error(name, "pr: --tolerance %g is below what float iterates reach "
+                                         "(--precision single: 0 or at least 1e-6)", o->pr.tolerance);
+    }
     o->bc_all = a->value[OPT_ALL] != NULL;
     int picked = (a->value[OPT_SOURCE] != NULL) + (a->value[OPT_SOURCES] != NULL) + o->bc_all;
     if (picked > 1)
@@ -620,9 +633,10 @@ counted:
         if (cmd == CMD_TC) printf(", \"triangles\": %llu", (unsigned long long)triangles);
         if (cmd == CMD_PR)
             printf(", \"iterations\": %d, \"converged\": %s, \"damping\": %.9g, \"tolerance\": %.9g, "
-                   "\"data_driven\": %s",
+                   "\"data_driven\": %s, \"precision\": \"%s\"",
                    pr_used.iterations, converged ? "true" : "false", pr_used.damping,
-                   pr_used.tolerance, pr_used.data_driven ? "true" : "false");
+                   pr_used.tolerance, pr_used.data_driven ? "true" : "false",
+                   pr_used.single_precision ? "single" : "double");
         if (graph_on_gpu)
             printf(", \"gpu_preprocess_s\": %.9f, \"gpu_upload_s\": %.9f, \"device_bytes\": %zu, "
                    "\"csr_bytes\": %zu, \"dense_preprocess_s\": %.9f, \"dense_bytes\": %zu",
@@ -660,7 +674,8 @@ counted:
         printf("run: %.6f s (median of %llu)\n", median, (unsigned long long)o->runs);
         printf("MTEPS: %.2f\n", mteps);
         if (cmd == CMD_PR)
-            printf("iterations: %d%s\n", pr_used.iterations, converged ? "" : " (not converged)");
+            printf("iterations: %d%s%s\n", pr_used.iterations, converged ? "" : " (not converged)",
+                   pr_used.single_precision ? " (single precision)" : "");
         printf("validation: %s\n", validated < 0 ? "skipped" : validated ? "PASS" : "FAIL");
         printf("backend: %s%s", backend,
                on_gpu && o->engine == MG_ENGINE_BASELINE ? " (baseline engine)" : "");

@@ -169,7 +169,8 @@ static const char HELP_CC[] =
     "\n" HELP_COMMON_ALGO;
 
 static const char HELP_PR[] =
-    "Usage: mgraph pr FILE [--damping D] [--tolerance T] [--max-iter N] [--data-driven] [OPTIONS]\n"
+    "Usage: mgraph pr FILE [--damping D] [--tolerance T] [--max-iter N] [--data-driven]\n"
+    "                 [--precision single|double] [OPTIONS]\n"
     "\n"
     "PageRank: ranks sum to 1; a dangling vertex's rank is spread over all vertices.\n"
     "  --damping D        damping factor in [0, 1) (0.85)\n"
@@ -178,6 +179,9 @@ static const char HELP_PR[] =
     "  --max-iter N       iteration limit (100); reaching it prints a warning, not an error, and\n"
     "                     --validate holds the ranks to the last iteration's change\n"
     "  --data-driven      push residuals from changed vertices instead of full power iterations\n"
+    "  --precision P      the iterates' type: double (default) or single (float, as GAPBS and\n"
+    "                     LAGraph iterate: half the bytes; topology-driven only, --tolerance 0 or\n"
+    "                     at least 1e-6); the ranks are written as doubles either way\n"
     "--output values: the rank.\n"
     "\n" HELP_COMMON_ALGO;
 
@@ -618,7 +622,7 @@ static const struct {
     [OPT_TRANSPOSE] = {"--transpose", false, CMD_SPMV | CMD_SPMM},
     [OPT_ALPHA] = {"--alpha", true, CMD_SPMV | CMD_SPMM | CMD_SDDMM},
     [OPT_BETA] = {"--beta", true, CMD_SPMV | CMD_SPMM | CMD_SDDMM},
-    [OPT_PRECISION] = {"--precision", true, CMD_SPARSE},
+    [OPT_PRECISION] = {"--precision", true, CMD_SPARSE | CMD_PR},
     [OPT_JACOBI] = {"--jacobi", false, CMD_CG},
     [OPT_HISTORY] = {"--history", false, CMD_CG},
     [OPT_K] = {"--k", true, CMD_SPMM | CMD_SDDMM | CMD_CHAIN},

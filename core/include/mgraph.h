@@ -806,6 +806,11 @@ typedef struct {
                               vertices' rank to all vertices, so each iterate is LDBC
                               Graphalytics' (what a fixed iteration count returns differs).
                               Topology-driven only                                            */
+    bool single_precision; /* default false: iterate in double; true: in float (as GAPBS,
+                              LAGraph and Gunrock do), half the bytes a gather moves. rank is
+                              still MG_DOUBLE, normalised in double; float's rounding moves the
+                              L1 change by about 1e-7, so a tolerance in (0, 1e-6) is refused.
+                              Topology-driven only                                            */
     int iterations;        /* out: iterations (topology) or vertex pushes / n (data-driven)   */
     double change;         /* out: the L1 change of the last iteration (topology-driven), or
                               the residual left (data-driven); mg_check_pagerank's bound for a

@@ -50,6 +50,23 @@ validate_all "$TMP/small.mtx" --mode pull
 validate_all "$TMP/small.mtx" --mode dense
 expect_rc 0 pr "$TMP/small.mtx" --validate --data-driven --damping 0.5 --tolerance 1e-8
 expect_out_line '^iterations: [0-9]+'
+# float iterates: validated, said in the report; the combinations they cannot run are usage errors
+expect_rc 0 pr "$TMP/small.mtx" --validate --precision single --tolerance 1e-6
+expect_out_line '^iterations: [0-9]+ \(single precision\)$'
+expect_out_line '^validation: PASS$'
+expect_rc 0 pr "$TMP/small.mtx" --validate --precision single --json
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["precision"] == "single" and j["validated"], j' "$TMP/out" ||
+    fail "pr --precision single --json: $(cat "$TMP/out")"
+expect_rc 0 pr "$TMP/small.mtx" --validate --precision double --json
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["precision"] == "double", j' "$TMP/out" ||
+    fail "pr --precision double --json: $(cat "$TMP/out")"
+expect_rc 2 pr "$TMP/small.mtx" --precision single --tolerance 1e-8
+expect_err "below what float iterates reach"
+expect_rc 2 pr "$TMP/small.mtx" --precision single --data-driven
+expect_err "topology-driven"
+expect_rc 2 pr "$TMP/small.mtx" --precision half
+expect_err "expected single or double"
+expect_rc 2 bfs "$TMP/small.mtx" --precision single
 expect_rc 0 bc "$TMP/small.mtx" --validate --all
 expect_rc 0 bc "$TMP/small.mtx" --validate --sources 2,4,6
 

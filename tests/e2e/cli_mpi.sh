@@ -109,6 +109,12 @@ graph road "$SAMPLES/roadNet-CA-sample.txt" --undirected "bfs sssp cc pr bc"
 graph rmat "$TMP/w.mtx" "" "bfs sssp cc pr bc"
 graph directed "$TMP/d.mtx" "" "bfs sssp pr"
 
+# PageRank's float iterates over the ranks, validated
+mpi 2 pr "$TMP/w.mtx" --precision single --validate
+every_rank 2 0 "pr --precision single"
+expect_out_line '^validation: PASS$'
+expect_out_line '\(single precision\)$'
+
 # --json: one object, from rank 0, with the ranks
 mpi 2 sssp "$TMP/w.mtx" --json --runs 3
 every_rank 2 0 "sssp --json"

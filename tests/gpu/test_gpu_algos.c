@@ -42,8 +42,8 @@ static uint32_t first_source(mg_graph g) {
     return 0;
 }
 
-typedef enum { BFS, SSSP, CC, PR, PR_DD, BC1, BC3 } algo;
-static const char *const NAMES[] = {"bfs", "sssp", "cc", "pr", "pr-dd", "bc", "bc-3src"};
+typedef enum { BFS, SSSP, CC, PR, PR_DD, PR_F32, BC1, BC3 } algo;
+static const char *const NAMES[] = {"bfs", "sssp", "cc", "pr", "pr-dd", "pr-f32", "bc", "bc-3src"};
 
 static void run(mg_graph g, const char *graph, algo a) {
     const uint32_t s = first_source(g), n = mg_graph_num_vertices(g);
@@ -59,6 +59,7 @@ static void run(mg_graph g, const char *graph, algo a) {
         CHECK_OK(ctx, mg_vector_create(ctx, &r[k], g, type));
         mg_pagerank_options_init(&po[k]);
         po[k].data_driven = a == PR_DD;
+        po[k].single_precision = a == PR_F32;
         double t0 = omp_get_wtime();
         switch (a) {
         case BFS:
@@ -67,7 +68,7 @@ static void run(mg_graph g, const char *graph, algo a) {
             break;
         case SSSP: st[k] = mg_sssp(ctx, g, s, 0, r[k]); break;
         case CC: st[k] = mg_cc(ctx, g, r[k]); break;
-        case PR: case PR_DD: st[k] = mg_pagerank(ctx, g, &po[k], r[k]); break;
+        case PR: case PR_DD: case PR_F32: st[k] = mg_pagerank(ctx, g, &po[k], r[k]); break;
         case BC1: st[k] = mg_bc(ctx, g, &s, 1, r[k]); break;
         case BC3: st[k] = mg_bc(ctx, g, three, 3, r[k]); break;
         }
@@ -79,7 +80,7 @@ static void run(mg_graph g, const char *graph, algo a) {
     case BFS: v = mg_check_bfs(gpu, g, s, r[0], parent); break;
     case SSSP: v = mg_check_sssp(gpu, g, s, r[0]); break;
     case CC: v = mg_check_cc(gpu, g, r[0]); break;
-    case PR: case PR_DD: v = mg_check_pagerank(gpu, g, &po[0], r[0]); break;
+    case PR: case PR_DD: case PR_F32: v = mg_check_pagerank(gpu, g, &po[0], r[0]); break;
     case BC1: v = mg_check_bc(gpu, g, &s, 1, r[0]); break;
     case BC3: v = mg_check_bc(gpu, g, three, 3, r[0]); break;
     }

@@ -95,6 +95,21 @@ static void run_all(mg_graph g, const char *what, bool heavy) {
             CHECK(po.iterations > 0);
         }
     }
+    /* float iterates: the default tolerance, the least one allowed, and LDBC's fixed count with
+     * the dangling rank spread each iteration */
+    for (int t = 0; t < (heavy ? 3 : 1); t++) {
+        mg_pagerank_options_init(&po);
+        po.single_precision = true;
+        if (t == 1) po.tolerance = 1e-6;
+        if (t == 2) {
+            po.tolerance = 0;
+            po.max_iterations = 30;
+            po.spread_each_iteration = true;
+        }
+        CHECK_OK(ctx, mg_pagerank(ctx, g, &po, rank));
+        CHECK_OK(ctx, mg_check_pagerank(ctx, g, &po, rank));
+        CHECK(po.iterations > 0);
+    }
 
     CHECK_OK(ctx, mg_bc(ctx, g, &sources[1], 1, bc));
     CHECK_OK(ctx, mg_check_bc(ctx, g, &sources[1], 1, bc));
@@ -335,6 +350,21 @@ static void test_dangling(void) {
     CHECK(mg_check_pagerank(ctx, g, &po, rank) == MG_INVALID_ARGUMENT);
     po.data_driven = true;
     CHECK(mg_pagerank(ctx, g, &po, rank) == MG_INVALID_ARGUMENT);
+    /* float iterates: the exact ranks to float's rounding and the tolerance's bound */
+    mg_pagerank_options_init(&po);
+    po.single_precision = true;
+    po.tolerance = 1e-6;
+    po.max_iterations = 1000;
+    CHECK_OK(ctx, mg_pagerank(ctx, g, &po, rank));
+    for (uint32_t v = 0; v < 3; v++) CHECK(fabs(get(rank, v) - want[v]) < 1e-5);
+    CHECK_OK(ctx, mg_check_pagerank(ctx, g, &po, rank));
+    po.data_driven = true;
+    CHECK(mg_pagerank(ctx, g, &po, rank) == MG_INVALID_ARGUMENT);
+    CHECK(strstr(mg_context_error(ctx), "single_precision") != NULL);
+    po.data_driven = false;
+    po.tolerance = 1e-7;
+    CHECK(mg_pagerank(ctx, g, &po, rank) == MG_INVALID_ARGUMENT);
+    CHECK(strstr(mg_context_error(ctx), "float") != NULL);
     mg_vector_free(&rank);
     run_all(g, "dangling", true);
     mg_graph_free(&g);
