@@ -49,7 +49,7 @@ void mg_pagerank_options_init(mg_pagerank_options *opts) {
     opts->change = 0;
 }
 
-/* rank (double) = the float vector from, through the host (once a run). */
+/* rank (double) = the float vector from, normalised in double, through the host (once a run). */
 static mg_status widen(mg_context ctx, const mg_graph g, const mg_vector from, mg_vector rank) {
     mg_status status = MG_SUCCESS;
     const uint32_t n = mg_graph_num_vertices(g);
@@ -57,7 +57,10 @@ static mg_status widen(mg_context ctx, const mg_graph g, const mg_vector from, m
     double *d = mg__algo_malloc(n, sizeof *d);
     if (f == NULL || d == NULL) FAIL(ctx, MG_OUT_OF_MEMORY, "mg_pagerank: out of host memory for %u ranks", n);
     TRY(mg_vector_extract(ctx, from, f));
-    for (uint32_t i = 0; i < n; i++) d[i] = f[i];
+    double sum = 0;
+    for (uint32_t i = 0; i < n; i++) sum += f[i];
+    const double scale = sum > 0 ? 1 / sum : 1;
+    for (uint32_t i = 0; i < n; i++) d[i] = f[i] * scale;
     TRY(mg_vector_load(ctx, rank, d));
 cleanup:
     mg__algo_free(f);
@@ -67,7 +70,7 @@ cleanup:
 
 /* Each mode leaves its unnormalised result in rank and sets *converged. */
 static mg_status topology_driven(mg_context ctx, const mg_graph g, mg_pagerank_options *o,
-                                 mg_vector rank, mg_vector other, bool *converged) {
+                                 mg_vector rank, mg_vector other, bool *converged, mg_vector *last) {
     mg_status status = MG_SUCCESS;
     const uint32_t n = mg_graph_num_vertices(g);
     mg_vector old = rank, new_ = other, degree = NULL;
@@ -104,8 +107,10 @@ static mg_status topology_driven(mg_context ctx, const mg_graph g, mg_pagerank_o
         new_ = t;
         o->iterations++;
     }
-    /* old holds the latest iterate; hand the caller's vector back holding it. */
-    if (old != rank) TRY(mg_vector_affine(ctx, rank, NULL, 1, old, 0));
+    /* old holds the latest iterate: the caller's vector is handed back holding it, unless the
+     * caller takes it where it is (last) */
+    if (last != NULL) *last = old;
+    else if (old != rank) TRY(mg_vector_affine(ctx, rank, NULL, 1, old, 0));
     o->change = change;
     /* tolerance 0 asks for exactly max_iterations iterations: done is converged */
     *converged = o->tolerance == 0 || change < o->tolerance;
@@ -209,16 +214,19 @@ mg_status mg_pagerank(mg_context ctx, const mg_graph g, mg_pagerank_options *opt
         /* both iterates in float; the result is widened into rank */
         TRY(mg_vector_create(ctx, &work1, g, MG_FLOAT));
         TRY(mg_vector_create(ctx, &work2, g, MG_FLOAT));
-        TRY(topology_driven(ctx, g, &o, work2, work1, &converged));
-        TRY(widen(ctx, g, work2, rank));
+        mg_vector last = NULL;
+        TRY(topology_driven(ctx, g, &o, work2, work1, &converged, &last));
+        TRY(widen(ctx, g, last, rank)); /* normalised there */
     } else {
         TRY(mg_vector_create(ctx, &work1, g, MG_DOUBLE));
-        TRY(topology_driven(ctx, g, &o, rank, work1, &converged));
+        TRY(topology_driven(ctx, g, &o, rank, work1, &converged, NULL));
     }
     /* Normalise even when not converged, so the caller gets the best estimate there is. */
-    double sum;
-    TRY(mg_vector_reduce(ctx, rank, NULL, MG_OP_ADD, &sum));
-    if (sum > 0) TRY(mg_vector_affine(ctx, rank, NULL, 1 / sum, rank, 0));
+    if (!o.single_precision) {
+        double sum;
+        TRY(mg_vector_reduce(ctx, rank, NULL, MG_OP_ADD, &sum));
+        if (sum > 0) TRY(mg_vector_affine(ctx, rank, NULL, 1 / sum, rank, 0));
+    }
     if (!converged)
         FAIL(ctx, MG_NOT_CONVERGED,
              "mg_pagerank: no convergence within opts->max_iterations = %d (%s)", o.max_iterations,
