@@ -68,7 +68,8 @@ cleanup:
     return status;
 }
 
-/* Each mode leaves its unnormalised result in rank and sets *converged. */
+/* Each mode leaves its unnormalised result in rank (the topology-driven one, given last, in the
+ * vector *last names instead) and sets *converged. */
 static mg_status topology_driven(mg_context ctx, const mg_graph g, mg_pagerank_options *o,
                                  mg_vector rank, mg_vector other, bool *converged, mg_vector *last) {
     mg_status status = MG_SUCCESS;
