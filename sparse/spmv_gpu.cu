@@ -236,8 +236,8 @@ struct Chunks {
  * written at once; otherwise each chunk leaves its sum in partial[] and the row's last chunk to
  * arrive (a counter per row, put back to 0 by that chunk for the next call) combines them in
  * chunk order, in double, so the result does not depend on which came last. */
-template <typename T, bool PATTERN, int SR, typename G>
-__device__ void spmv_chunk(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
+template <typename T, bool PATTERN, int SR, typename O, typename G>
+__device__ void spmv_chunk(const O *__restrict__ off, const uint32_t *__restrict__ idx,
                            const T *__restrict__ val, const G &x, T *__restrict__ y,
                            const Chunks &ch, uint32_t c, T alpha, T beta, double *dot) {
     typedef semiring<T, SR> S;
@@ -361,15 +361,15 @@ __device__ inline void reduce_tile(const O *__restrict__ roff, uint32_t rs, uint
  * products staged in shared memory; then each row is reduced from there by a group of lanes sized
  * to the block's rows. A block of one long row (blk_row's boundary around it) is left to the chunk
  * kernels. */
-template <typename T, bool PATTERN, int SR, uint32_t TILE, typename G>
+template <typename T, bool PATTERN, int SR, uint32_t TILE, typename O, typename G>
 __global__ void __launch_bounds__(kStreamThreads)
-spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
+spmv_stream(const O *__restrict__ off, const uint32_t *__restrict__ idx,
             const T *__restrict__ val, G x, T *__restrict__ y,
             const uint32_t *__restrict__ blk_row, uint32_t nblk, uint32_t long_len, Chunks chunks,
             T alpha, T beta, double *dot) {
     if (!x.proceed()) return;
     if (blockIdx.x >= nblk) {
-        spmv_chunk<T, PATTERN, SR>(off, idx, val, x, y, chunks, blockIdx.x - nblk, alpha, beta, dot);
+        spmv_chunk<T, PATTERN, SR, O>(off, idx, val, x, y, chunks, blockIdx.x - nblk, alpha, beta, dot);
         return;
     }
     constexpr int kPer = TILE / kStreamThreads;
@@ -390,8 +390,8 @@ spmv_stream(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
     tile_products<T, SR>(x, len, col, a, prod);
     __syncthreads();
     double my_dot = 0;
-    reduce_tile<T, SR, TILE, uint64_t>(off + rs, rs, re - rs, e0, prod, longer, &nlonger, x, y, alpha, beta, dot,
-                                       my_dot, 0);
+    reduce_tile<T, SR, TILE, O>(off + rs, rs, re - rs, e0, prod, longer, &nlonger, x, y, alpha, beta, dot,
+                                my_dot, 0);
     if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
 }
 
@@ -983,7 +983,7 @@ __global__ void __launch_bounds__(kFormThreads, 1) form_rows(form_rows_args a) {
     const starts_stream_block use[2] = {short_rows ? pred[0] : pred[2], short_rows ? pred[1] : pred[3]};
     const bool keep_e[2] = {short_rows && a.bucket[0] != kSmallBucket && a.blk_e[0] != nullptr,
                             short_rows && a.bucket[1] != kSmallBucket && a.blk_e[1] != nullptr};
-    const bool keep_off32 = short_rows && a.off32 != nullptr;
+    const bool keep_off32 = a.off32 != nullptr; /* the stream kernel reads them too */
     mine = none;
     for (uint32_t b = threadIdx.x; b < blockIdx.x; b += kFormThreads) mine = form_sum()(mine, a.totals[b]);
     mine = Reduce(tmp.reduce).Reduce(mine, form_sum());
@@ -1091,8 +1091,9 @@ void gpu_matrix_free(void *p) {
     mg__free(g);
 }
 
-/* The stream kernel's tile and bucket for value type k (0 float, 1 double). */
-void form_tile(mg__spmv_form *f, int k, int sms) {
+/* The stream kernel's tile and bucket for value type k (0 float, 1 double); longest: the longest
+ * row (the big buckets' tile holds a bucket and the longest overhang). */
+void form_tile(mg__spmv_form *f, int k, int sms, uint64_t longest) {
     const uint32_t big = kStreamBucket;
     if (f->nnz * 2 < (uint64_t)big * sms) {
         f->bucket[k] = kSmallBucket;
@@ -1102,7 +1103,7 @@ void form_tile(mg__spmv_form *f, int k, int sms) {
         f->bucket[k] = f->tile[k] - kShortRow;
     } else {
         f->bucket[k] = big;
-        f->tile[k] = big + kLongRow;
+        f->tile[k] = big + (longest <= kMidRow ? kMidRow : kLongRow);
     }
 }
 
@@ -1152,16 +1153,17 @@ mg_status form_bins_host(mg_context ctx, mg__spmv_form *f, int sms, const uint64
         f->nlong += c != 0;
     }
     f->short_rows = longest <= kShortRow && f->nnz < (1ull << 32);
-    form_tile(f, 0, sms);
-    form_tile(f, 1, sms);
+    form_tile(f, 0, sms, longest);
+    form_tile(f, 1, sms, longest);
     const bool pipelined[2] = {f->short_rows && f->bucket[0] != kSmallBucket,
                                f->short_rows && f->bucket[1] != kSmallBucket};
 
-    /* The pack, as on the device: the chunks' first entries, the 4-byte arrays, then (not copied)
-     * the 32-bit offsets (converted there) and the chunk sums. Sized here for the most row blocks
-     * there can be. */
+    /* The pack, as on the device: the chunks' first entries, the 4-byte arrays (the 32-bit offsets
+     * among them: a kernel converting them on the device cost these builds 25-35 us, H100, session
+     * 33), then (not copied) the chunk sums. Sized here for the most row blocks there can be. */
+    const bool off32 = f->nnz < (1ull << 32); /* (launch_stream) */
     const size_t items = (size_t)n + 1, nch = f->nchunks, nl = f->nlong;
-    const size_t most_words = 4 * items + (nl ? 3 * nl + 1 + nch : 0);
+    const size_t most_words = 5 * items + (nl ? 3 * nl + 1 + nch : 0);
     host_buf hb;
     hb.p = mg__malloc(nch * 8 + most_words * 4 + 8);
     if (hb.p == nullptr)
@@ -1200,10 +1202,13 @@ mg_status form_bins_host(mg_context ctx, mg__spmv_form *f, int sms, const uint64
         long_first[nl] = c0;
         w = chunk_long + nch;
     }
+    uint32_t *const off32_h = off32 ? w : nullptr;
+    if (off32) {
+        for (size_t i = 0; i < items; i++) off32_h[i] = (uint32_t)off[i];
+        w += items;
+    }
     const size_t copied = ((size_t)(reinterpret_cast<char *>(w) - h) + 7) / 8 * 8;
-    const bool off32 = pipelined[0] || pipelined[1];
-    const size_t off32_bytes = off32 ? (items * 4 + 7) / 8 * 8 : 0;
-    TRY(form_alloc(ctx, f, &f->d_pack, copied + off32_bytes + nch * 8, "the SpMV row blocks"));
+    TRY(form_alloc(ctx, f, &f->d_pack, copied + nch * 8, "the SpMV row blocks"));
     CU(cudaMemcpy(f->d_pack, h, copied, cudaMemcpyHostToDevice));
 
     /* the same layout on the device */
@@ -1213,18 +1218,14 @@ mg_status form_bins_host(mg_context ctx, mg__spmv_form *f, int sms, const uint64
         f->d_blk_row[k] = on_device(blk_row[k]);
         if (pipelined[k]) f->d_blk_e[k] = on_device(blk_e[k]);
     }
-    if (off32) {
-        f->d_off32 = reinterpret_cast<uint32_t *>(d + copied);
-        convert_values<<<blocks_for((uint64_t)items), kThreads>>>(f->d_off32, f->d_off, (uint64_t)items);
-        LAUNCHED("the SpMV 32-bit offsets");
-    }
+    if (off32) f->d_off32 = on_device(off32_h);
     if (nl != 0) {
         f->d_chunk_begin = reinterpret_cast<uint64_t *>(d);
         f->d_long_rows = on_device(long_rows);
         f->d_long_first = on_device(long_first);
         f->d_arrive = on_device(arrive);
         f->d_chunk_long = on_device(chunk_long);
-        f->d_partial = reinterpret_cast<double *>(d + copied + off32_bytes);
+        f->d_partial = reinterpret_cast<double *>(d + copied);
     }
     return MG_SUCCESS;
 }
@@ -1255,10 +1256,10 @@ mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *h
     mg__spmv_form shape = *f; /* the buckets each value type takes with and without the short form */
     for (int k = 0; k < 2; k++) {
         shape.short_rows = true;
-        form_tile(&shape, k, sms);
+        form_tile(&shape, k, sms, kLongRow);
         a.bucket[k] = shape.bucket[k];
         shape.short_rows = false;
-        form_tile(&shape, k, sms);
+        form_tile(&shape, k, sms, kLongRow);
         a.bucket[2 + k] = shape.bucket[k];
     }
     /* The arrays in three allocations, each given back whole when the form does not use it: the row
@@ -1304,15 +1305,17 @@ mg_status form_bins(mg_context ctx, mg__spmv_form *f, int sms, const uint64_t *h
     f->nblk[0] = h[3] - 1;
     f->nblk[1] = h[4] - 1;
     f->short_rows = h[0] <= kShortRow && f->nnz < (1ull << 32);
-    form_tile(f, 0, sms);
-    form_tile(f, 1, sms);
+    form_tile(f, 0, sms, h[0]);
+    form_tile(f, 1, sms, h[0]);
     /* rows of nearly one length take spmv_vector, which reads none of the row blocks */
     const uint64_t mean = f->nnz / f->n;
     f->csr_vector = mean >= kVectorMeanRow && h[0] <= kVectorLongest * mean;
-    /* the short form's arrays are kept only where it is used (one type's room stays unused) */
+    /* the short form's blocks' first entries are kept only where it is used (their room stays
+     * allocated, 8 bytes a row: a smaller allocation for the 32-bit offsets the stream kernel
+     * reads would cost the build another allocation and copy) */
     for (int k = 0; k < 2; k++)
         if (!f->short_rows || f->bucket[k] == kSmallBucket || f->csr_vector) f->d_blk_e[k] = nullptr;
-    if (f->d_pack_short != nullptr && f->d_blk_e[0] == nullptr && f->d_blk_e[1] == nullptr) {
+    if (f->d_pack_short != nullptr && f->csr_vector) {
         dfree(f->d_pack_short);
         f->d_pack_short = nullptr;
         f->d_off32 = nullptr;
@@ -1831,13 +1834,33 @@ template <auto Kernel> void prefer_split(int percent) {
         (void)cudaGetLastError(); /* a hint: the launch works without it */
 }
 
+/* The stream kernel over offsets of type O: the form's 32-bit ones where it has them (nnz < 2^32),
+ * else the CSR's 64-bit ones. Fewer bytes and address instructions a row: on the H100 (session 33,
+ * A/B) R-MAT 19 float 5% faster, matrices of 10k-50k entries 0-10%, dblp-2010 unchanged. */
+template <typename T, int SR, uint32_t TILE, typename O, typename G>
+void launch_stream_rows(const mg__spmv_form *f, int k, const O *off, const T *val, const G &x, T *y, T alpha,
+                        T beta, double *dot) {
+    const Chunks ch{f->d_chunk_long, f->d_chunk_begin, f->d_long_rows, f->d_long_first, f->d_partial,
+                    f->d_arrive};
+    if constexpr (TILE == kStreamBucket + kLongRow) { /* (prefer_split) */
+        const int percent = sizeof(T) == 4 ? 28 : f->nnz >= kDoubleSplitNnz ? 43 : cudaSharedmemCarveoutDefault;
+        if (val == nullptr) prefer_split<spmv_stream<T, true, SR, TILE, O, G>>(percent);
+        else prefer_split<spmv_stream<T, false, SR, TILE, O, G>>(percent);
+    }
+    const unsigned grid = f->nblk[k] + f->nchunks;
+    if (val == nullptr)
+        spmv_stream<T, true, SR, TILE><<<grid, kStreamThreads>>>(off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k],
+                                                                 f->long_len, ch, alpha, beta, dot);
+    else
+        spmv_stream<T, false, SR, TILE><<<grid, kStreamThreads>>>(off, f->d_idx, val, x, y, f->d_blk_row[k],
+                                                                  f->nblk[k], f->long_len, ch, alpha, beta, dot);
+}
+
 /* One launch: the row blocks, then a block per long-row chunk; for the short form the pipelined
  * kernel over a persistent grid. */
 template <typename T, int SR, uint32_t TILE, typename G>
 void launch_stream(const mg__spmv_form *f, int k, const T *val, const G &x, T *y, T alpha, T beta,
                    double *dot) {
-    const Chunks ch{f->d_chunk_long, f->d_chunk_begin, f->d_long_rows, f->d_long_first, f->d_partial,
-                    f->d_arrive};
     if (f->d_blk_e[k] != nullptr) {
         const uint32_t most = pipelined_per_sm<T, SR, TILE, G>(val == nullptr) * f->sms;
         const unsigned grid = f->nblk[k] < most ? f->nblk[k] : most;
@@ -1849,20 +1872,8 @@ void launch_stream(const mg__spmv_form *f, int k, const T *val, const G &x, T *y
                 f->d_off32, f->d_idx, val, x, y, f->d_blk_row[k], f->d_blk_e[k], f->nblk[k], alpha, beta, dot);
         return;
     }
-    if constexpr (TILE == kStreamBucket + kLongRow) { /* (prefer_split) */
-        const int percent = sizeof(T) == 4 ? 28 : f->nnz >= kDoubleSplitNnz ? 43 : cudaSharedmemCarveoutDefault;
-        if (val == nullptr) prefer_split<spmv_stream<T, true, SR, TILE, G>>(percent);
-        else prefer_split<spmv_stream<T, false, SR, TILE, G>>(percent);
-    }
-    const unsigned grid = f->nblk[k] + f->nchunks;
-    if (val == nullptr)
-        spmv_stream<T, true, SR, TILE><<<grid, kStreamThreads>>>(
-            f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], f->long_len,
-            ch, alpha, beta, dot);
-    else
-        spmv_stream<T, false, SR, TILE><<<grid, kStreamThreads>>>(
-            f->d_off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k], f->long_len,
-            ch, alpha, beta, dot);
+    if (f->d_off32 != nullptr) launch_stream_rows<T, SR, TILE>(f, k, f->d_off32, val, x, y, alpha, beta, dot);
+    else launch_stream_rows<T, SR, TILE>(f, k, (const uint64_t *)f->d_off, val, x, y, alpha, beta, dot);
 }
 
 template <typename T, int SR, typename G>
@@ -1916,7 +1927,7 @@ void launch_semiring(const mg__spmv_form *f, const T *val, const G &x, T *y, T a
         launch_profile<T, SR>(f, val, x, y, alpha, beta, dot);
     else if (f->csr_vector)
         launch_vector<T, SR>(f, val, x, y, alpha, beta, dot);
-    else if (f->bucket[k] == kSmallBucket)
+    else if (f->tile[k] == kSmallBucket + kLongRow) /* (and kStreamBucket + kMidRow) */
         launch_stream<T, SR, kSmallBucket + kLongRow>(f, k, val, x, y, alpha, beta, dot);
     else if (f->short_rows)
         launch_stream<T, SR, kShortTile<T>>(f, k, val, x, y, alpha, beta, dot);

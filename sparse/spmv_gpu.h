@@ -35,6 +35,13 @@ constexpr uint32_t kStreamBucket = 1024;
  * multiprocessors). Measured on the H100: 1.1-1.5x on matrices of 8k-50k entries; with the switch
  * at 4 blocks a multiprocessor instead, float matrices of 0.6M-1M entries lost 20-40%. */
 constexpr uint32_t kSmallBucket = 256;
+/* Big buckets of a matrix with no row over kMidRow entries take tiles of kStreamBucket + kMidRow
+ * (the small buckets' tile size, so one kernel serves both): 5 load rounds a thread, not 8, most
+ * of them predicated off, and less shared memory a block. A/B on the H100 (session 33): dblp-2010
+ * (longest row 238) float 0.0151 -> 0.0136 ms (0.87 -> 0.98x cuSPARSE), double 0.0167 -> 0.0158;
+ * bcsstk16 and bcsstk33 5-7% faster; the rest unchanged. */
+constexpr uint32_t kMidRow = 256;
+static_assert(kStreamBucket + kMidRow == kSmallBucket + kLongRow, "one tile for both");
 constexpr uint32_t kStreamMaxRows = 1024;
 /* A row of a stream block gets a group of lanes sized to the block's rows; rows of more than kSerial
  * entries a lane go to a warp each instead. */
@@ -49,7 +56,7 @@ struct mg__spmv_form {
     uint32_t n, ncols;             /* rows of this orientation, and its columns */
     uint64_t nnz;
     uint64_t *d_off;               /* n + 1 (NULL: not built yet) */
-    uint32_t *d_off32;             /* short form: n + 1, the same in 32 bits (else NULL) */
+    uint32_t *d_off32;             /* n + 1, the same in 32 bits where nnz < 2^32 (else NULL) */
     uint32_t *d_idx;               /* nnz */
     void *d_val[2];                /* nnz floats [0], doubles [1]; NULL until made, both for a pattern */
     uint32_t long_len;             /* rows longer than this take the chunk path */
@@ -67,8 +74,8 @@ struct mg__spmv_form {
     uint32_t nblk[2];              /* the stream kernel's row blocks, for float [0] and double [1] */
     uint32_t *d_blk_row[2];        /* nblk + 1 each: each block's first row, then n */
     /* The row blocks' arrays above are carved from these allocations: a small matrix's all from
-     * d_pack; a larger one's row blocks (both types) from d_pack, the short form's from
-     * d_pack_short, the long rows' and chunks' from d_pack_long (each NULL where not used). */
+     * d_pack; a larger one's row blocks (both types) from d_pack, the 32-bit offsets and the short
+     * form's from d_pack_short, the long rows' and chunks' from d_pack_long (each NULL where not used). */
     void *d_pack, *d_pack_short, *d_pack_long;
     /* The diagonal form (DIA): ndiag > 0 when used, and then the row blocks above are not made.
      * Diagonal d holds the entries (i, i + diag_off[d]) at d * n + i (0 where none), with bit i % 32
