@@ -33,6 +33,12 @@ static bool same_type(mg_type a, mg_type b) {
 
 mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, const mg_frontier in,
                      const mg_vector x, mg_vector y, const mg_frontier mask, mg_frontier out) {
+    return mg__advance(ctx, g, p, in, x, y, mask, out, NULL);
+}
+
+mg_status mg__advance(mg_context ctx, const mg_graph g, const mg_program *p, const mg_frontier in,
+                      const mg_vector x, mg_vector y, const mg_frontier mask, mg_frontier out,
+                      const uint64_t *mask_edges) {
     mg_status status = mg__check_context(ctx);
     if (status != MG_SUCCESS) return status;
     if ((status = mg__check_graph(ctx, g, ADV "g")) != MG_SUCCESS) return status;
@@ -100,7 +106,8 @@ mg_status mg_advance(mg_context ctx, const mg_graph g, const mg_program *p, cons
     }
     /* on a split graph, a step without an output may have its exchange run beside it */
     mg__dist_step dist = {false, false};
-    mg__advance_call call = {ctx, g, p, in, x, y, mask, out, g->dist != NULL && out == NULL ? &dist : NULL};
+    mg__advance_call call = {ctx, g, p, in, x, y, mask, out, g->dist != NULL && out == NULL ? &dist : NULL,
+                             mask != NULL && mask_edges != NULL, mask_edges != NULL ? *mask_edges : 0};
     mg_advance_info info;
     memset(&info, 0, sizeof info);
     double t0 = omp_get_wtime();

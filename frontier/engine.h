@@ -29,7 +29,17 @@ typedef struct {
     mg_frontier mask;  /* NULL: every destination eligible   */
     mg_frontier out;   /* NULL: output frontier not wanted   */
     mg__dist_step *dist; /* NULL: the engine leaves a share's agreement and exchange to the caller */
+    /* The in-edges (by the pull's offsets) of the mask's members, where the caller knows them
+     * (mg_advance_loop keeps the count of a growing mask from step to step): the CPU's push/pull
+     * rule then needs no pass over every vertex. */
+    bool mask_edges_known;
+    uint64_t mask_edges;
 } mg__advance_call;
+
+/* mg_advance with the mask's in-edges known (mask_edges; NULL: unknown), for mg_advance_loop. */
+mg_status mg__advance(mg_context ctx, const mg_graph g, const mg_program *p, const mg_frontier in,
+                      const mg_vector x, mg_vector y, const mg_frontier mask, mg_frontier out,
+                      const uint64_t *mask_edges);
 
 /* Programs whose apply the combining atomic does itself (min/min, max/max, any/if-unset, sum/add):
  * an engine's push updates y directly; the others combine into an accumulator first. */
@@ -48,9 +58,9 @@ mg_status mg__cpu_advance(const mg__advance_call *call, mg_advance_info *info);
  * of the listed vertices, and whether a step of a frontier with mf edges should pull rather than
  * push, on a graph of m edges whose eligible destinations (mask_bm, complemented or not; NULL:
  * all) have the in-edges pull_off; stops_early: a pull may stop at a destination's first active
- * source (MG_COMBINE_ANY, MG_UDF_ANY). */
+ * source (MG_COMBINE_ANY, MG_UDF_ANY); call: the step (its mask's in-edges, when known). */
 uint64_t mg__cpu_degree_sum(const uint64_t *off, const uint32_t *list, int64_t count);
-bool mg__cpu_pull_pays(uint64_t mf, uint64_t m, bool stops_early, const uint64_t *pull_off, uint32_t n,
+bool mg__cpu_pull_pays(const mg__advance_call *call, uint64_t mf, bool stops_early, const uint64_t *pull_off,
                        const uint64_t *mask_bm, bool complement);
 /* User-defined programs (udf.c): the handle's check and type, and the CPU engine that runs them. */
 bool mg__udf_check(const struct mg_udf_s *u);

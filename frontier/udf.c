@@ -736,7 +736,7 @@ mg_status mg__cpu_udf_advance(const mg__advance_call *call, mg_advance_info *inf
     bool pull;
     if (ctx->mode == MG_MODE_SPARSE) pull = false;
     else if (ctx->mode == MG_MODE_PULL || ctx->mode == MG_MODE_DENSE || !can_push || call->in == NULL) pull = true;
-    else pull = mg__cpu_pull_pays(mf, g->m, any, pull_csr->offsets, g->n, a.mask_bm, a.complement);
+    else pull = mg__cpu_pull_pays(call, mf, any, pull_csr->offsets, a.mask_bm, a.complement);
 
     const int64_t words = (int64_t)mg__bitmap_words(g->n);
     uint64_t joined = 0, unused;

@@ -158,7 +158,7 @@ static void pagerank_steps(void *arg) {
 static void engine_steps(void *arg) {
     job *j = arg;
     const mg_program step = pagerank_step(j->g);
-    mg__advance_call call = {ctx, j->g, &step, NULL, j->v, j->w, NULL, NULL, NULL};
+    mg__advance_call call = {ctx, j->g, &step, NULL, j->v, j->w, NULL, NULL, NULL, false, 0};
     mg_advance_info info;
     for (int k = 0; k < j->iterations; k++)
         DIE_IF(mg_context_backend(ctx) == MG_BACKEND_GPU ? mg__gpu_run_advance(&call, &info)
