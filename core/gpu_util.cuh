@@ -1,6 +1,6 @@
 /*
  * gpu_util.cuh — the small CUDA helpers core's device code shares (gpu_vector.cu, gpu_frontier.cu):
- * launch geometry, a grid-stride loop, turning a CUDA error into an mg_status named after the
+ * launch geometry, a grid-stride loop, a block's sums added to device totals, turning a CUDA error into an mg_status named after the
  * function, and a temporary device buffer released when it goes out of scope. Include inside an
  * anonymous namespace, after mg_internal.h.
  */
@@ -12,6 +12,63 @@ constexpr int kThreads = 256;
 inline unsigned blocks_for(uint64_t n) {
     uint64_t b = (n + kThreads - 1) / kThreads;
     return (unsigned)(b < 65535u * 32u ? (b ? b : 1) : 65535u * 32u);
+}
+
+/* K per-thread partial sums added to dst[0..K) with one atomic each per block of kThreads threads.
+ * Every thread of the block calls it. */
+template <int K> __device__ inline void block_sums_add(double (&v)[K], double *const (&dst)[K]) {
+    __shared__ double sums[K][kThreads / 32];
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        for (int o = 16; o > 0; o >>= 1) v[k] += __shfl_down_sync(0xffffffffu, v[k], o);
+        if ((threadIdx.x & 31) == 0) sums[k][threadIdx.x >> 5] = v[k];
+    }
+    __syncthreads();
+    if (threadIdx.x < K) {
+        double s = 0;
+        for (int w = 0; w < kThreads / 32; w++) s += sums[threadIdx.x][w];
+        atomicAdd(dst[threadIdx.x], s);
+    }
+}
+
+/* Programmatic dependent launch (compute capability 9.0 on): a kernel started by launch_chained may
+ * be scheduled while the kernel before it in the stream is still running; its chain_wait() lets the
+ * launch after it be scheduled in turn, then waits until the one before has ended with its writes
+ * visible. Every thread calls chain_wait() before it reads what the kernel before wrote. A chain of
+ * short dependent kernels (CG's iterations) so overlaps each launch's start with the end of the one
+ * before. Kernels built for an older architecture (the PTX version tells) are launched plainly. */
+__device__ inline void chain_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaTriggerProgrammaticLaunchCompletion();
+    cudaGridDependencySynchronize();
+#endif
+}
+
+template <typename... P, typename... A>
+void launch_chained(bool chained, void (*kernel)(P...), unsigned grid, unsigned threads, A... args) {
+    static int built_for[64]; /* per device: 0 not asked, 1 chain_wait compiled in, 2 not */
+    int device = 0;
+    if (chained && cudaGetDevice(&device) == cudaSuccess && device < 64) {
+        if (__atomic_load_n(&built_for[device], __ATOMIC_RELAXED) == 0) {
+            cudaFuncAttributes fa;
+            const bool ok = cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && fa.ptxVersion >= 90;
+            (void)cudaGetLastError();
+            __atomic_store_n(&built_for[device], ok ? 1 : 2, __ATOMIC_RELAXED);
+        }
+        if (__atomic_load_n(&built_for[device], __ATOMIC_RELAXED) == 1) {
+            cudaLaunchAttribute attr[1];
+            attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            attr[0].val.programmaticStreamSerializationAllowed = 1;
+            cudaLaunchConfig_t cfg = {};
+            cfg.gridDim = dim3(grid);
+            cfg.blockDim = dim3(threads);
+            cfg.attrs = attr;
+            cfg.numAttrs = 1;
+            (void)cudaLaunchKernelEx(&cfg, kernel, args...); /* an error is the caller's LAUNCHED's */
+            return;
+        }
+    }
+    kernel<<<grid, threads>>>(args...);
 }
 
 #define GRID_STRIDE(i, n)                                                                          \

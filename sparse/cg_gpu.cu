@@ -12,6 +12,13 @@
  *      z = D^-1 r, with r'r and r'z summed in the same pass.
  * Three launches (the direction update a kernel of its own) cost 16.7-17.3 us an iteration on
  * matrices of 250k entries, against 11-13 us for one product (docs/PERFORMANCE.md, session 13).
+ * The two are chained launches (programmatic dependent launch, launch_chained in gpu_util.cuh):
+ * each is scheduled while the one before runs, and the product issues its matrix loads before it
+ * waits for it: on the H200, 11.9-12.2 -> 7.7-9.7 us an iteration on matrices of 250k-290k
+ * entries, 12.0-13.8 -> 10.9-12.5 on the 1M-entry Poisson matrices (session 34). One launch an
+ * iteration (Chronopoulos and Gear's recurrences: the vector updates formed where the product
+ * gathers r, A u and A p) was 10% faster on the small matrices but 15-25% slower on 50M-entry
+ * ones, whose gathers then read three vectors where these read two.
  * The scalars live in per-iteration slots (pq[k], rz[k], rr[k]), zeroed once, so no kernel has to
  * reset an accumulator and the residual history is already on the device at the end. A device
  * flag records convergence or breakdown (p'q <= 0, a non-finite scalar) and the iteration; every
@@ -39,30 +46,12 @@ namespace {
 
 #include "gpu_util.cuh"
 
-constexpr unsigned kFull = 0xffffffffu;
 constexpr int kBatch = 8;
 /* The vector kernels' grid: kBlocksPerSm 256-thread blocks a multiprocessor, all resident at once,
  * each thread taking kUnroll elements a round so enough loads are in flight to stream 50M-entry
  * vectors (one element a round left them at 1.6 TB/s). */
 constexpr int kBlocksPerSm = 4;
 constexpr int kUnroll = 4;
-
-/* K per-thread partial sums added to dst[0..K) with one atomic each per block. Every thread of the
- * block calls it. */
-template <int K> __device__ inline void block_add(double (&v)[K], double *const (&dst)[K]) {
-    __shared__ double sums[K][kThreads / 32];
-#pragma unroll
-    for (int k = 0; k < K; k++) {
-        for (int o = 16; o > 0; o >>= 1) v[k] += __shfl_down_sync(kFull, v[k], o);
-        if ((threadIdx.x & 31) == 0) sums[k][threadIdx.x >> 5] = v[k];
-    }
-    __syncthreads();
-    if (threadIdx.x < K) {
-        double s = 0;
-        for (int w = 0; w < (int)(blockDim.x >> 5); w++) s += sums[threadIdx.x][w];
-        atomicAdd(dst[threadIdx.x], s);
-    }
-}
 
 template <typename D, typename S> __global__ void convert(D *dst, const S *src, uint32_t n) {
     GRID_STRIDE(i, n) dst[i] = (D)src[i];
@@ -82,7 +71,7 @@ cg_start(const T *b, const T *r, T *z, const T *inv, uint32_t n, double *rr, dou
         s[2] += (double)b[i] * b[i];
     }
     double *const dst[3] = {rr, rz, bb};
-    block_add<3>(s, dst);
+    block_sums_add<3>(s, dst);
 }
 
 /* Step 2 of iteration `iter` (1-based): every block tests p'q itself, so all agree on stopping. */
@@ -91,6 +80,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 cg_update(T *__restrict__ x, T *__restrict__ r, T *__restrict__ z, const T *__restrict__ p,
           const T *__restrict__ q, const T *__restrict__ inv, uint32_t n, const double *rz_k,
           const double *pq_k, double *rr_next, double *rz_next, int *flag, int iter) {
+    chain_wait();
     if (flag[0] != MG__CG_RUNNING) return;
     const double pq = *pq_k, alpha = *rz_k / pq;
     if (!(pq > 0) || !isfinite(pq) || !isfinite(alpha)) {
@@ -132,7 +122,7 @@ cg_update(T *__restrict__ x, T *__restrict__ r, T *__restrict__ z, const T *__re
         }
     }
     double *const dst[2] = {rr_next, rz_next};
-    block_add<2>(s, dst);
+    block_sums_add<2>(s, dst);
 }
 
 /* Pinned host memory (the flag's copies) and an event, freed when they go out of scope. */
@@ -230,8 +220,8 @@ mg_status cg_typed(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense
         for (int k = launched; k < end; k++) {
             const mg__cg_step step{zr, p[k & 1], p[(k + 1) & 1], rz + k, rr + k, threshold, flag, k};
             TRY(mg__gpu_spmv_cg(ctx, f, type, values, &step, q, pq + k));
-            cg_update<T><<<grid, kThreads>>>(xw, r, zr, p[(k + 1) & 1], q, inv_d, n, rz + k, pq + k,
-                                             rr + k + 1, rz + k + 1, flag, k + 1);
+            launch_chained(true, cg_update<T>, grid, kThreads, xw, r, zr, p[(k + 1) & 1], (const T *)q, inv_d, n,
+                           (const double *)(rz + k), (const double *)(pq + k), rr + k + 1, rz + k + 1, flag, k + 1);
             LAUNCHED("cg_update");
         }
         launched = end;

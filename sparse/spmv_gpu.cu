@@ -145,30 +145,41 @@ __device__ inline T finish(T sum, T alpha, T beta, const T *y, uint64_t row) {
 
 /* The product's operand as the kernels read it: x[j] where a row reads column j, with the hooks
  * CG uses (spmv_gpu.h, mg__cg_step) to fold its direction update into the product. proceed() is
- * called once by every thread before any work (false: the block returns); own(i, v) is called
- * with the operand's own value v at row i by the thread that writes y[i]. */
+ * called once by every thread before it reads the operand or writes anything (the matrix's loads
+ * may come first; false: the block returns); own(i, out, acc) by the thread that writes y[i] = out,
+ * adding to its sums `acc`; flush(acc) by every thread of the block at its end. */
 template <typename T> struct gather_x {
-    static constexpr bool kOwns = false;
+    static constexpr bool kChained = false;
+    struct acc {};
     const T *__restrict__ x;
     __device__ bool proceed() { return true; }
     __device__ T operator()(uint32_t j) const { return __ldg(x + j); }
-    __device__ void own(uint32_t, T) const {}
+    __device__ void own(uint32_t, T, acc &) const {}
+    __device__ void flush(acc &) const {}
 };
 
 /* CG's p = z + beta p_old, gathered where it is read; the row owner stores p[i] for the vector
- * update. beta = rz[k] / rz[k-1] and the convergence test on rr[k] are read by every block (all
- * agree, so all return together); iteration 0 has beta 0 (p_old is zero then). */
+ * update and adds p_i q_i to p'q. beta = rz[k] / rz[k-1] and the convergence test on rr[k] are read
+ * by every block (all agree, so all return together); iteration 0 has beta 0 (p_old is zero then).
+ * CG's launches depend on each other through device memory only, so they are chained
+ * (launch_chained, gpu_util.cuh): proceed() waits for the launch before to end, and the kernels
+ * issue their matrix loads before it. */
 template <typename T> struct gather_cg {
-    static constexpr bool kOwns = true;
+    static constexpr bool kChained = true;
+    struct acc {
+        double v[1];
+    };
     const T *__restrict__ z;
     const T *__restrict__ p_old;
     T *p_new;
     const double *rz, *rr; /* rz[k] and rr[k]; rz[k - 1] is rz[-1] */
+    double *pq;
     double threshold;
     int *flag;
     int iter;
     T beta;
     __device__ bool proceed() {
+        chain_wait();
         if (flag[0] != MG__CG_RUNNING) return false;
         if (iter == 0) {
             beta = T(0);
@@ -189,34 +200,22 @@ template <typename T> struct gather_cg {
     }
     /* the same rounding wherever it is evaluated: one fused multiply-add */
     __device__ T operator()(uint32_t j) const { return fma(beta, __ldg(p_old + j), __ldg(z + j)); }
-    __device__ void own(uint32_t i, T v) const { p_new[i] = v; }
+    __device__ void own(uint32_t i, T q, acc &a) const {
+        const T p = (*this)(i);
+        p_new[i] = p;
+        a.v[0] += (double)p * (double)q;
+    }
+    __device__ void flush(acc &a) const {
+        double *const dst[1] = {pq};
+        block_sums_add<1>(a.v, dst);
+    }
 };
 
-/* Row `row`'s result out, stored, with the operand's own value kept (CG) and out's share of the
- * dot product x'y summed when asked. */
+/* Row `row`'s result out, stored, and handed to the operand's owner hook (CG). */
 template <typename T, typename G>
-__device__ inline void store_row(const G &g, T *y, uint32_t row, T out, double *dot, double &my_dot) {
+__device__ inline void store_row(const G &g, T *y, uint32_t row, T out, typename G::acc &acc) {
     y[row] = out;
-    if (G::kOwns || dot != nullptr) {
-        const T xi = g(row);
-        g.own(row, xi);
-        if (dot != nullptr) my_dot += (double)xi * (double)out;
-    }
-}
-
-/* One warp's partial dot products summed over the block, then one atomic. Every thread of the
- * block calls it. */
-template <int THREADS = kThreads>
-__device__ inline void block_dot_add(double v, double *dot) {
-    __shared__ double warp_sums[THREADS / 32];
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(kFull, v, o);
-    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = v;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        double s = 0;
-        for (int w = 0; w < THREADS / 32; w++) s += warp_sums[w];
-        atomicAdd(dot, s);
-    }
+    g.own(row, out, acc);
 }
 
 /* ---- kernels -------------------------------------------------------------------------------------- */
@@ -239,7 +238,7 @@ struct Chunks {
 template <typename T, bool PATTERN, int SR, typename O, typename G>
 __device__ void spmv_chunk(const O *__restrict__ off, const uint32_t *__restrict__ idx,
                            const T *__restrict__ val, const G &x, T *__restrict__ y,
-                           const Chunks &ch, uint32_t c, T alpha, T beta, double *dot) {
+                           const Chunks &ch, uint32_t c, T alpha, T beta) {
     typedef semiring<T, SR> S;
     __shared__ T warp_sums[kStreamThreads / 32];
     const uint32_t j = ch.long_of[c], row = ch.rows[j];
@@ -255,7 +254,7 @@ __device__ void spmv_chunk(const O *__restrict__ off, const uint32_t *__restrict
     for (int o = 16; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o));
     if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = sum;
     __syncthreads();
-    double my_dot = 0;
+    typename G::acc acc{};
     if (threadIdx.x == 0) {
         T s = S::zero();
         for (int w = 0; w < kStreamThreads / 32; w++) s = S::add(s, warp_sums[w]);
@@ -272,9 +271,9 @@ __device__ void spmv_chunk(const O *__restrict__ off, const uint32_t *__restrict
                 ch.arrive[j] = 0;
             }
         }
-        if (done) store_row(x, y, row, finish<T, SR>((T)total, alpha, beta, y, row), dot, my_dot);
+        if (done) store_row(x, y, row, finish<T, SR>((T)total, alpha, beta, y, row), acc);
     }
-    if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
+    x.flush(acc);
 }
 
 /* A tile's entries e0 .. e0 + len into registers: kPer independent loads of each array a thread. */
@@ -315,7 +314,7 @@ __device__ inline void tile_products(const G &x, uint32_t len, const uint32_t (&
 template <typename T, int SR, uint32_t TILE, typename O, typename G>
 __device__ inline void reduce_tile(const O *__restrict__ roff, uint32_t rs, uint32_t rows, uint64_t e0,
                                    const T *prod, uint32_t *longer, uint32_t *nlonger, const G &x,
-                                   T *__restrict__ y, T alpha, T beta, double *dot, double &my_dot,
+                                   T *__restrict__ y, T alpha, T beta, typename G::acc &acc,
                                    uint32_t own_floor) {
     typedef semiring<T, SR> S;
     /* The lanes a row gets, a power of two: 32 halved until the groups cover the rows. Over half a
@@ -340,7 +339,7 @@ __device__ inline void reduce_tile(const O *__restrict__ roff, uint32_t rs, uint
         }
         for (int o = lanes >> 1; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o, lanes));
         if (mine && lane == 0)
-            store_row(x, y, rs + r, finish<T, SR>(sum, alpha, beta, y, rs + r), dot, my_dot);
+            store_row(x, y, rs + r, finish<T, SR>(sum, alpha, beta, y, rs + r), acc);
     }
     __syncthreads();
     for (uint32_t i = threadIdx.x / 32; i < *nlonger; i += kStreamThreads / 32) {
@@ -350,7 +349,7 @@ __device__ inline void reduce_tile(const O *__restrict__ roff, uint32_t rs, uint
         for (uint32_t k = b + (threadIdx.x & 31); k < e; k += 32) sum = S::add(sum, prod[k]);
         for (int o = 16; o > 0; o >>= 1) sum = S::add(sum, __shfl_down_sync(kFull, sum, o));
         if ((threadIdx.x & 31) == 0)
-            store_row(x, y, rs + r, finish<T, SR>(sum, alpha, beta, y, rs + r), dot, my_dot);
+            store_row(x, y, rs + r, finish<T, SR>(sum, alpha, beta, y, rs + r), acc);
     }
 }
 
@@ -366,10 +365,9 @@ __global__ void __launch_bounds__(kStreamThreads)
 spmv_stream(const O *__restrict__ off, const uint32_t *__restrict__ idx,
             const T *__restrict__ val, G x, T *__restrict__ y,
             const uint32_t *__restrict__ blk_row, uint32_t nblk, uint32_t long_len, Chunks chunks,
-            T alpha, T beta, double *dot) {
-    if (!x.proceed()) return;
+            T alpha, T beta) {
     if (blockIdx.x >= nblk) {
-        spmv_chunk<T, PATTERN, SR, O>(off, idx, val, x, y, chunks, blockIdx.x - nblk, alpha, beta, dot);
+        if (x.proceed()) spmv_chunk<T, PATTERN, SR, O>(off, idx, val, x, y, chunks, blockIdx.x - nblk, alpha, beta);
         return;
     }
     constexpr int kPer = TILE / kStreamThreads;
@@ -383,16 +381,20 @@ spmv_stream(const O *__restrict__ off, const uint32_t *__restrict__ idx,
     /* A long row is a block alone and the chunk kernels' (a row of 1025..2048 entries would fit
      * the tile, but the chunk path writes it too); any other block holds at most TILE. */
     const uint32_t len = (uint32_t)min((uint64_t)TILE, off[re] - e0);
-    if (re - rs == 1 && len > long_len) return;
+    const bool alone = re - rs == 1 && len > long_len;
+    if constexpr (!G::kChained)
+        if (alone) return;
     uint32_t col[kPer];
     T a[kPer];
-    load_tile<T, PATTERN>(idx, val, e0, len, col, a);
+    if (!alone) load_tile<T, PATTERN>(idx, val, e0, len, col, a);
+    /* The operand's hook runs (in a chain of launches, chain_wait: the launch before ends) only
+     * once the matrix's loads are issued, which need nothing from it, so they overlap that end. */
+    if (!x.proceed() || alone) return;
     tile_products<T, SR>(x, len, col, a, prod);
     __syncthreads();
-    double my_dot = 0;
-    reduce_tile<T, SR, TILE, O>(off + rs, rs, re - rs, e0, prod, longer, &nlonger, x, y, alpha, beta, dot,
-                                my_dot, 0);
-    if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
+    typename G::acc acc{};
+    reduce_tile<T, SR, TILE, O>(off + rs, rs, re - rs, e0, prod, longer, &nlonger, x, y, alpha, beta, acc, 0);
+    x.flush(acc);
 }
 
 /* The stream kernel for a matrix without long rows, as a persistent grid: each block takes the
@@ -404,8 +406,7 @@ __global__ void __launch_bounds__(kStreamThreads)
 spmv_stream_pipelined(const O *__restrict__ off, const uint32_t *__restrict__ idx,
                       const T *__restrict__ val, G x, T *__restrict__ y,
                       const uint32_t *__restrict__ blk_row, const O *__restrict__ blk_e,
-                      uint32_t nblk, T alpha, T beta, double *dot) {
-    if (!x.proceed()) return;
+                      uint32_t nblk, T alpha, T beta) {
     constexpr int kPer = TILE / kStreamThreads;
     constexpr int kOffPer = (kStreamMaxRows + kStreamThreads) / kStreamThreads; /* rows + 1 offsets */
     __shared__ T prod[TILE];
@@ -426,7 +427,8 @@ spmv_stream_pipelined(const O *__restrict__ off, const uint32_t *__restrict__ id
         const uint32_t k = threadIdx.x + i * kStreamThreads;
         if (k <= re - rs) ro[i] = off[rs + k];
     }
-    double my_dot = 0;
+    if (!x.proceed()) return; /* (after the matrix's first loads, as in spmv_stream) */
+    typename G::acc acc{};
     for (;;) {
         const uint32_t nb = b + gridDim.x;
         uint32_t nrs = 0, nre = 0;
@@ -454,8 +456,7 @@ spmv_stream_pipelined(const O *__restrict__ off, const uint32_t *__restrict__ id
                 if (k <= nre - nrs) ro[i] = off[nrs + k];
             }
         }
-        reduce_tile<T, SR, TILE, O>(roff, rs, re - rs, e0, prod, longer, &nlonger, x, y, alpha, beta, dot,
-                                    my_dot, kShortRow);
+        reduce_tile<T, SR, TILE, O>(roff, rs, re - rs, e0, prod, longer, &nlonger, x, y, alpha, beta, acc, kShortRow);
         if (nb >= nblk) break;
         __syncthreads(); /* prod, longer and roff are the next tile's */
         b = nb;
@@ -464,7 +465,7 @@ spmv_stream_pipelined(const O *__restrict__ off, const uint32_t *__restrict__ id
         e0 = ne0;
         len = nlen;
     }
-    if (dot != nullptr) block_dot_add<kStreamThreads>(my_dot, dot);
+    x.flush(acc);
 }
 
 /* ---- the form's sample ------------------------------------------------------------------------- */
@@ -572,12 +573,12 @@ constexpr uint32_t kDiagBatch = 4;
 template <typename T, bool PATTERN, int SR, typename G>
 __global__ void __launch_bounds__(kThreads)
 spmv_diag(diag_offsets o, uint32_t nd, const T *__restrict__ val, const uint32_t *__restrict__ mask,
-          uint32_t n, G x, T *__restrict__ y, T alpha, T beta, double *dot) {
+          uint32_t n, G x, T *__restrict__ y, T alpha, T beta) {
     typedef semiring<T, SR> S;
     if (!x.proceed()) return;
     const uint32_t row = blockIdx.x * kThreads + threadIdx.x;
     const size_t words = ((size_t)n + 31) / 32;
-    double my_dot = 0;
+    typename G::acc acc{};
     if (row < n) {
         const uint32_t bit = row & 31;
         T sum = S::zero();
@@ -597,9 +598,9 @@ spmv_diag(diag_offsets o, uint32_t nd, const T *__restrict__ val, const uint32_t
             for (uint32_t i = 0; i < kDiagBatch; i++)
                 if (has[i]) sum = S::add(sum, S::mul(a[i], xv[i]));
         }
-        store_row(x, y, row, finish<T, SR>(sum, alpha, beta, y, row), dot, my_dot);
+        store_row(x, y, row, finish<T, SR>(sum, alpha, beta, y, row), acc);
     }
-    if (dot != nullptr) block_dot_add<kThreads>(my_dot, dot);
+    x.flush(acc);
 }
 
 /* The diagonal form from the CSR, a warp per 32 rows: the lanes read the rows' entries together
@@ -710,13 +711,13 @@ struct row_group {
         lane = (uint32_t)(t & (lanes - 1));
     }
     template <typename T, int SR, typename G>
-    __device__ void store(T sum, uint32_t n, const G &x, T *y, T alpha, T beta, double *dot) const {
+    __device__ void store(T sum, uint32_t n, const G &x, T *y, T alpha, T beta) const {
         for (uint32_t o = lanes >> 1; o > 0; o >>= 1)
             sum = semiring<T, SR>::add(sum, __shfl_down_sync(kFull, sum, o, lanes));
-        double my_dot = 0;
+        typename G::acc acc{};
         if (row < n && lane == 0)
-            store_row(x, y, (uint32_t)row, finish<T, SR>(sum, alpha, beta, y, (uint32_t)row), dot, my_dot);
-        if (dot != nullptr) block_dot_add<kThreads>(my_dot, dot);
+            store_row(x, y, (uint32_t)row, finish<T, SR>(sum, alpha, beta, y, (uint32_t)row), acc);
+        x.flush(acc);
     }
 };
 
@@ -748,7 +749,7 @@ constexpr uint32_t kProfileVectors = 4;
 template <typename T, bool PATTERN, int SR, typename G>
 __global__ void __launch_bounds__(kThreads)
 spmv_profile(const uint64_t *__restrict__ off, const uint32_t *__restrict__ first, const T *__restrict__ val,
-             uint32_t n, uint32_t shift, G x, T *__restrict__ y, T alpha, T beta, double *dot) {
+             uint32_t n, uint32_t shift, G x, T *__restrict__ y, T alpha, T beta) {
     typedef semiring<T, SR> S;
     typedef typename vec16<T>::type V;
     constexpr uint32_t W = sizeof(V) / sizeof(T);
@@ -779,7 +780,7 @@ spmv_profile(const uint64_t *__restrict__ off, const uint32_t *__restrict__ firs
             }
         }
     }
-    g.store<T, SR>(sum, n, x, y, alpha, beta, dot);
+    g.store<T, SR>(sum, n, x, y, alpha, beta);
 }
 
 /* CSR-vector (Bell and Garland) for rows of nearly one length: a group of 2^shift lanes a row, as
@@ -794,18 +795,28 @@ spmv_profile(const uint64_t *__restrict__ off, const uint32_t *__restrict__ firs
 template <typename T, bool PATTERN, int SR, typename G>
 __global__ void __launch_bounds__(kThreads)
 spmv_vector(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx, const T *__restrict__ val,
-            uint32_t n, uint32_t shift, G x, T *__restrict__ y, T alpha, T beta, double *dot) {
+            uint32_t n, uint32_t shift, G x, T *__restrict__ y, T alpha, T beta) {
     typedef semiring<T, SR> S;
-    if (!x.proceed()) return;
     const row_group g(shift);
     T sum = S::zero();
-    if (g.row < n) {
-        const uint64_t b = off[g.row], e = off[g.row + 1];
+    uint64_t b = 0, e = 0;
+    if (g.row < n) b = off[g.row], e = off[g.row + 1];
+    /* a lane's first entry is loaded before the operand's first read (spmv_stream) */
+    const uint64_t k0 = b + g.lane;
+    uint32_t c0 = 0;
+    T a0 = T(1);
+    if (k0 < e) {
+        c0 = __ldcs(idx + k0);
+        if (!PATTERN) a0 = __ldcs(val + k0);
+    }
+    if (!x.proceed()) return;
+    if (k0 < e) {
+        sum = S::mul(a0, x(c0));
 #pragma unroll 4
-        for (uint64_t k = b + g.lane; k < e; k += g.lanes)
+        for (uint64_t k = k0 + g.lanes; k < e; k += g.lanes)
             sum = S::add(sum, S::mul(PATTERN ? T(1) : __ldcs(val + k), x(__ldcs(idx + k))));
     }
-    g.store<T, SR>(sum, n, x, y, alpha, beta, dot);
+    g.store<T, SR>(sum, n, x, y, alpha, beta);
 }
 
 /* The profile form's check and first columns, a warp per 32 rows: the lanes read the rows' column
@@ -1839,7 +1850,7 @@ template <auto Kernel> void prefer_split(int percent) {
  * A/B) R-MAT 19 float 5% faster, matrices of 10k-50k entries 0-10%, dblp-2010 unchanged. */
 template <typename T, int SR, uint32_t TILE, typename O, typename G>
 void launch_stream_rows(const mg__spmv_form *f, int k, const O *off, const T *val, const G &x, T *y, T alpha,
-                        T beta, double *dot) {
+                        T beta) {
     const Chunks ch{f->d_chunk_long, f->d_chunk_begin, f->d_long_rows, f->d_long_first, f->d_partial,
                     f->d_arrive};
     if constexpr (TILE == kStreamBucket + kLongRow) { /* (prefer_split) */
@@ -1849,42 +1860,41 @@ void launch_stream_rows(const mg__spmv_form *f, int k, const O *off, const T *va
     }
     const unsigned grid = f->nblk[k] + f->nchunks;
     if (val == nullptr)
-        spmv_stream<T, true, SR, TILE><<<grid, kStreamThreads>>>(off, f->d_idx, val, x, y, f->d_blk_row[k], f->nblk[k],
-                                                                 f->long_len, ch, alpha, beta, dot);
+        launch_chained(G::kChained, spmv_stream<T, true, SR, TILE, O, G>, grid, kStreamThreads, off, f->d_idx, val, x,
+                       y, f->d_blk_row[k], f->nblk[k], f->long_len, ch, alpha, beta);
     else
-        spmv_stream<T, false, SR, TILE><<<grid, kStreamThreads>>>(off, f->d_idx, val, x, y, f->d_blk_row[k],
-                                                                  f->nblk[k], f->long_len, ch, alpha, beta, dot);
+        launch_chained(G::kChained, spmv_stream<T, false, SR, TILE, O, G>, grid, kStreamThreads, off, f->d_idx, val, x,
+                       y, f->d_blk_row[k], f->nblk[k], f->long_len, ch, alpha, beta);
 }
 
 /* One launch: the row blocks, then a block per long-row chunk; for the short form the pipelined
  * kernel over a persistent grid. */
 template <typename T, int SR, uint32_t TILE, typename G>
-void launch_stream(const mg__spmv_form *f, int k, const T *val, const G &x, T *y, T alpha, T beta,
-                   double *dot) {
+void launch_stream(const mg__spmv_form *f, int k, const T *val, const G &x, T *y, T alpha, T beta) {
     if (f->d_blk_e[k] != nullptr) {
         const uint32_t most = pipelined_per_sm<T, SR, TILE, G>(val == nullptr) * f->sms;
         const unsigned grid = f->nblk[k] < most ? f->nblk[k] : most;
         if (val == nullptr)
-            spmv_stream_pipelined<T, true, SR, TILE><<<grid, kStreamThreads>>>(
-                f->d_off32, f->d_idx, val, x, y, f->d_blk_row[k], f->d_blk_e[k], f->nblk[k], alpha, beta, dot);
+            launch_chained(G::kChained, spmv_stream_pipelined<T, true, SR, TILE, uint32_t, G>, grid, kStreamThreads,
+                f->d_off32, f->d_idx, val, x, y, f->d_blk_row[k], f->d_blk_e[k], f->nblk[k], alpha, beta);
         else
-            spmv_stream_pipelined<T, false, SR, TILE><<<grid, kStreamThreads>>>(
-                f->d_off32, f->d_idx, val, x, y, f->d_blk_row[k], f->d_blk_e[k], f->nblk[k], alpha, beta, dot);
+            launch_chained(G::kChained, spmv_stream_pipelined<T, false, SR, TILE, uint32_t, G>, grid, kStreamThreads,
+                f->d_off32, f->d_idx, val, x, y, f->d_blk_row[k], f->d_blk_e[k], f->nblk[k], alpha, beta);
         return;
     }
-    if (f->d_off32 != nullptr) launch_stream_rows<T, SR, TILE>(f, k, f->d_off32, val, x, y, alpha, beta, dot);
-    else launch_stream_rows<T, SR, TILE>(f, k, (const uint64_t *)f->d_off, val, x, y, alpha, beta, dot);
+    if (f->d_off32 != nullptr) launch_stream_rows<T, SR, TILE>(f, k, f->d_off32, val, x, y, alpha, beta);
+    else launch_stream_rows<T, SR, TILE>(f, k, (const uint64_t *)f->d_off, val, x, y, alpha, beta);
 }
 
 template <typename T, int SR, typename G>
-void launch_diag(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta, double *dot) {
+void launch_diag(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta) {
     diag_offsets o;
     memcpy(o.o, f->diag_off, sizeof o.o);
     const unsigned grid = (unsigned)(((uint64_t)f->n + kThreads - 1) / kThreads);
     if (val == nullptr)
-        spmv_diag<T, true, SR><<<grid, kThreads>>>(o, f->ndiag, val, f->d_diag_mask, f->n, x, y, alpha, beta, dot);
+        launch_chained(G::kChained, spmv_diag<T, true, SR, G>, grid, kThreads, o, f->ndiag, val, f->d_diag_mask, f->n, x, y, alpha, beta);
     else
-        spmv_diag<T, false, SR><<<grid, kThreads>>>(o, f->ndiag, val, f->d_diag_mask, f->n, x, y, alpha, beta, dot);
+        launch_chained(G::kChained, spmv_diag<T, false, SR, G>, grid, kThreads, o, f->ndiag, val, f->d_diag_mask, f->n, x, y, alpha, beta);
 }
 
 /* The lanes of a profile row's group: about a row's vectors over kProfileVectors, 1 to 32. */
@@ -1896,43 +1906,42 @@ template <typename T> uint32_t profile_shift(const mg__spmv_form *f) {
 }
 
 template <typename T, int SR, typename G>
-void launch_profile(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta, double *dot) {
+void launch_profile(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta) {
     const uint32_t shift = profile_shift<T>(f);
     const unsigned grid = (unsigned)((((uint64_t)f->n << shift) + kThreads - 1) / kThreads);
     if (val == nullptr)
-        spmv_profile<T, true, SR><<<grid, kThreads>>>(f->d_off, f->d_first, val, f->n, shift, x, y, alpha, beta, dot);
+        launch_chained(G::kChained, spmv_profile<T, true, SR, G>, grid, kThreads, f->d_off, f->d_first, val, f->n, shift, x, y, alpha, beta);
     else
-        spmv_profile<T, false, SR><<<grid, kThreads>>>(f->d_off, f->d_first, val, f->n, shift, x, y, alpha, beta, dot);
+        launch_chained(G::kChained, spmv_profile<T, false, SR, G>, grid, kThreads, f->d_off, f->d_first, val, f->n, shift, x, y, alpha, beta);
 }
 
 template <typename T, int SR, typename G>
-void launch_vector(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta, double *dot) {
+void launch_vector(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta) {
     const uint64_t mean = f->nnz / f->n;
     uint32_t shift = 0; /* lanes a row: the mean row, rounded up to a power of two, 1 to 32 */
     while (shift < 5 && (1ull << shift) < mean) shift++;
     const unsigned grid = (unsigned)((((uint64_t)f->n << shift) + kThreads - 1) / kThreads);
     if (val == nullptr)
-        spmv_vector<T, true, SR><<<grid, kThreads>>>(f->d_off, f->d_idx, val, f->n, shift, x, y, alpha, beta, dot);
+        launch_chained(G::kChained, spmv_vector<T, true, SR, G>, grid, kThreads, f->d_off, f->d_idx, val, f->n, shift, x, y, alpha, beta);
     else
-        spmv_vector<T, false, SR><<<grid, kThreads>>>(f->d_off, f->d_idx, val, f->n, shift, x, y, alpha, beta, dot);
+        launch_chained(G::kChained, spmv_vector<T, false, SR, G>, grid, kThreads, f->d_off, f->d_idx, val, f->n, shift, x, y, alpha, beta);
 }
 
 template <typename T, int SR, typename G>
-void launch_semiring(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta,
-                     double *dot) {
+void launch_semiring(const mg__spmv_form *f, const T *val, const G &x, T *y, T alpha, T beta) {
     const int k = sizeof(T) == 8;
     if (f->ndiag != 0)
-        launch_diag<T, SR>(f, val, x, y, alpha, beta, dot);
+        launch_diag<T, SR>(f, val, x, y, alpha, beta);
     else if (f->d_first != nullptr)
-        launch_profile<T, SR>(f, val, x, y, alpha, beta, dot);
+        launch_profile<T, SR>(f, val, x, y, alpha, beta);
     else if (f->csr_vector)
-        launch_vector<T, SR>(f, val, x, y, alpha, beta, dot);
+        launch_vector<T, SR>(f, val, x, y, alpha, beta);
     else if (f->tile[k] == kSmallBucket + kLongRow) /* (and kStreamBucket + kMidRow) */
-        launch_stream<T, SR, kSmallBucket + kLongRow>(f, k, val, x, y, alpha, beta, dot);
+        launch_stream<T, SR, kSmallBucket + kLongRow>(f, k, val, x, y, alpha, beta);
     else if (f->short_rows)
-        launch_stream<T, SR, kShortTile<T>>(f, k, val, x, y, alpha, beta, dot);
+        launch_stream<T, SR, kShortTile<T>>(f, k, val, x, y, alpha, beta);
     else
-        launch_stream<T, SR, kStreamBucket + kLongRow>(f, k, val, x, y, alpha, beta, dot);
+        launch_stream<T, SR, kStreamBucket + kLongRow>(f, k, val, x, y, alpha, beta);
 }
 
 template <typename T>
@@ -1940,16 +1949,16 @@ void launch_x(const mg__spmv_form *f, const T *val, mg_semiring sr, T alpha, T b
     const gather_x<T> gx{x};
     switch (sr) {
     case MG_SEMIRING_PLUS_TIMES:
-        launch_semiring<T, MG_SEMIRING_PLUS_TIMES>(f, val, gx, y, alpha, beta, nullptr);
+        launch_semiring<T, MG_SEMIRING_PLUS_TIMES>(f, val, gx, y, alpha, beta);
         break;
     case MG_SEMIRING_MIN_PLUS:
-        launch_semiring<T, MG_SEMIRING_MIN_PLUS>(f, val, gx, y, alpha, beta, nullptr);
+        launch_semiring<T, MG_SEMIRING_MIN_PLUS>(f, val, gx, y, alpha, beta);
         break;
     case MG_SEMIRING_MAX_TIMES:
-        launch_semiring<T, MG_SEMIRING_MAX_TIMES>(f, val, gx, y, alpha, beta, nullptr);
+        launch_semiring<T, MG_SEMIRING_MAX_TIMES>(f, val, gx, y, alpha, beta);
         break;
     case MG_SEMIRING_OR_AND:
-        launch_semiring<T, MG_SEMIRING_OR_AND>(f, val, gx, y, alpha, beta, nullptr);
+        launch_semiring<T, MG_SEMIRING_OR_AND>(f, val, gx, y, alpha, beta);
         break;
     }
 }
@@ -1981,8 +1990,8 @@ mg_status launch_cg(mg_context ctx, const mg__spmv_form *f, const T *val, const 
                     T *q, double *pq) {
     if (f->n == 0) return MG_SUCCESS;
     const gather_cg<T> gc{(const T *)s->z, (const T *)s->p_old, (T *)s->p_new, s->rz, s->rr,
-                          s->threshold, s->flag, s->iter, T(0)};
-    launch_semiring<T, MG_SEMIRING_PLUS_TIMES>(f, val, gc, q, T(1), T(0), pq);
+                          pq, s->threshold, s->flag, s->iter, T(0)};
+    launch_semiring<T, MG_SEMIRING_PLUS_TIMES>(f, val, gc, q, T(1), T(0));
     LAUNCHED("spmv_stream (CG)");
     return MG_SUCCESS;
 }
