@@ -7,9 +7,11 @@
  *   1. the convergence test on r'r and beta = r'z(new) / r'z(old), read by every block; then
  *      q = A p where p = z + beta p_old is formed where the product reads it (the row's owner
  *      stores p[i]: no pass of its own over p), p'q summed in the product's epilogue
- *      (mg__gpu_spmv_cg, sparse/spmv_gpu.cu); p alternates between two buffers;
- *   2. alpha = r'z / p'q read from device memory by every block; x += alpha p, r -= alpha q,
- *      z = D^-1 r, with r'r and r'z summed in the same pass.
+ *      (mg__gpu_spmv_cg, sparse/spmv_gpu.cu); p alternates between two buffers; the owner also
+ *      applies the previous iteration's x += alpha p_old, having read p_old[i] anyway (cg_finish
+ *      applies the last one);
+ *   2. alpha = r'z / p'q read from device memory by every block; r -= alpha q, z = D^-1 r, with
+ *      r'r and r'z summed in the same pass.
  * Three launches (the direction update a kernel of its own) cost 16.7-17.3 us an iteration on
  * matrices of 250k entries, against 11-13 us for one product (docs/PERFORMANCE.md, session 13).
  * The two are chained launches (programmatic dependent launch, launch_chained in gpu_util.cuh):
@@ -74,12 +76,13 @@ cg_start(const T *b, const T *r, T *z, const T *inv, uint32_t n, double *rr, dou
     block_sums_add<3>(s, dst);
 }
 
-/* Step 2 of iteration `iter` (1-based): every block tests p'q itself, so all agree on stopping. */
+/* Step 2 of iteration `iter` (1-based): every block tests p'q itself, so all agree on stopping.
+ * x += alpha p is left to the next product (gather_cg::own) or to cg_finish. */
 template <typename T>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
-cg_update(T *__restrict__ x, T *__restrict__ r, T *__restrict__ z, const T *__restrict__ p,
-          const T *__restrict__ q, const T *__restrict__ inv, uint32_t n, const double *rz_k,
-          const double *pq_k, double *rr_next, double *rz_next, int *flag, int iter) {
+cg_update(T *__restrict__ r, T *__restrict__ z, const T *__restrict__ q, const T *__restrict__ inv,
+          uint32_t n, const double *rz_k, const double *pq_k, double *rr_next, double *rz_next,
+          int *flag, int iter) {
     chain_wait();
     if (flag[0] != MG__CG_RUNNING) return;
     const double pq = *pq_k, alpha = *rz_k / pq;
@@ -95,13 +98,11 @@ cg_update(T *__restrict__ x, T *__restrict__ r, T *__restrict__ z, const T *__re
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     for (uint64_t base = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; base < n;
          base += kUnroll * stride) {
-        T xi[kUnroll], pi[kUnroll], ri[kUnroll], qi[kUnroll], di[kUnroll];
+        T ri[kUnroll], qi[kUnroll], di[kUnroll];
 #pragma unroll
         for (int u = 0; u < kUnroll; u++) {
             const uint64_t i = base + u * stride;
             if (i < n) {
-                xi[u] = x[i];
-                pi[u] = p[i];
                 ri[u] = r[i];
                 qi[u] = q[i];
                 if (inv != nullptr) di[u] = inv[i];
@@ -111,7 +112,6 @@ cg_update(T *__restrict__ x, T *__restrict__ r, T *__restrict__ z, const T *__re
         for (int u = 0; u < kUnroll; u++) {
             const uint64_t i = base + u * stride;
             if (i < n) {
-                x[i] = xi[u] + a * pi[u];
                 const T rn = ri[u] - a * qi[u];
                 r[i] = rn;
                 const T zn = inv != nullptr ? rn * di[u] : rn;
@@ -123,6 +123,21 @@ cg_update(T *__restrict__ x, T *__restrict__ r, T *__restrict__ z, const T *__re
     }
     double *const dst[2] = {rr_next, rz_next};
     block_sums_add<2>(s, dst);
+}
+
+/* The last completed iteration's step, x += alpha p, which no product applied (gather_cg::own
+ * applies iteration k's in product k + 1): the iterations done are `launched` while the flag says
+ * running, the converging product's iteration once it says converged, and none after a breakdown
+ * (x is then not returned). p[k & 1] holds iteration k - 1's direction. */
+template <typename T>
+__global__ void cg_finish(T *__restrict__ x, const T *p0, const T *p1, const double *rz, const double *pq,
+                          const int *flag, int launched, uint32_t n) {
+    const int state = flag[0];
+    const int done = state == MG__CG_RUNNING ? launched : state == MG__CG_CONVERGED ? flag[1] : 0;
+    if (done == 0) return;
+    const T *const p = done & 1 ? p1 : p0;
+    const T a = (T)(rz[done - 1] / pq[done - 1]);
+    GRID_STRIDE(i, n) x[i] = fma(a, p[i], x[i]);
 }
 
 /* Pinned host memory (the flag's copies) and an event, freed when they go out of scope. */
@@ -218,9 +233,9 @@ mg_status cg_typed(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense
     for (int batch = 0; state == MG__CG_RUNNING && launched < max_it; batch++) {
         const int end = launched + kBatch < max_it ? launched + kBatch : max_it;
         for (int k = launched; k < end; k++) {
-            const mg__cg_step step{zr, p[k & 1], p[(k + 1) & 1], rz + k, rr + k, threshold, flag, k};
+            const mg__cg_step step{zr, p[k & 1], p[(k + 1) & 1], xw, rz + k, rr + k, threshold, flag, k};
             TRY(mg__gpu_spmv_cg(ctx, f, type, values, &step, q, pq + k));
-            launch_chained(true, cg_update<T>, grid, kThreads, xw, r, zr, p[(k + 1) & 1], (const T *)q, inv_d, n,
+            launch_chained(true, cg_update<T>, grid, kThreads, r, zr, (const T *)q, inv_d, n,
                            (const double *)(rz + k), (const double *)(pq + k), rr + k + 1, rz + k + 1, flag, k + 1);
             LAUNCHED("cg_update");
         }
@@ -235,6 +250,8 @@ mg_status cg_typed(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense
             at = flags.p[2 * check + 1];
         }
     }
+    cg_finish<T><<<grid, kThreads>>>(xw, p[0], p[1], rz, pq, flag, launched, n);
+    LAUNCHED("cg_finish");
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     opts->seconds = ms / 1e3;
     if (state == MG__CG_RUNNING && launched > 0) {

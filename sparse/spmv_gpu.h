@@ -143,12 +143,15 @@ enum { MG__CG_RUNNING = 0, MG__CG_CONVERGED, MG__CG_BREAKDOWN_PQ, MG__CG_BREAKDO
 /* Iteration `iter` (0-based) of CG's product with its direction update folded in (sparse/cg_gpu.cu):
  * q = A p with p = z + beta p_old gathered where a row reads it (no pass of its own over p), p
  * stored into p_new by each row's owner, and *pq += p'q. beta = rz[iter] / rz[iter - 1] (0 at
- * iteration 0, where p_old must be zero); from iteration 1 on the kernels first test rr[iter] against
- * threshold (or a non-finite scalar) and, instead of the product, set flag to CONVERGED (or
- * BREAKDOWN_SCALAR) with flag[1] = iter. Nothing runs once flag[0] is not RUNNING. */
+ * iteration 0, where p_old must be zero). The owner also applies the previous iteration's step to
+ * the iterate, x += alpha p_old with alpha = rz[iter - 1] / pq[-1] (from iteration 1 on), since it
+ * reads p_old[i] anyway; the caller applies the last iteration's. From iteration 1 on the kernels
+ * first test rr[iter] against threshold (or a non-finite scalar) and, instead of the product, set
+ * flag to CONVERGED (or BREAKDOWN_SCALAR) with flag[1] = iter. Nothing runs once flag[0] is not
+ * RUNNING. */
 struct mg__cg_step {
     const void *z, *p_old;
-    void *p_new;
+    void *p_new, *x;
     const double *rz, *rr; /* &rz[iter], &rr[iter] */
     double threshold;
     int *flag;
