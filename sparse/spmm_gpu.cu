@@ -26,7 +26,10 @@
  * warp takes its rows' sparse remainders as one stream of 32-entry batches read straight from B.
  * A segment warp's sum is added to C atomically (the panel kernel wrote beta C first; the warps of
  * a block on one row add theirs in shared memory first), so long rows' sums vary in order from run
- * to run; the other rows' do not. SDDMM: the same panels and tiles, a warp per row with A's row in
+ * to run; the other rows' do not. Where K is 8 to 16 16-byte vectors and the rows are short and
+ * even (rows_lanes), a plainer kernel serves instead: spmm_rows, a group of K / V lanes a row
+ * reading the CSR in its own order, with the long rows' segments as above. SDDMM: the same panels
+ * and tiles, a warp per row with A's row in
  * registers, B's dense rows in shared memory, warp-shuffle dot products written 32 at a time; a
  * long row's segments each load A's row and write their own entries.
  */
@@ -317,6 +320,55 @@ spmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
                                                             : alpha * acc[j].v[i];
         *c = out;
     }
+}
+
+/* A group of G lanes a row, each lane V values of K (G V of K a block's y): the row's entries G at a
+ * time, lane i loading entry i's column and value, then the group's B rows loaded (kUnroll at a
+ * time) before any is used. Rows of more than kLongSpmm entries get beta C here and their sums
+ * from spmm_segments. */
+template <typename T, int V, int G, bool PATTERN>
+__global__ void __launch_bounds__(kBlock)
+spmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
+          const T *__restrict__ val, const T *__restrict__ B, T *__restrict__ C, T alpha, T beta) {
+    typedef vec<T, V> VT;
+    constexpr int U = G < kUnroll ? G : kUnroll;
+    const int lane = threadIdx.x & 31, g = lane & (G - 1);
+    const unsigned gmask = G == 32 ? kFull : ((1u << G) - 1) << (lane & ~(G - 1));
+    const uint64_t row = ((uint64_t)blockIdx.x * kBlock + threadIdx.x) / G;
+    if (row >= n) return;
+    const uint32_t kk = blockIdx.y * G * V + g * V;
+    const bool k_in = kk < K;
+    const uint32_t kr = k_in ? kk : K - V;
+    VT acc = vzero<T, V>();
+    uint64_t b = off[row], e = off[row + 1];
+    if (e - b > kLongSpmm) e = b;
+    for (uint64_t e0 = b; e0 < e; e0 += G) {
+        uint32_t c = 0;
+        T v = T(0);
+        if (e0 + g < e) {
+            c = __ldg(idx + e0 + g);
+            v = PATTERN ? T(1) : __ldg(val + e0 + g);
+        }
+        const uint32_t cnt = (uint32_t)min((uint64_t)G, e - e0);
+#pragma unroll
+        for (int u0 = 0; u0 < G; u0 += U) {
+            VT bv[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const uint32_t cu = __shfl_sync(gmask, c, u0 + u, G);
+                bv[u] = (uint32_t)(u0 + u) < cnt ? vload<T, V>(B + (uint64_t)cu * K + kr) : vzero<T, V>();
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) vfma(acc, __shfl_sync(gmask, v, u0 + u, G), bv[u]);
+        }
+    }
+    if (!k_in) return;
+    VT *c = reinterpret_cast<VT *>(C + row * K + kk);
+    VT out;
+    const VT old = beta != T(0) ? *c : vzero<T, V>();
+#pragma unroll
+    for (int i = 0; i < V; i++) out.v[i] = beta != T(0) ? alpha * acc.v[i] + beta * old.v[i] : alpha * acc.v[i];
+    *c = out;
 }
 
 /* A warp per segment of kSeg entries of a long row and K chunk, kWarps segments a block; alpha
@@ -905,10 +957,50 @@ int lane_width(uint32_t K, size_t type_size) {
     return 1;
 }
 
+template <typename T, int V, int G, bool PATTERN>
+mg_status spmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s, const T *val,
+                           const T *rval, uint32_t K, const T *B, T *C, T alpha, T beta) {
+    const dim3 grid((unsigned)(((uint64_t)f->n * G + kBlock - 1) / kBlock), (K + G * V - 1) / (G * V));
+    spmm_rows<T, V, G, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, f->d_idx, val, B, C, alpha, beta);
+    LAUNCHED("spmm_rows");
+    if (s->nsegs == 0) return MG_SUCCESS;
+    const unsigned gy = (K + 32 * V - 1) / (32 * V);
+    spmm_segments<T, V, PATTERN><<<dim3((s->nsegs + kWarps - 1) / kWarps, gy), kBlock>>>(
+        s->nsegs, K, f->d_off, s->d_seg_row, s->d_seg_begin, s->d_rcol, rval, B, C, alpha);
+    LAUNCHED("spmm_segments");
+    return MG_SUCCESS;
+}
+
+/* spmm_rows's lanes a row (8 or 16: K / V rounded up) where it is taken, else 0: K of 8 to 16
+ * vectors of 16 bytes, rows of at most kRowsMean entries on average and none longer than the SpMV
+ * form's long-row limit (1024). A/B on the H200 (session 36, 21 matrices of at most 2M entries):
+ * at K 32 it took 0.33-0.96x the panels' time on 16 of them (the stencils 0.38-0.40x, wave 0.33x,
+ * dblp-2010 0.48x; mahindas 1.04x in float), but 1.06-1.38x on those with rows of thousands of
+ * entries (rajat01, adder_dcop_05, R-MAT 15: one row's group holds up the rest) or a mean row of
+ * 100 (mbeacxc); at K 128 (32 lanes a row) it lost to the panels' tiles on the 1M-entry stencils
+ * (0.176 -> 0.223 ms). */
+constexpr uint64_t kRowsMean = 64;
+template <typename T> uint32_t rows_lanes(const mg__spmv_form *f, uint32_t K) {
+    constexpr uint32_t V = 16 / sizeof(T);
+    if (K % V != 0 || K / V < 8 || K / V > 16 || f->nlong != 0 || f->nnz > kRowsMean * f->n) return 0;
+    return K / V <= 8 ? 8 : 16;
+}
+
 template <typename T>
-mg_status spmm_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s,
+mg_status spmm_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s, const T *val,
                       const T *rval, uint32_t K, const T *B, T *C, T alpha, T beta) {
     if (f->n == 0) return MG_SUCCESS;
+    constexpr int W = 16 / sizeof(T);
+    const bool pattern = rval == nullptr;
+    switch (rows_lanes<T>(f, K)) {
+    case 8:
+        return pattern ? spmm_rows_launch<T, W, 8, true>(ctx, f, s, val, rval, K, B, C, alpha, beta)
+                       : spmm_rows_launch<T, W, 8, false>(ctx, f, s, val, rval, K, B, C, alpha, beta);
+    case 16:
+        return pattern ? spmm_rows_launch<T, W, 16, true>(ctx, f, s, val, rval, K, B, C, alpha, beta)
+                       : spmm_rows_launch<T, W, 16, false>(ctx, f, s, val, rval, K, B, C, alpha, beta);
+    default: break;
+    }
     const int V = lane_width(K, sizeof(T));
     if (((uint64_t)K + 32 * V - 1) / (32 * V) > 65535)
         return mg__error(ctx, MG_INVALID_ARGUMENT, "mg_spmm: K = %u is above the GPU engine's %u",
@@ -985,14 +1077,17 @@ extern "C" mg_status mg__gpu_spmm(mg_context ctx, const mg_matrix A, const mg_de
     TRY(mg__gpu_dense_to_device(ctx, B));
     /* C's old values are read only when beta is not 0; C is marked device-resident only once the
      * kernels are queued, so a failure leaves it as it was */
+    const uint32_t K = B->cols;
+    const void *val = nullptr; /* the CSR's own values, which spmm_rows reads */
+    if (B->type == MG_DOUBLE ? rows_lanes<double>(f, K) != 0 : rows_lanes<float>(f, K) != 0)
+        TRY(mg__gpu_form_values(ctx, g, f, B->type, &val));
     if (opts->beta != 0) TRY(mg__gpu_dense_to_device(ctx, C));
     else TRY(mg__gpu_dense_reserve(ctx, C));
-    const uint32_t K = B->cols;
     if (B->type == MG_DOUBLE)
-        TRY(spmm_launch<double>(ctx, f, s, (const double *)rval, K, (const double *)B->d_data,
-                                (double *)C->d_data, opts->alpha, opts->beta));
+        TRY(spmm_launch<double>(ctx, f, s, (const double *)val, (const double *)rval, K,
+                                (const double *)B->d_data, (double *)C->d_data, opts->alpha, opts->beta));
     else
-        TRY(spmm_launch<float>(ctx, f, s, (const float *)rval, K, (const float *)B->d_data,
+        TRY(spmm_launch<float>(ctx, f, s, (const float *)val, (const float *)rval, K, (const float *)B->d_data,
                                (float *)C->d_data, (float)opts->alpha, (float)opts->beta));
     /* no wait: a fault while running surfaces where C is read or at mg_context_finish */
     C->on_device = true;

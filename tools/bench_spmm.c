@@ -6,7 +6,9 @@
  *
  * Per matrix, precision and K (B, and sddmm's A and B, random in [0.5, 1.5), row-major):
  *   mgraph     mg_matrix_gpu_prepare_spmm first (its build is the preprocessing, reported with its
- *              ratio to one call), then mg_spmm / mg_sddmm on a GPU context, C left on the device;
+ *              ratio to one call, and the form it built in column "form": the kernel is chosen per
+ *              call from K and that form, see sparse/spmm_gpu.cu), then mg_spmm / mg_sddmm on a GPU
+ *              context, C left on the device;
  *   cuSPARSE   the same CSR (32-bit offsets and indices), B and C row-major: cusparseSpMM with
  *              CUSPARSE_SPMM_ALG_DEFAULT, CSR_ALG1, CSR_ALG2 and CSR_ALG3 (each after
  *              cusparseSpMM_preprocess, untimed; one the library refuses for these operands is
@@ -57,7 +59,7 @@ static const column kSpmmColumns[] = {
     {"nnz", true},             {"MB", true},         {"mgraph_ms", true},  {"cusparse_default_ms", true},
     {"cusparse_best_ms", true}, {"best_alg", false}, {"ell_ms", true},     {"speedup", true},
     {"GFLOPs", true},          {"bound", false},     {"pct_bound", true},  {"prep_ms", true},
-    {"prep_per_call", true},   {"kernel", false},
+    {"prep_per_call", true},   {"form", false},
 };
 enum { NSPMM = sizeof kSpmmColumns / sizeof kSpmmColumns[0] };
 
