@@ -12,7 +12,9 @@
  * the SDDMM writes its results through it, so the user sees the CSR order). Rows of more than
  * kLongSpmm (128) entries stay out of the panels: they are cut into segments of kSeg (128)
  * entries, a warp each, listed on the device when the form is built (a scan of the rows' segment
- * counts and a fill), so a long row never serialises one warp.
+ * counts and a fill), so a long row never serialises one warp. The segments are built first and
+ * alone; the panels, tiles and reordering only when a call (or mg_matrix_gpu_prepare_spmm's K)
+ * takes the panel kernels, since the row-group kernels below read the CSR as it is.
  *
  * Every loop over a row's entries reads them 32 at a time (GE-SpMM's coalesced row caching:
  * Huang et al., SC'20): lane i loads entry i's column and value, the warp takes the 32 by shuffles
@@ -29,9 +31,12 @@
  * to run; the other rows' do not. Where K is 8 to 16 16-byte vectors and the rows are short and
  * even (rows_lanes), a plainer kernel serves instead: spmm_rows, a group of K / V lanes a row
  * reading the CSR in its own order, with the long rows' segments as above. SDDMM: the same panels
- * and tiles, a warp per row with A's row in
- * registers, B's dense rows in shared memory, warp-shuffle dot products written 32 at a time; a
- * long row's segments each load A's row and write their own entries.
+ * and tiles, a warp per row with A's row in registers, B's dense rows in shared memory,
+ * warp-shuffle dot products written 32 at a time; a long row's segments each load A's row and
+ * write their own entries. Where spmm_rows is taken,
+ * sddmm_rows serves instead: a group of K / V lanes a row with A's row in their registers, reading
+ * the CSR G entries at a time, a halving reduction leaving lane i entry i's dot product to write in
+ * CSR order; the long rows' segments as above.
  */
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
@@ -49,8 +54,11 @@ extern "C" {
 #include "sparse/sparse_internal.h"
 #include "sparse/spmv_gpu.h"
 
-/* One orientation's SpMM / SDDMM form; d_dense_first NULL until built. */
+/* One orientation's SpMM / SDDMM form in two parts, each built on first use: the long rows'
+ * segments (segmented), which every kernel uses, and the panels and tiles (d_dense_first not NULL),
+ * which only the panel kernels do. */
 struct mg__spmm_form {
+    bool segmented;
     uint32_t npanels;
     uint64_t ndense;           /* (panel, column) pairs that are dense */
     uint64_t dense_entries;    /* entries in tiles */
@@ -64,7 +72,7 @@ struct mg__spmm_form {
     uint64_t *d_seg_begin;     /* nsegs: its first entry */
     void *d_rval[2];           /* nnz reordered values, float [0] and double [1]; NULL until made */
     size_t bytes;
-    double seconds;            /* building it and its values (CUDA events) */
+    double seconds;            /* building its parts and values (CUDA events) */
 };
 
 struct mg__spmm_forms {
@@ -446,7 +454,9 @@ __device__ inline void sddmm_write(T *C, uint64_t pos, T s, T dot, T alpha, T be
 /* The SDDMM of a row's reordered entries [e_begin, e_end) read straight from B (b: the row's first
  * entry; a: its row of A), 32 a batch as the SpMM's: lane i loads entry i's column, the B rows of
  * kUnroll / NC entries are loaded together (at most kUnroll vectors a lane), their dot products
- * reduced across the warp side by side, lane i keeps entry i's and the batch is written at once. */
+ * reduced across the warp side by side, lane i keeps entry i's and the batch is written at once.
+ * rcol, rperm, rval: the panels' reordered form, or the CSR's own columns and values with rperm
+ * NULL (C then written at each entry's own position). */
 template <typename T, int V, int NC>
 __device__ inline void sddmm_range(const vec<T, V> (&a)[NC], uint64_t e_begin, uint64_t e_end,
                                    uint64_t b, uint32_t K, int lane, const uint32_t *__restrict__ rcol,
@@ -483,7 +493,7 @@ __device__ inline void sddmm_range(const vec<T, V> (&a)[NC], uint64_t e_begin, u
                 if ((uint32_t)lane == i0 + u) mine = dot;
             }
         }
-        if (ok) sddmm_write(C, b + rperm[e], rval ? rval[e] : T(1), mine, alpha, beta);
+        if (ok) sddmm_write(C, rperm != nullptr ? b + rperm[e] : e, rval ? rval[e] : T(1), mine, alpha, beta);
     }
 }
 
@@ -584,6 +594,76 @@ sddmm_segments(uint32_t nsegs, uint32_t K, const uint64_t *__restrict__ off,
     VT a[NC];
     load_row<T, V, NC>(A, row, K, lane, a);
     sddmm_range<T, V, NC>(a, b, e_end, off[row], K, lane, rcol, rperm, rval, B, C, alpha, beta);
+}
+
+/* A group of G lanes a row of S (rows as spmm_rows'), lane g holding V values of A's row in
+ * registers (zeros past K), loaded once. The row's CSR entries are read G at a time, lane i
+ * loading entry i's column and value; the B rows of U (kUnroll) of them are loaded before any is
+ * used, so U loads a lane (U G 16-byte loads a group) are in flight together. A batch's G partial
+ * dot products are then reduced by halving: at each step a lane keeps half of its sums, adds its
+ * partner's half of them and sends the other half, so lane i ends with entry i's dot product after
+ * G - 1 shuffles (a butterfly per entry takes G log2 G) and the batch is one coalesced store in
+ * CSR order, no rperm. Rows of more than kLongSpmm entries are sddmm_segments': walked here, a
+ * 1024-entry row would be 128 dependent batches on one group, longer than the rest of the launch. */
+template <typename T, int V, int G, bool PATTERN>
+__global__ void __launch_bounds__(kBlock)
+sddmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
+           const T *__restrict__ val, const T *__restrict__ A, const T *__restrict__ B,
+           T *__restrict__ C, T alpha, T beta) {
+    typedef vec<T, V> VT;
+    constexpr int U = G < kUnroll ? G : kUnroll;
+    static_assert(G >= 2 && G <= 32 && (G & (G - 1)) == 0, "a power-of-two group within a warp");
+    const int lane = threadIdx.x & 31, g = lane & (G - 1);
+    const unsigned gmask = G == 32 ? kFull : ((1u << G) - 1) << (lane & ~(G - 1));
+    const uint64_t row = ((uint64_t)blockIdx.x * kBlock + threadIdx.x) / G;
+    if (row >= n) return; /* the whole group: its shuffles name only its own lanes */
+    const uint64_t b = off[row], e = off[row + 1];
+    if (e - b > kLongSpmm) return;
+    const uint32_t kk = g * V;
+    const bool k_in = kk < K; /* lanes past K add zeros: a 0 from A times an Inf in B is a NaN */
+    const VT a = k_in ? vload<T, V>(A + row * K + kk) : vzero<T, V>();
+    for (uint64_t e0 = b; e0 < e; e0 += G) {
+        const bool ok = e0 + g < e;
+        uint32_t c = 0;
+        T v = T(0);
+        if (ok) {
+            c = __ldg(idx + e0 + g);
+            v = PATTERN ? T(1) : __ldg(val + e0 + g);
+        }
+        const uint32_t cnt = (uint32_t)min((uint64_t)G, e - e0);
+        T p[G];
+#pragma unroll
+        for (int u0 = 0; u0 < G; u0 += U) {
+            VT bv[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const uint32_t cu = __shfl_sync(gmask, c, u0 + u, G);
+                bv[u] = (uint32_t)(u0 + u) < cnt && k_in ? vload<T, V>(B + (uint64_t)cu * K + kk)
+                                                         : vzero<T, V>();
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                T dot = T(0);
+#pragma unroll
+                for (int i = 0; i < V; i++) dot = fma(a.v[i], bv[u].v[i], dot);
+                p[u0 + u] = dot;
+            }
+        }
+        /* after the step of m, p[j] is entry j + (g & (G - m))'s sum over the lanes equal to g mod m.
+         * j runs to G / 2, not m, so it unrolls whole before m does: with j < m the fp64 G 16
+         * kernel was unrolled by 4 and kept p in local memory (ptxas -v, CUDA 13, sm_90). */
+#pragma unroll
+        for (int m = G / 2; m > 0; m >>= 1) {
+            const bool hi = (g & m) != 0;
+#pragma unroll
+            for (int j = 0; j < G / 2; j++) {
+                if (j >= m) break;
+                const T keep = hi ? p[j + m] : p[j], send = hi ? p[j] : p[j + m];
+                p[j] = keep + __shfl_xor_sync(gmask, send, m, G);
+            }
+        }
+        if (ok) sddmm_write(C, e0 + g, v, p[0], alpha, beta);
+    }
 }
 
 /* ---- building the form --------------------------------------------------------------------------- */
@@ -821,8 +901,21 @@ mg_status form_segments(mg_context ctx, const mg__spmv_form *f, mg__spmm_form *s
     return MG_SUCCESS;
 }
 
-/* Builds s from f on the device (see the banner), timed by CUDA events into s->seconds. */
-mg_status spmm_form_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_form *s) {
+/* s's segments of f's long rows, timed by CUDA events into s->seconds. */
+mg_status spmm_segments_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_form *s) {
+    timer_guard timer;
+    double ms = 0;
+    TRY(mg__gpu_timer_create(ctx, &timer.t));
+    TRY(mg__gpu_timer_start(ctx, timer.t));
+    if (f->nnz > 0) TRY(form_segments(ctx, f, s));
+    TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
+    s->seconds += ms / 1e3;
+    s->segmented = true;
+    return MG_SUCCESS;
+}
+
+/* s's panels and tiles from f on the device (see the banner), timed by CUDA events into s->seconds. */
+mg_status spmm_tiles_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_form *s) {
     timer_guard timer;
     double ms = 0;
     const uint64_t nnz = f->nnz;
@@ -870,16 +963,18 @@ mg_status spmm_form_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_form 
         unsigned long long de = 0;
         CU(cudaMemcpy(&de, counter.p, 8, cudaMemcpyDeviceToHost));
         s->dense_entries = de;
-        TRY(form_segments(ctx, f, s));
     }
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     s->seconds += ms / 1e3;
     return MG_SUCCESS;
 }
 
-/* A's SpMM form for op(A) (built on first use), with the device CSR / CSC it indexes. */
-mg_status spmm_form_of(mg_context ctx, const mg_matrix A, bool transpose, mg__gpu_matrix **g,
-                       mg__spmv_form **f, mg__spmm_form **s) {
+/* A's SpMM form for op(A), with the device CSR / CSC it indexes: the segments always, the panels
+ * and tiles where tiles(f) says the call needs them (each part built on first use; a failure frees
+ * the whole form, to be built again by the next call). */
+template <typename Tiles>
+mg_status spmm_form_of(mg_context ctx, const mg_matrix A, bool transpose, Tiles tiles,
+                       mg__gpu_matrix **g, mg__spmv_form **f, mg__spmm_form **s) {
     TRY(mg__gpu_matrix_of(ctx, A, transpose, g, f));
     if ((*g)->spmm == nullptr) {
         (*g)->spmm = static_cast<mg__spmm_forms *>(mg__calloc(1, sizeof(mg__spmm_forms)));
@@ -887,14 +982,11 @@ mg_status spmm_form_of(mg_context ctx, const mg_matrix A, bool transpose, mg__gp
             return mg__error(ctx, MG_OUT_OF_MEMORY, "the SpMM form: out of host memory");
     }
     *s = &(*g)->spmm->of[transpose ? 1 : 0];
-    if ((*s)->d_dense_first == nullptr) {
-        const mg_status st = spmm_form_build(ctx, *f, *s);
-        if (st != MG_SUCCESS) {
-            spmm_form_free(*s);
-            return st;
-        }
-    }
-    return MG_SUCCESS;
+    mg_status st = MG_SUCCESS;
+    if (!(*s)->segmented) st = spmm_segments_build(ctx, *f, *s);
+    if (st == MG_SUCCESS && (*s)->d_dense_first == nullptr && tiles(*f)) st = spmm_tiles_build(ctx, *f, *s);
+    if (st != MG_SUCCESS) spmm_form_free(*s);
+    return st;
 }
 
 /* s's values reordered, in type t (gathered on first use); NULL for a pattern. */
@@ -959,14 +1051,15 @@ int lane_width(uint32_t K, size_t type_size) {
 
 template <typename T, int V, int G, bool PATTERN>
 mg_status spmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s, const T *val,
-                           const T *rval, uint32_t K, const T *B, T *C, T alpha, T beta) {
+                           uint32_t K, const T *B, T *C, T alpha, T beta) {
     const dim3 grid((unsigned)(((uint64_t)f->n * G + kBlock - 1) / kBlock), (K + G * V - 1) / (G * V));
     spmm_rows<T, V, G, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, f->d_idx, val, B, C, alpha, beta);
     LAUNCHED("spmm_rows");
     if (s->nsegs == 0) return MG_SUCCESS;
+    /* a segment's entries summed in any order: the CSR's own, so no panels need be built */
     const unsigned gy = (K + 32 * V - 1) / (32 * V);
     spmm_segments<T, V, PATTERN><<<dim3((s->nsegs + kWarps - 1) / kWarps, gy), kBlock>>>(
-        s->nsegs, K, f->d_off, s->d_seg_row, s->d_seg_begin, s->d_rcol, rval, B, C, alpha);
+        s->nsegs, K, f->d_off, s->d_seg_row, s->d_seg_begin, f->d_idx, val, B, C, alpha);
     LAUNCHED("spmm_segments");
     return MG_SUCCESS;
 }
@@ -978,12 +1071,17 @@ mg_status spmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spm
  * dblp-2010 0.48x; mahindas 1.04x in float), but 1.06-1.38x on those with rows of thousands of
  * entries (rajat01, adder_dcop_05, R-MAT 15: one row's group holds up the rest) or a mean row of
  * 100 (mbeacxc); at K 128 (32 lanes a row) it lost to the panels' tiles on the 1M-entry stencils
- * (0.176 -> 0.223 ms). */
+ * (0.176 -> 0.223 ms). sddmm_rows takes the same rule: at K 32 on the H200 (session 37) it took
+ * 0.34-0.62x the panels' time on the 16 matrices the rule gives it, cusparseSDDMM's geometric mean
+ * 0.65x -> 1.09x in float, 0.67x -> 0.97x in double. */
 constexpr uint64_t kRowsMean = 64;
 template <typename T> uint32_t rows_lanes(const mg__spmv_form *f, uint32_t K) {
     constexpr uint32_t V = 16 / sizeof(T);
     if (K % V != 0 || K / V < 8 || K / V > 16 || f->nlong != 0 || f->nnz > kRowsMean * f->n) return 0;
     return K / V <= 8 ? 8 : 16;
+}
+uint32_t rows_lanes_of(const mg__spmv_form *f, mg_type t, uint32_t K) {
+    return t == MG_DOUBLE ? rows_lanes<double>(f, K) : rows_lanes<float>(f, K);
 }
 
 template <typename T>
@@ -991,14 +1089,14 @@ mg_status spmm_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_for
                       const T *rval, uint32_t K, const T *B, T *C, T alpha, T beta) {
     if (f->n == 0) return MG_SUCCESS;
     constexpr int W = 16 / sizeof(T);
-    const bool pattern = rval == nullptr;
+    const bool pattern = val == nullptr;
     switch (rows_lanes<T>(f, K)) {
     case 8:
-        return pattern ? spmm_rows_launch<T, W, 8, true>(ctx, f, s, val, rval, K, B, C, alpha, beta)
-                       : spmm_rows_launch<T, W, 8, false>(ctx, f, s, val, rval, K, B, C, alpha, beta);
+        return pattern ? spmm_rows_launch<T, W, 8, true>(ctx, f, s, val, K, B, C, alpha, beta)
+                       : spmm_rows_launch<T, W, 8, false>(ctx, f, s, val, K, B, C, alpha, beta);
     case 16:
-        return pattern ? spmm_rows_launch<T, W, 16, true>(ctx, f, s, val, rval, K, B, C, alpha, beta)
-                       : spmm_rows_launch<T, W, 16, false>(ctx, f, s, val, rval, K, B, C, alpha, beta);
+        return pattern ? spmm_rows_launch<T, W, 16, true>(ctx, f, s, val, K, B, C, alpha, beta)
+                       : spmm_rows_launch<T, W, 16, false>(ctx, f, s, val, K, B, C, alpha, beta);
     default: break;
     }
     const int V = lane_width(K, sizeof(T));
@@ -1012,6 +1110,17 @@ mg_status spmm_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_for
 }
 
 template <typename T, int V, int NC>
+mg_status sddmm_segments_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s,
+                                const uint32_t *rcol, const uint32_t *rperm, const T *rval, uint32_t K,
+                                const T *A, const T *B, T *C, T alpha, T beta) {
+    if (s->nsegs == 0) return MG_SUCCESS;
+    sddmm_segments<T, V, NC><<<(s->nsegs + kWarps - 1) / kWarps, kBlock>>>(
+        s->nsegs, K, f->d_off, s->d_seg_row, s->d_seg_begin, rcol, rperm, rval, A, B, C, alpha, beta);
+    LAUNCHED("sddmm_segments");
+    return MG_SUCCESS;
+}
+
+template <typename T, int V, int NC>
 mg_status sddmm_launch_nc(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s,
                           const T *rval, uint32_t K, const T *A, const T *B, T *C, T alpha,
                           T beta) {
@@ -1022,12 +1131,18 @@ mg_status sddmm_launch_nc(mg_context ctx, const mg__spmv_form *f, const mg__spmm
         f->n, K, f->d_off, s->d_split, s->d_rcol, s->d_rperm, rval, s->d_dense_first, s->d_dcol,
         (uint32_t)cols, A, B, C, alpha, beta);
     LAUNCHED("sddmm_panels");
-    if (s->nsegs == 0) return MG_SUCCESS;
-    sddmm_segments<T, V, NC><<<(s->nsegs + kWarps - 1) / kWarps, kBlock>>>(
-        s->nsegs, K, f->d_off, s->d_seg_row, s->d_seg_begin, s->d_rcol, s->d_rperm, rval, A, B, C,
-        alpha, beta);
-    LAUNCHED("sddmm_segments");
-    return MG_SUCCESS;
+    return sddmm_segments_launch<T, V, NC>(ctx, f, s, s->d_rcol, s->d_rperm, rval, K, A, B, C, alpha, beta);
+}
+
+/* sddmm_rows, then the long rows' segments on the CSR itself (no panels need be built): a warp of
+ * V wide lanes covers K (at most 16 V here), so one chunk, the lanes past K idle. */
+template <typename T, int V, int G, bool PATTERN>
+mg_status sddmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s,
+                            const T *val, uint32_t K, const T *A, const T *B, T *C, T alpha, T beta) {
+    const unsigned grid = (unsigned)(((uint64_t)f->n * G + kBlock - 1) / kBlock);
+    sddmm_rows<T, V, G, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, f->d_idx, val, A, B, C, alpha, beta);
+    LAUNCHED("sddmm_rows");
+    return sddmm_segments_launch<T, V, 1>(ctx, f, s, f->d_idx, nullptr, val, K, A, B, C, alpha, beta);
 }
 
 /* NC, the chunks of 32 V of K a lane holds: the least power of two that covers K, at most 32. */
@@ -1046,10 +1161,23 @@ mg_status sddmm_launch_v(mg_context ctx, const mg__spmv_form *f, const mg__spmm_
                      K, 32u * 32u * V);
 }
 
+/* lanes: sddmm_rows's group (rows_lanes), or 0 for the panels. */
 template <typename T>
-mg_status sddmm_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s,
-                       const T *rval, uint32_t K, const T *A, const T *B, T *C, T alpha, T beta) {
+mg_status sddmm_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s, uint32_t lanes,
+                       const T *val, const T *rval, uint32_t K, const T *A, const T *B, T *C, T alpha,
+                       T beta) {
     if (f->n == 0 || f->nnz == 0) return MG_SUCCESS;
+    constexpr int W = 16 / sizeof(T);
+    const bool pattern = val == nullptr;
+    switch (lanes) {
+    case 8:
+        return pattern ? sddmm_rows_launch<T, W, 8, true>(ctx, f, s, val, K, A, B, C, alpha, beta)
+                       : sddmm_rows_launch<T, W, 8, false>(ctx, f, s, val, K, A, B, C, alpha, beta);
+    case 16:
+        return pattern ? sddmm_rows_launch<T, W, 16, true>(ctx, f, s, val, K, A, B, C, alpha, beta)
+                       : sddmm_rows_launch<T, W, 16, false>(ctx, f, s, val, K, A, B, C, alpha, beta);
+    default: break;
+    }
     const int V = lane_width(K, sizeof(T));
     if constexpr (sizeof(T) == 4)
         if (V == 4) return sddmm_launch_v<T, 4>(ctx, f, s, rval, K, A, B, C, alpha, beta);
@@ -1071,16 +1199,15 @@ extern "C" mg_status mg__gpu_spmm(mg_context ctx, const mg_matrix A, const mg_de
     mg__gpu_matrix *g = nullptr;
     mg__spmv_form *f = nullptr;
     mg__spmm_form *s = nullptr;
-    const void *rval = nullptr;
-    TRY(spmm_form_of(ctx, A, opts->transpose, &g, &f, &s));
-    TRY(spmm_form_values(ctx, g, f, s, B->type, &rval));
+    const void *rval = nullptr, *val = nullptr; /* the panels' reordered values, or the CSR's own */
+    const uint32_t K = B->cols;
+    const auto panels = [&](const mg__spmv_form *of) { return rows_lanes_of(of, B->type, K) == 0; };
+    TRY(spmm_form_of(ctx, A, opts->transpose, panels, &g, &f, &s));
+    if (panels(f)) TRY(spmm_form_values(ctx, g, f, s, B->type, &rval));
+    else TRY(mg__gpu_form_values(ctx, g, f, B->type, &val));
     TRY(mg__gpu_dense_to_device(ctx, B));
     /* C's old values are read only when beta is not 0; C is marked device-resident only once the
      * kernels are queued, so a failure leaves it as it was */
-    const uint32_t K = B->cols;
-    const void *val = nullptr; /* the CSR's own values, which spmm_rows reads */
-    if (B->type == MG_DOUBLE ? rows_lanes<double>(f, K) != 0 : rows_lanes<float>(f, K) != 0)
-        TRY(mg__gpu_form_values(ctx, g, f, B->type, &val));
     if (opts->beta != 0) TRY(mg__gpu_dense_to_device(ctx, C));
     else TRY(mg__gpu_dense_reserve(ctx, C));
     if (B->type == MG_DOUBLE)
@@ -1099,48 +1226,63 @@ extern "C" mg_status mg__gpu_sddmm(mg_context ctx, const mg_matrix S, const mg_d
     mg__gpu_matrix *g = nullptr;
     mg__spmv_form *f = nullptr;
     mg__spmm_form *s = nullptr;
-    const void *rval = nullptr;
-    TRY(spmm_form_of(ctx, S, false, &g, &f, &s));
-    TRY(spmm_form_values(ctx, g, f, s, A->type, &rval));
+    const void *rval = nullptr, *val = nullptr; /* the panels' reordered values, or the CSR's own */
+    const uint32_t K = A->cols;
+    const auto panels = [&](const mg__spmv_form *of) { return rows_lanes_of(of, A->type, K) == 0; };
+    TRY(spmm_form_of(ctx, S, false, panels, &g, &f, &s));
+    const uint32_t lanes = panels(f) ? 0 : rows_lanes_of(f, A->type, K);
+    if (lanes == 0) TRY(spmm_form_values(ctx, g, f, s, A->type, &rval));
+    else TRY(mg__gpu_form_values(ctx, g, f, A->type, &val));
     TRY(mg__gpu_dense_to_device(ctx, A));
     TRY(mg__gpu_dense_to_device(ctx, B));
     if (opts->beta != 0) TRY(mg__gpu_dense_to_device(ctx, C));
     else TRY(mg__gpu_dense_reserve(ctx, C));
-    const uint32_t K = A->cols;
     if (A->type == MG_DOUBLE)
-        TRY(sddmm_launch<double>(ctx, f, s, (const double *)rval, K, (const double *)A->d_data,
-                                 (const double *)B->d_data, (double *)C->d_data, opts->alpha,
-                                 opts->beta));
+        TRY(sddmm_launch<double>(ctx, f, s, lanes, (const double *)val, (const double *)rval, K,
+                                 (const double *)A->d_data, (const double *)B->d_data,
+                                 (double *)C->d_data, opts->alpha, opts->beta));
     else
-        TRY(sddmm_launch<float>(ctx, f, s, (const float *)rval, K, (const float *)A->d_data,
-                                (const float *)B->d_data, (float *)C->d_data, (float)opts->alpha,
-                                (float)opts->beta));
+        TRY(sddmm_launch<float>(ctx, f, s, lanes, (const float *)val, (const float *)rval, K,
+                                (const float *)A->d_data, (const float *)B->d_data,
+                                (float *)C->d_data, (float)opts->alpha, (float)opts->beta));
     C->on_device = true;
     return MG_SUCCESS;
 }
 
-extern "C" mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A,
+extern "C" mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, uint32_t k,
                                                 mg_gpu_matrix_info *info) {
     mg__gpu_matrix *g = nullptr;
     mg__spmv_form *f = nullptr;
     mg__spmm_form *s = nullptr;
-    const void *rval = nullptr;
+    const void *values = nullptr;
     int devices = 0;
     if (info != nullptr) memset(info, 0, sizeof *info);
     TRY(mg__check_context(ctx));
     TRY(mg__check_matrix(ctx, A, "mg_matrix_gpu_prepare_spmm: A"));
     TRY(mg__gpu_device_count(ctx, "mg_matrix_gpu_prepare_spmm", &devices));
-    TRY(spmm_form_of(ctx, A, false, &g, &f, &s));
-    /* the matrix's own value type, so a product in it finds everything built */
-    TRY(spmm_form_values(ctx, g, f, s, A->values == MG_VALUES_FLOAT ? MG_FLOAT : MG_DOUBLE, &rval));
+    /* the matrix's own value type, so a product in it finds everything built; a pattern's products
+     * may be in either */
+    const mg_type own = A->values == MG_VALUES_DOUBLE ? MG_DOUBLE : MG_FLOAT;
+    const auto panels = [&](const mg__spmv_form *of) {
+        if (k == 0) return true;
+        if (A->values == MG_VALUES_NONE)
+            return rows_lanes_of(of, MG_FLOAT, k) == 0 || rows_lanes_of(of, MG_DOUBLE, k) == 0;
+        return rows_lanes_of(of, own, k) == 0;
+    };
+    TRY(spmm_form_of(ctx, A, false, panels, &g, &f, &s));
+    const uint32_t lanes = k == 0 ? 0 : rows_lanes_of(f, own, k);
+    if (lanes == 0) TRY(spmm_form_values(ctx, g, f, s, own, &values));
+    else TRY(mg__gpu_form_values(ctx, g, f, own, &values));
     if (info == nullptr) return MG_SUCCESS;
-    info->seconds = s->seconds;
+    info->seconds = g->seconds + s->seconds;
     info->upload_seconds = g->upload_seconds;
     info->device_bytes = g->csr.bytes + g->csc.bytes + g->spmm->of[0].bytes + g->spmm->of[1].bytes;
     info->csr_bytes = ((size_t)A->rows + 1) * 8 + (size_t)A->nnz * 4 +
                       (size_t)A->nnz * (A->values == MG_VALUES_NONE ? 0 : A->values == MG_VALUES_FLOAT ? 4 : 8);
-    const bool tiles = s->dense_entries > 0;
-    snprintf(info->kernel, sizeof info->kernel, "aspt%s%s%s", tiles ? "-tiles" : "",
-             s->dense_entries < A->nnz ? "+rows" : "", s->nsegs > 0 ? "+split" : "");
+    if (lanes != 0)
+        snprintf(info->kernel, sizeof info->kernel, "csr-groups (%u lanes)%s", lanes, s->nsegs > 0 ? "+split" : "");
+    else
+        snprintf(info->kernel, sizeof info->kernel, "aspt%s%s%s", s->dense_entries > 0 ? "-tiles" : "",
+                 s->dense_entries < A->nnz ? "+rows" : "", s->nsegs > 0 ? "+split" : "");
     return MG_SUCCESS;
 }

@@ -445,35 +445,6 @@ static void usage(FILE *f) {
                "exit: 0 done (or skipped: no GPU), 1 an error or a wrong result, 2 a usage error\n");
 }
 
-/* The process's first device build pays one-time driver work that is no matrix's preprocessing (its
- * first cooperative launch: the first matrix of a run read 22-40 calls, 0.1-0.3 ms over its later
- * builds, H100, session 28): a throwaway matrix of each kind of build (row bins on the device, and
- * the diagonal form) is prepared first. */
-static void warm_build(void) {
-    enum { N = 16384, PER = 3 };
-    uint32_t *r = malloc(sizeof *r * N * PER), *c = malloc(sizeof *c * N * PER);
-    if (r == NULL || c == NULL) {
-        fprintf(stderr, BENCH_NAME ": out of host memory\n");
-        exit(1);
-    }
-    for (int kind = 0; kind < 2; kind++) {
-        uint64_t k = 0;
-        for (uint32_t i = 0; i < N; i++)
-            for (uint32_t d = 0; d < PER; d++)
-                if (!kind || i + d < N) {
-                    r[k] = i;
-                    c[k++] = kind ? i + d : (uint32_t)(((uint64_t)i * 2654435761u + d * 40503u) % N);
-                }
-        mg_matrix A = NULL;
-        mg_gpu_matrix_info info;
-        DIE_IF(mg_matrix_create_from_coo(ctx, &A, N, N, k, r, c, NULL, MG_VALUES_NONE));
-        DIE_IF(mg_matrix_gpu_prepare(ctx, A, &info));
-        mg_matrix_free(&A);
-    }
-    free(r);
-    free(c);
-}
-
 int main(int argc, char **argv) {
     set_options o;
     set_options_init(&o, "1M,16M,64M,200M");
@@ -537,7 +508,7 @@ int main(int argc, char **argv) {
 #ifndef MG_BENCH_CUSPARSE
     table_note(o.format, "built without cuSPARSE: its columns show nan");
 #endif
-    warm_build();
+    set_warm_build(false);
     summary s[2];
     memset(s, 0, sizeof s);
     if (count > 0) {

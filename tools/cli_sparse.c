@@ -53,6 +53,7 @@ typedef struct {
     double load_s, preprocess_s, warmup_s;
     bool on_gpu;
     bool spmm_form;      /* spmm, sddmm: the device form is mg_matrix_gpu_prepare_spmm's   */
+    uint32_t spmm_k;     /* the K it is built for                                          */
     mg_gpu_matrix_info gpu;
     char backend_why[512];
 } sparse_run;
@@ -252,7 +253,7 @@ static int vector_operand(sparse_run *r, const sparse_opts *o, cli_opt_id id, ui
  * built lazily in the warm-up is counted too). */
 static int gpu_info_after_runs(sparse_run *r) {
     if (!r->on_gpu) return CLI_OK;
-    mg_status st = r->spmm_form ? mg_matrix_gpu_prepare_spmm(r->ctx, r->A, &r->gpu)
+    mg_status st = r->spmm_form ? mg_matrix_gpu_prepare_spmm(r->ctx, r->A, r->spmm_k, &r->gpu)
                                 : mg_matrix_gpu_prepare(r->ctx, r->A, &r->gpu);
     return st == MG_SUCCESS ? CLI_OK : cli_lib_error(r->ctx, st);
 }
@@ -885,6 +886,7 @@ static int product_main(int argc, char **argv, const char *name, int cmd) {
         goto cleanup;
     }
     r.gpu_start.passes = k;
+    r.spmm_k = k;
     if ((rc = sparse_select(&r, &o, cmd)) != CLI_OK) goto cleanup;
 
     if ((st = timed_runs(&r, &o, cmd, product_call)) != MG_SUCCESS) {

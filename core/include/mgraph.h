@@ -952,9 +952,14 @@ typedef struct {
 /* Builds A's device form once (MG_UNAVAILABLE without a usable GPU); later SpMV and CG calls on a
  * GPU context reuse it. */
 mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A, mg_gpu_matrix_info *info);
-/* Builds A's SpMM / SDDMM device form once (row panels, dense tiles; MG_UNAVAILABLE without a
- * usable GPU); info: that form's build time, the upload, every device form's bytes, the kernel. */
-mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, mg_gpu_matrix_info *info);
+/* Builds what SpMM and SDDMM calls of k dense columns need of A's device forms, once each
+ * (MG_UNAVAILABLE without a usable GPU): the CSR's form, its long rows' segments, and where k
+ * takes the panel kernels (or k is 0: every k) the row panels and dense tiles; a later call that
+ * needs more builds it then. info: the build time of every device form A holds (seconds), the
+ * upload, their bytes, and the kernel a product of k columns in A's value type runs
+ * ("csr-groups (8 lanes)", "aspt-tiles+rows", with "+split" where long rows are cut; for k 0
+ * the parts built). */
+mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, uint32_t k, mg_gpu_matrix_info *info);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Dense matrices and vectors (operands of the sparse kernels)                                      */

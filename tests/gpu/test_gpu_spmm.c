@@ -51,6 +51,8 @@ static uint32_t len_dense_row(uint32_t i) { return i == 1 ? 100000 : i % 3; }
 /* rows of 100 to 159 entries: both sides of the SpMM form's 128-entry limit (segments of 128 from
  * 129 on, a part segment after), and a panel warp's 8 rows one stream of many 32-entry batches */
 static uint32_t len_medium(uint32_t i) { return 100 + i * 37 % 60; }
+/* short rows, every 41st of 129 to 828 entries: the row groups' kernel (csr-groups) with segments */
+static uint32_t len_some_long(uint32_t i) { return i % 41 == 3 ? 129 + i % 700 : 1 + i % 7; }
 
 /* rows x cols random values in [-2, 2), some zeros, on context c. */
 static mg_dense random_dense(mg_context c, uint32_t rows, uint32_t cols, mg_type t, double *vals) {
@@ -185,8 +187,8 @@ static void sweep(const mg_matrix A, const char *name, const uint32_t *ks, int n
 static void check_prepare(const mg_matrix A, const char *name, const char *const *want, int nwant,
                           const char *refuse) {
     mg_gpu_matrix_info a, b;
-    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, &a));
-    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, &b));
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 0, &a));
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 0, &b));
     printf("%s: %s, form %.3f ms, upload %.3f ms, %zu device bytes (CSR %zu)\n", name, a.kernel,
            a.seconds * 1e3, a.upload_seconds * 1e3, a.device_bytes, a.csr_bytes);
     CHECK(a.seconds > 0 && a.seconds == b.seconds);
@@ -197,6 +199,30 @@ static void check_prepare(const mg_matrix A, const char *name, const char *const
         if (strstr(a.kernel, want[i]) == NULL) fprintf(stderr, "  %s: %s lacks %s\n", name, a.kernel, want[i]);
     }
     if (refuse != NULL) CHECK(strstr(a.kernel, refuse) == NULL);
+}
+
+/* The form built in parts (segments first, panels when a call needs them), on a fresh matrix of
+ * short rows and some of 129-828 entries (float values): prepared for K 32 it names the row groups'
+ * kernel and holds no tiles; products that need the panels build them then; prepared for every K
+ * it holds more. Every product checked. */
+static void check_parts(void) {
+    mg_matrix A = make_matrix(2000, 2000, len_some_long, MG_VALUES_FLOAT);
+    mg_gpu_matrix_info a, b, c;
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &a));
+    printf("parts: K 32 %s, %zu device bytes\n", a.kernel, a.device_bytes);
+    CHECK(strcmp(a.kernel, "csr-groups (8 lanes)+split") == 0);
+    spmm_case(A, "parts", MG_FLOAT, 32, false, 1, 0);
+    spmm_case(A, "parts", MG_DOUBLE, 32, true, 1, 0.5);
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &b));
+    CHECK(b.device_bytes > a.device_bytes); /* the CSC's form and the double values */
+    spmm_case(A, "parts", MG_FLOAT, 128, false, -1, 0);  /* the panels, built here */
+    sddmm_case(A, "parts", MG_FLOAT, 32, 1, 0);
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 0, &c));
+    printf("parts: every K %s, %zu device bytes\n", c.kernel, c.device_bytes);
+    CHECK(strncmp(c.kernel, "aspt", 4) == 0 && c.device_bytes > b.device_bytes && c.seconds > b.seconds);
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 128, &b));
+    CHECK(strncmp(b.kernel, "aspt", 4) == 0 && b.device_bytes == c.device_bytes && b.seconds == c.seconds);
+    mg_matrix_free(&A);
 }
 
 /* X1 = A X0, X0 = A X1, ... with no wait between the calls (each call's C is the next one's B),
@@ -252,6 +278,7 @@ int main(void) {
         {"mixed-split", 3000, 4000, len_mixed, MG_VALUES_FLOAT, true, true},
         {"dense-row", 5, 120000, len_dense_row, MG_VALUES_DOUBLE, true, true},
         {"medium-split", 700, 900, len_medium, MG_VALUES_DOUBLE, false, true},
+        {"short-some-long", 2000, 2000, len_some_long, MG_VALUES_FLOAT, false, true},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         if (small_mode && cases[c].big && cases[c].rows > 1000) continue;
@@ -263,6 +290,8 @@ int main(void) {
         if (cases[c].rows == cases[c].cols) check_chained(A, 33);
         mg_matrix_free(&A);
     }
+
+    check_parts();
 
     /* Generated: R-MAT (hub columns dense in a panel beside a sparse remainder), banded and
      * block-diagonal (every column of a panel dense), a 2D stencil (a column has 3 entries in a
