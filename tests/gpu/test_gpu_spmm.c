@@ -211,16 +211,18 @@ static void check_parts(void) {
     CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &a));
     printf("parts: K 32 %s, %zu device bytes\n", a.kernel, a.device_bytes);
     CHECK(strcmp(a.kernel, "csr-groups (8 lanes)+split") == 0);
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 128, &b)); /* K split over blocks: no panels */
+    CHECK(strcmp(b.kernel, "csr-groups (8 lanes)+split") == 0 && b.device_bytes == a.device_bytes);
     spmm_case(A, "parts", MG_FLOAT, 32, false, 1, 0);
     spmm_case(A, "parts", MG_DOUBLE, 32, true, 1, 0.5);
     CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &b));
     CHECK(b.device_bytes > a.device_bytes); /* the CSC's form and the double values */
-    spmm_case(A, "parts", MG_FLOAT, 128, false, -1, 0);  /* the panels, built here */
+    spmm_case(A, "parts", MG_FLOAT, 130, false, -1, 0);  /* the panels (K not a multiple of 4), built here */
     sddmm_case(A, "parts", MG_FLOAT, 32, 1, 0);
     CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 0, &c));
     printf("parts: every K %s, %zu device bytes\n", c.kernel, c.device_bytes);
     CHECK(strncmp(c.kernel, "aspt", 4) == 0 && c.device_bytes > b.device_bytes && c.seconds > b.seconds);
-    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 128, &b));
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 130, &b));
     CHECK(strncmp(b.kernel, "aspt", 4) == 0 && b.device_bytes == c.device_bytes && b.seconds == c.seconds);
     mg_matrix_free(&A);
 }
