@@ -1287,7 +1287,8 @@ extern "C" mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix 
     info->csr_bytes = ((size_t)A->rows + 1) * 8 + (size_t)A->nnz * 4 +
                       (size_t)A->nnz * (A->values == MG_VALUES_NONE ? 0 : A->values == MG_VALUES_FLOAT ? 4 : 8);
     if (lanes != 0)
-        snprintf(info->kernel, sizeof info->kernel, "csr-groups (%u lanes)%s", lanes, s->nsegs > 0 ? "+split" : "");
+        snprintf(info->kernel, sizeof info->kernel, "csr-groups (%s lanes)%s", lanes == 8 ? "8" : "16",
+                 s->nsegs > 0 ? "+split" : "");
     else
         snprintf(info->kernel, sizeof info->kernel, "aspt%s%s%s", s->dense_entries > 0 ? "-tiles" : "",
                  s->dense_entries < A->nnz ? "+rows" : "", s->nsegs > 0 ? "+split" : "");
