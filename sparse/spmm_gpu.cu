@@ -1065,30 +1065,37 @@ mg_status spmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spm
 }
 
 /* spmm_rows's lanes a row (8 or 16: K / V rounded up) where it is taken, else 0: K of 8 to 16
- * vectors of 16 bytes (to K kRowsSplitMaxK where split_k), rows of at most kRowsMean entries on
+ * vectors of 16 bytes (to K kRowsSplitMaxK, split), rows of at most kRowsMean entries on
  * average and none longer than the SpMV form's long-row limit (1024). A/B on the H200 (session 36, 21 matrices of at most 2M entries):
  * at K 32 it took 0.33-0.96x the panels' time on 16 of them (the stencils 0.38-0.40x, wave 0.33x,
  * dblp-2010 0.48x; mahindas 1.04x in float), but 1.06-1.38x on those with rows of thousands of
  * entries (rajat01, adder_dcop_05, R-MAT 15: one row's group holds up the rest) or a mean row of
  * 100 (mbeacxc); at K 128 (32 lanes a row) it lost to the panels' tiles on the 1M-entry stencils
- * (0.176 -> 0.223 ms). sddmm_rows takes the same rule: at K 32 on the H200 (session 37) it took
+ * (0.176 -> 0.223 ms). sddmm_rows takes a wider rule (below): at K 32 on the H200 (session 37) it took
  * 0.34-0.62x the panels' time on the 16 matrices the rule gives it, cusparseSDDMM's geometric mean
  * 0.65x -> 1.09x in float, 0.67x -> 0.97x in double. */
 constexpr uint64_t kRowsMean = 64;
-/* Beyond 16 vectors the SpMM's groups split K over blockIdx.y in chunks of 8 V (split_k; the SDDMM
- * needs the whole row of A in one group, so it cannot). A/B at K 128 on the H200 (session 37,
+/* Beyond 16 vectors the SpMM's groups split K over blockIdx.y in chunks of 8 V (the SDDMM needs
+ * the whole row of A in one group, so it cannot). A/B at K 128 on the H200 (session 37,
  * MG_SPMM_ROWS_SPLIT): cuSPARSE's geometric mean 0.75x -> 0.89x in float (4 chunks), 0.67x ->
  * 0.77x in double (8 chunks); 16 lanes a row gave 0.85x / 0.76x. K over 128 was not measured and
  * keeps the panels. */
 constexpr uint32_t kRowsSplitMaxK = 128;
-template <typename T> uint32_t rows_lanes(const mg__spmv_form *f, uint32_t K, bool split_k) {
+/* The SDDMM's takes mean rows to 128 entries: at K 32 on the H200 (session 37, the four real
+ * matrices the SpMM's rule leaves to the panels, two alternated runs) groups took bcsstk33 (mean
+ * 68) from 0.056 to 0.033-0.034 ms in float and 0.081 to 0.044 in double, mbeacxc (mean 100) from
+ * 0.042 to 0.031 and 0.048 to 0.032; on rows of thousands (rajat01, adder_dcop_05) they were within
+ * 5% of the panels, so those stay. */
+constexpr uint64_t kRowsMeanSddmm = 128;
+template <typename T> uint32_t rows_lanes(const mg__spmv_form *f, uint32_t K, bool sddmm) {
     constexpr uint32_t V = 16 / sizeof(T);
-    if (K % V != 0 || K / V < 8 || f->nlong != 0 || f->nnz > kRowsMean * f->n) return 0;
+    if (K % V != 0 || K / V < 8) return 0;
+    if (f->nlong != 0 || f->nnz > (sddmm ? kRowsMeanSddmm : kRowsMean) * f->n) return 0;
     if (K / V <= 16) return K / V <= 8 ? 8 : 16;
-    return split_k && K <= kRowsSplitMaxK ? 8 : 0;
+    return !sddmm && K <= kRowsSplitMaxK ? 8 : 0; /* only the SpMM splits K */
 }
-uint32_t rows_lanes_of(const mg__spmv_form *f, mg_type t, uint32_t K, bool split_k) {
-    return t == MG_DOUBLE ? rows_lanes<double>(f, K, split_k) : rows_lanes<float>(f, K, split_k);
+uint32_t rows_lanes_of(const mg__spmv_form *f, mg_type t, uint32_t K, bool sddmm) {
+    return t == MG_DOUBLE ? rows_lanes<double>(f, K, sddmm) : rows_lanes<float>(f, K, sddmm);
 }
 
 template <typename T>
@@ -1097,7 +1104,7 @@ mg_status spmm_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_for
     if (f->n == 0) return MG_SUCCESS;
     constexpr int W = 16 / sizeof(T);
     const bool pattern = val == nullptr;
-    switch (rows_lanes<T>(f, K, true)) {
+    switch (rows_lanes<T>(f, K, false)) {
     case 8:
         return pattern ? spmm_rows_launch<T, W, 8, true>(ctx, f, s, val, K, B, C, alpha, beta)
                        : spmm_rows_launch<T, W, 8, false>(ctx, f, s, val, K, B, C, alpha, beta);
@@ -1208,7 +1215,7 @@ extern "C" mg_status mg__gpu_spmm(mg_context ctx, const mg_matrix A, const mg_de
     mg__spmm_form *s = nullptr;
     const void *rval = nullptr, *val = nullptr; /* the panels' reordered values, or the CSR's own */
     const uint32_t K = B->cols;
-    const auto panels = [&](const mg__spmv_form *of) { return rows_lanes_of(of, B->type, K, true) == 0; };
+    const auto panels = [&](const mg__spmv_form *of) { return rows_lanes_of(of, B->type, K, false) == 0; };
     TRY(spmm_form_of(ctx, A, opts->transpose, panels, &g, &f, &s));
     if (panels(f)) TRY(spmm_form_values(ctx, g, f, s, B->type, &rval));
     else TRY(mg__gpu_form_values(ctx, g, f, B->type, &val));
@@ -1235,9 +1242,9 @@ extern "C" mg_status mg__gpu_sddmm(mg_context ctx, const mg_matrix S, const mg_d
     mg__spmm_form *s = nullptr;
     const void *rval = nullptr, *val = nullptr; /* the panels' reordered values, or the CSR's own */
     const uint32_t K = A->cols;
-    const auto panels = [&](const mg__spmv_form *of) { return rows_lanes_of(of, A->type, K, false) == 0; };
+    const auto panels = [&](const mg__spmv_form *of) { return rows_lanes_of(of, A->type, K, true) == 0; };
     TRY(spmm_form_of(ctx, S, false, panels, &g, &f, &s));
-    const uint32_t lanes = panels(f) ? 0 : rows_lanes_of(f, A->type, K, false);
+    const uint32_t lanes = panels(f) ? 0 : rows_lanes_of(f, A->type, K, true);
     if (lanes == 0) TRY(spmm_form_values(ctx, g, f, s, A->type, &rval));
     else TRY(mg__gpu_form_values(ctx, g, f, A->type, &val));
     TRY(mg__gpu_dense_to_device(ctx, A));
@@ -1273,11 +1280,11 @@ extern "C" mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix 
     const auto panels = [&](const mg__spmv_form *of) {
         if (k == 0) return true;
         if (A->values == MG_VALUES_NONE)
-            return rows_lanes_of(of, MG_FLOAT, k, true) == 0 || rows_lanes_of(of, MG_DOUBLE, k, true) == 0;
-        return rows_lanes_of(of, own, k, true) == 0;
+            return rows_lanes_of(of, MG_FLOAT, k, false) == 0 || rows_lanes_of(of, MG_DOUBLE, k, false) == 0;
+        return rows_lanes_of(of, own, k, false) == 0;
     };
     TRY(spmm_form_of(ctx, A, false, panels, &g, &f, &s));
-    const uint32_t lanes = k == 0 ? 0 : rows_lanes_of(f, own, k, true);
+    const uint32_t lanes = k == 0 ? 0 : rows_lanes_of(f, own, k, false);
     if (lanes == 0) TRY(spmm_form_values(ctx, g, f, s, own, &values));
     else TRY(mg__gpu_form_values(ctx, g, f, own, &values));
     if (info == nullptr) return MG_SUCCESS;
