@@ -1084,8 +1084,8 @@ constexpr uint32_t kRowsSplitMaxK = 128;
 /* The SDDMM's takes mean rows to 128 entries: at K 32 on the H200 (session 37, the four real
  * matrices the SpMM's rule leaves to the panels, two alternated runs) groups took bcsstk33 (mean
  * 68) from 0.056 to 0.033-0.034 ms in float and 0.081 to 0.044 in double, mbeacxc (mean 100) from
- * 0.042 to 0.031 and 0.048 to 0.032; on rows of thousands (rajat01, adder_dcop_05) they were within
- * 5% of the panels, so those stay. */
+ * 0.042 to 0.031 and 0.048 to 0.032. Rows of thousands (rajat01, adder_dcop_05: within 5% in
+ * float, 6-13% faster in double) stay on the panels: R-MAT's were not measured. */
 constexpr uint64_t kRowsMeanSddmm = 128;
 template <typename T> uint32_t rows_lanes(const mg__spmv_form *f, uint32_t K, bool sddmm) {
     constexpr uint32_t V = 16 / sizeof(T);
