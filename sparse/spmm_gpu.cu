@@ -33,10 +33,9 @@
  * reading the CSR in its own order, with the long rows' segments as above. SDDMM: the same panels
  * and tiles, a warp per row with A's row in registers, B's dense rows in shared memory,
  * warp-shuffle dot products written 32 at a time; a long row's segments each load A's row and
- * write their own entries. Where spmm_rows is taken,
- * sddmm_rows serves instead: a group of K / V lanes a row with A's row in their registers, reading
- * the CSR G entries at a time, a halving reduction leaving lane i entry i's dot product to write in
- * CSR order; the long rows' segments as above.
+ * write their own entries. Under a like rule sddmm_rows serves instead: a group of K / V lanes a
+ * row with A's row in their registers, reading the CSR G entries at a time, a halving reduction
+ * leaving lane i entry i's dot product to write in CSR order; the long rows' segments as above.
  */
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
@@ -1064,16 +1063,16 @@ mg_status spmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spm
     return MG_SUCCESS;
 }
 
-/* spmm_rows's lanes a row (8 or 16: K / V rounded up) where it is taken, else 0: K of 8 to 16
- * vectors of 16 bytes (to K kRowsSplitMaxK, split), rows of at most kRowsMean entries on
- * average and none longer than the SpMV form's long-row limit (1024). A/B on the H200 (session 36, 21 matrices of at most 2M entries):
- * at K 32 it took 0.33-0.96x the panels' time on 16 of them (the stencils 0.38-0.40x, wave 0.33x,
- * dblp-2010 0.48x; mahindas 1.04x in float), but 1.06-1.38x on those with rows of thousands of
- * entries (rajat01, adder_dcop_05, R-MAT 15: one row's group holds up the rest) or a mean row of
- * 100 (mbeacxc); at K 128 (32 lanes a row) it lost to the panels' tiles on the 1M-entry stencils
- * (0.176 -> 0.223 ms). sddmm_rows takes a wider rule (below): at K 32 on the H200 (session 37) it took
- * 0.34-0.62x the panels' time on the 16 matrices the rule gives it, cusparseSDDMM's geometric mean
- * 0.65x -> 1.09x in float, 0.67x -> 0.97x in double. */
+/* The row groups' lanes a row (8 or 16: K / V rounded up) where they are taken, else 0: K of 8 to
+ * 16 vectors of 16 bytes (the SpMM to K kRowsSplitMaxK, split), rows of at most kRowsMean entries
+ * on average and none longer than the SpMV form's long-row limit (1024). A/B on the H200 (session
+ * 36, 21 matrices of at most 2M entries): at K 32 spmm_rows took 0.33-0.96x the panels' time on 16
+ * of them (the stencils 0.38-0.40x, wave 0.33x, dblp-2010 0.48x; mahindas 1.04x in float), but
+ * 1.06-1.38x on those with rows of thousands of entries (rajat01, adder_dcop_05, R-MAT 15: one
+ * row's group holds up the rest) or a mean row of 100 (mbeacxc); at K 128 (32 lanes a row) it lost
+ * to the panels' tiles on the 1M-entry stencils (0.176 -> 0.223 ms). sddmm_rows (session 37, K 32)
+ * took 0.34-0.62x the panels' time on the same 16, cusparseSDDMM's geometric mean 0.65x -> 1.09x
+ * in float, 0.67x -> 0.97x in double. */
 constexpr uint64_t kRowsMean = 64;
 /* Beyond 16 vectors the SpMM's groups split K over blockIdx.y in chunks of 8 V (the SDDMM needs
  * the whole row of A in one group, so it cannot). A/B at K 128 on the H200 (session 37,
