@@ -171,7 +171,7 @@ mg_status cg_typed(mg_context ctx, const mg_matrix A, const mg_dense b, mg_dense
     timer_guard timer;
     double ms = 0;
 
-    TRY(mg__gpu_matrix_of(ctx, A, false, &g, &f));
+    TRY(mg__gpu_spmv_form_of(ctx, A, false, &g, &f));
     TRY(mg__gpu_spmv_values(ctx, g, f, type, &values));
     TRY(mg__gpu_dense_to_device(ctx, b));
     TRY(mg__gpu_dense_to_device(ctx, x));

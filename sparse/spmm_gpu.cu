@@ -28,12 +28,13 @@
  * warp takes its rows' sparse remainders as one stream of 32-entry batches read straight from B.
  * A segment warp's sum is added to C atomically (the panel kernel wrote beta C first; the warps of
  * a block on one row add theirs in shared memory first), so long rows' sums vary in order from run
- * to run; the other rows' do not. Where K is 8 to 16 16-byte vectors and the rows are short and
- * even (rows_lanes), a plainer kernel serves instead: spmm_rows, a group of K / V lanes a row
- * reading the CSR in its own order, with the long rows' segments as above. SDDMM: the same panels
+ * to run; the other rows' do not. Where K is 8 to 16 16-byte vectors and the mean row is at most
+ * 128 (rows_lanes), a plainer kernel serves instead: spmm_rows, 1, 2 or 4 groups of K / V lanes a
+ * row (rows_groups: more on matrices of few rows) reading the CSR in its own order, with the long
+ * rows' segments as above. SDDMM: the same panels
  * and tiles, a warp per row with A's row in registers, B's dense rows in shared memory,
  * warp-shuffle dot products written 32 at a time; a long row's segments each load A's row and
- * write their own entries. Under a like rule sddmm_rows serves instead: a group of K / V lanes a
+ * write their own entries. Under a like rule sddmm_rows serves instead: groups of K / V lanes a
  * row with A's row in their registers, reading the CSR G entries at a time, a halving reduction
  * leaving lane i entry i's dot product to write in CSR order; the long rows' segments as above.
  */
@@ -329,27 +330,31 @@ spmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
     }
 }
 
-/* A group of G lanes a row, each lane V values of K (G V of K a block's y): the row's entries G at a
- * time, lane i loading entry i's column and value, then the group's B rows loaded (kUnroll at a
- * time) before any is used. Rows of more than kLongSpmm entries get beta C here and their sums
- * from spmm_segments. */
-template <typename T, int V, int G, bool PATTERN>
+/* R groups of G lanes a row, each lane V values of K (G V of K a block's y): group r takes the
+ * row's entries r G .. r G + G - 1, then every R G-th batch on, lane i loading entry i's column and
+ * value, then the group's B rows loaded (kUnroll at a time) before any is used; the R groups' sums
+ * are added by shuffles at the end. R > 1 shortens a row's chain of dependent batches R times and
+ * puts R times the lanes to work, for matrices of few rows or rows near kLongSpmm. Rows of more
+ * than kLongSpmm entries get beta C here and their sums from spmm_segments. */
+template <typename T, int V, int G, int R, bool PATTERN>
 __global__ void __launch_bounds__(kBlock)
 spmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
           const T *__restrict__ val, const T *__restrict__ B, T *__restrict__ C, T alpha, T beta) {
     typedef vec<T, V> VT;
     constexpr int U = G < kUnroll ? G : kUnroll;
-    const int lane = threadIdx.x & 31, g = lane & (G - 1);
+    static_assert(G * R <= 32 && (R & (R - 1)) == 0, "a row's groups within a warp");
+    const int lane = threadIdx.x & 31, g = lane & (G - 1), r = (lane / G) & (R - 1);
     const unsigned gmask = G == 32 ? kFull : ((1u << G) - 1) << (lane & ~(G - 1));
-    const uint64_t row = ((uint64_t)blockIdx.x * kBlock + threadIdx.x) / G;
-    if (row >= n) return;
+    const unsigned rmask = G * R == 32 ? kFull : ((1u << (G * R)) - 1) << (lane & ~(G * R - 1));
+    const uint64_t row = ((uint64_t)blockIdx.x * kBlock + threadIdx.x) / (G * R);
+    if (row >= n) return; /* the row's R groups together: their shuffles name only their lanes */
     const uint32_t kk = blockIdx.y * G * V + g * V;
     const bool k_in = kk < K;
     const uint32_t kr = k_in ? kk : K - V;
     VT acc = vzero<T, V>();
     uint64_t b = off[row], e = off[row + 1];
     if (e - b > kLongSpmm) e = b;
-    for (uint64_t e0 = b; e0 < e; e0 += G) {
+    for (uint64_t e0 = b + (uint64_t)r * G; e0 < e; e0 += (uint64_t)G * R) {
         uint32_t c = 0;
         T v = T(0);
         if (e0 + g < e) {
@@ -369,7 +374,11 @@ spmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32
             for (int u = 0; u < U; u++) vfma(acc, __shfl_sync(gmask, v, u0 + u, G), bv[u]);
         }
     }
-    if (!k_in) return;
+#pragma unroll
+    for (int m = G; m < G * R; m <<= 1)
+#pragma unroll
+        for (int i = 0; i < V; i++) acc.v[i] += __shfl_xor_sync(rmask, acc.v[i], m);
+    if (!k_in || r != 0) return;
     VT *c = reinterpret_cast<VT *>(C + row * K + kk);
     VT out;
     const VT old = beta != T(0) ? *c : vzero<T, V>();
@@ -595,8 +604,8 @@ sddmm_segments(uint32_t nsegs, uint32_t K, const uint64_t *__restrict__ off,
     sddmm_range<T, V, NC>(a, b, e_end, off[row], K, lane, rcol, rperm, rval, B, C, alpha, beta);
 }
 
-/* A group of G lanes a row of S (rows as spmm_rows'), lane g holding V values of A's row in
- * registers (zeros past K), loaded once. The row's CSR entries are read G at a time, lane i
+/* R groups of G lanes a row of S (rows as spmm_rows', group r taking every R-th batch of G
+ * entries), lane g holding V values of A's row in registers (zeros past K), loaded once a group. The row's CSR entries are read G at a time, lane i
  * loading entry i's column and value; the B rows of U (kUnroll) of them are loaded before any is
  * used, so U loads a lane (U G 16-byte loads a group) are in flight together. A batch's G partial
  * dot products are then reduced by halving: at each step a lane keeps half of its sums, adds its
@@ -604,7 +613,7 @@ sddmm_segments(uint32_t nsegs, uint32_t K, const uint64_t *__restrict__ off,
  * G - 1 shuffles (a butterfly per entry takes G log2 G) and the batch is one coalesced store in
  * CSR order, no rperm. Rows of more than kLongSpmm entries are sddmm_segments': walked here, a
  * 1024-entry row would be 128 dependent batches on one group, longer than the rest of the launch. */
-template <typename T, int V, int G, bool PATTERN>
+template <typename T, int V, int G, int R, bool PATTERN>
 __global__ void __launch_bounds__(kBlock)
 sddmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
            const T *__restrict__ val, const T *__restrict__ A, const T *__restrict__ B,
@@ -612,16 +621,17 @@ sddmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint3
     typedef vec<T, V> VT;
     constexpr int U = G < kUnroll ? G : kUnroll;
     static_assert(G >= 2 && G <= 32 && (G & (G - 1)) == 0, "a power-of-two group within a warp");
-    const int lane = threadIdx.x & 31, g = lane & (G - 1);
+    static_assert(G * R <= 32 && (R & (R - 1)) == 0, "a row's groups within a warp");
+    const int lane = threadIdx.x & 31, g = lane & (G - 1), r = (lane / G) & (R - 1);
     const unsigned gmask = G == 32 ? kFull : ((1u << G) - 1) << (lane & ~(G - 1));
-    const uint64_t row = ((uint64_t)blockIdx.x * kBlock + threadIdx.x) / G;
+    const uint64_t row = ((uint64_t)blockIdx.x * kBlock + threadIdx.x) / (G * R);
     if (row >= n) return; /* the whole group: its shuffles name only its own lanes */
     const uint64_t b = off[row], e = off[row + 1];
     if (e - b > kLongSpmm) return;
     const uint32_t kk = g * V;
     const bool k_in = kk < K; /* lanes past K add zeros: a 0 from A times an Inf in B is a NaN */
     const VT a = k_in ? vload<T, V>(A + row * K + kk) : vzero<T, V>();
-    for (uint64_t e0 = b; e0 < e; e0 += G) {
+    for (uint64_t e0 = b + (uint64_t)r * G; e0 < e; e0 += (uint64_t)G * R) {
         const bool ok = e0 + g < e;
         uint32_t c = 0;
         T v = T(0);
@@ -904,12 +914,13 @@ mg_status form_segments(mg_context ctx, const mg__spmv_form *f, mg__spmm_form *s
 mg_status spmm_segments_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_form *s) {
     timer_guard timer;
     double ms = 0;
+    s->segmented = true;
+    if (f->max_row <= kLongSpmm) return MG_SUCCESS; /* none: no scan, no allocation */
     TRY(mg__gpu_timer_create(ctx, &timer.t));
     TRY(mg__gpu_timer_start(ctx, timer.t));
-    if (f->nnz > 0) TRY(form_segments(ctx, f, s));
+    TRY(form_segments(ctx, f, s));
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     s->seconds += ms / 1e3;
-    s->segmented = true;
     return MG_SUCCESS;
 }
 
@@ -1048,11 +1059,11 @@ int lane_width(uint32_t K, size_t type_size) {
     return 1;
 }
 
-template <typename T, int V, int G, bool PATTERN>
+template <typename T, int V, int G, int R, bool PATTERN>
 mg_status spmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s, const T *val,
                            uint32_t K, const T *B, T *C, T alpha, T beta) {
-    const dim3 grid((unsigned)(((uint64_t)f->n * G + kBlock - 1) / kBlock), (K + G * V - 1) / (G * V));
-    spmm_rows<T, V, G, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, f->d_idx, val, B, C, alpha, beta);
+    const dim3 grid((unsigned)(((uint64_t)f->n * G * R + kBlock - 1) / kBlock), (K + G * V - 1) / (G * V));
+    spmm_rows<T, V, G, R, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, f->d_idx, val, B, C, alpha, beta);
     LAUNCHED("spmm_rows");
     if (s->nsegs == 0) return MG_SUCCESS;
     /* a segment's entries summed in any order: the CSR's own, so no panels need be built */
@@ -1065,36 +1076,63 @@ mg_status spmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spm
 
 /* The row groups' lanes a row (8 or 16: K / V rounded up) where they are taken, else 0: K of 8 to
  * 16 vectors of 16 bytes (the SpMM to K kRowsSplitMaxK, split), rows of at most kRowsMean entries
- * on average and none longer than the SpMV form's long-row limit (1024). A/B on the H200 (session
- * 36, 21 matrices of at most 2M entries): at K 32 spmm_rows took 0.33-0.96x the panels' time on 16
- * of them (the stencils 0.38-0.40x, wave 0.33x, dblp-2010 0.48x; mahindas 1.04x in float), but
- * 1.06-1.38x on those with rows of thousands of entries (rajat01, adder_dcop_05, R-MAT 15: one
- * row's group holds up the rest) or a mean row of 100 (mbeacxc); at K 128 (32 lanes a row) it lost
- * to the panels' tiles on the 1M-entry stencils (0.176 -> 0.223 ms). sddmm_rows (session 37, K 32)
- * took 0.34-0.62x the panels' time on the same 16, cusparseSDDMM's geometric mean 0.65x -> 1.09x
- * in float, 0.67x -> 0.97x in double. */
-constexpr uint64_t kRowsMean = 64;
+ * on average, and for the SpMM none longer than the SpMV form's long-row limit (kLongRow, 1024;
+ * f->max_row, found with the upload, so neither operation builds the SpMV layout). History, all
+ * on the H200: at K 32 spmm_rows took 0.33-0.96x the panels' time on 16 of 21 matrices (session
+ * 36; the stencils 0.38-0.40x, wave 0.33x, dblp-2010 0.48x) and sddmm_rows 0.34-0.62x (session
+ * 37). Session 38 (s38b, K 32, R groups a row as rows_groups) gave the rest to the groups where
+ * they won: the SpMM on bcsstk33 and mbeacxc (means 68 and 100, rows under 500) 0.0387 -> 0.0342
+ * and 0.0290 -> 0.0252 ms in float, ties in double; not on rows of thousands (rajat01,
+ * adder_dcop_05, R-MAT 15: 3-38% slower, one group holds up the launch), which keep the panels.
+ * The SDDMM won there too (rajat01 0.0314 -> 0.0258, adder_dcop_05 0.0303 -> 0.0227, R-MAT 15
+ * 0.0736 -> 0.0654 ms in float, 11-26% in double), so it takes every mean row up to 128. */
+constexpr uint64_t kRowsMean = 128;
 /* Beyond 16 vectors the SpMM's groups split K over blockIdx.y in chunks of 8 V (the SDDMM needs
  * the whole row of A in one group, so it cannot). A/B at K 128 on the H200 (session 37,
  * MG_SPMM_ROWS_SPLIT): cuSPARSE's geometric mean 0.75x -> 0.89x in float (4 chunks), 0.67x ->
- * 0.77x in double (8 chunks); 16 lanes a row gave 0.85x / 0.76x. K over 128 was not measured and
- * keeps the panels. */
+ * 0.77x in double (8 chunks); 16 lanes a row gave 0.85x / 0.76x. K over 128 keeps the panels. */
 constexpr uint32_t kRowsSplitMaxK = 128;
-/* The SDDMM's takes mean rows to 128 entries: at K 32 on the H200 (session 37, the four real
- * matrices the SpMM's rule leaves to the panels, two alternated runs) groups took bcsstk33 (mean
- * 68) from 0.056 to 0.033-0.034 ms in float and 0.081 to 0.044 in double, mbeacxc (mean 100) from
- * 0.042 to 0.031 and 0.048 to 0.032. Rows of thousands (rajat01, adder_dcop_05: within 5% in
- * float, 6-13% faster in double) stay on the panels: R-MAT's were not measured. */
-constexpr uint64_t kRowsMeanSddmm = 128;
 template <typename T> uint32_t rows_lanes(const mg__spmv_form *f, uint32_t K, bool sddmm) {
     constexpr uint32_t V = 16 / sizeof(T);
-    if (K % V != 0 || K / V < 8) return 0;
-    if (f->nlong != 0 || f->nnz > (sddmm ? kRowsMeanSddmm : kRowsMean) * f->n) return 0;
+    if (K % V != 0 || K / V < 8 || f->nnz > kRowsMean * f->n) return 0;
+    if (!sddmm && f->max_row > kLongRow) return 0;
     if (K / V <= 16) return K / V <= 8 ? 8 : 16;
     return !sddmm && K <= kRowsSplitMaxK ? 8 : 0; /* only the SpMM splits K */
 }
 uint32_t rows_lanes_of(const mg__spmv_form *f, mg_type t, uint32_t K, bool sddmm) {
     return t == MG_DOUBLE ? rows_lanes<double>(f, K, sddmm) : rows_lanes<float>(f, K, sddmm);
+}
+
+/* The groups of G lanes a row (1, 2 or 4, at most a warp), from the lanes a launch of one group a
+ * row would have (n G for each of the SpMM's K chunks): R = 4 to 16384, 2 to 65536, else 1, so a
+ * small matrix's rows are walked in a quarter or a half of the dependent batches while a large one
+ * keeps a group a row (its lanes busy already; more groups there would idle on short rows). At K
+ * 32 on the H200 (session 38, s38b, every matrix at R 1, 2 and 4), against R 1: mahindas 0.63x,
+ * mbeacxc 0.77x, fidapex6 0.71-0.80x, 2dcyl1 0.80x, zenios 0.74-0.77x, bcsstk16 0.85x (n G 10k-39k);
+ * flat on bcsstk33 and blockdiag (70k-140k); 1.3-2.9x slower on the 150k-330k-row matrices. */
+uint32_t rows_groups(const mg__spmv_form *f, uint32_t G, uint32_t chunks) {
+    const uint64_t lanes = (uint64_t)f->n * G * chunks;
+    const uint32_t R = lanes <= 16384 ? 4 : lanes <= 65536 ? 2 : 1;
+    return R > 32 / G ? 32 / G : R;
+}
+
+template <typename T, int W>
+using rows_kernel = mg_status (*)(mg_context, const mg__spmv_form *, const mg__spmm_form *, const T *,
+                                  uint32_t, const T *, T *, T, T);
+template <typename T, int W>
+using sddmm_kernel = mg_status (*)(mg_context, const mg__spmv_form *, const mg__spmm_form *, const T *,
+                                   uint32_t, const T *, const T *, T *, T, T);
+
+/* The row-group launch of G lanes (8 or 16) and R groups a row (1, 2 or 4, G R <= 32). */
+template <typename T, int W>
+rows_kernel<T, W> spmm_rows_pick(uint32_t G, uint32_t R, bool pattern) {
+    if (G == 16) {
+        if (R >= 2) return pattern ? spmm_rows_launch<T, W, 16, 2, true> : spmm_rows_launch<T, W, 16, 2, false>;
+        return pattern ? spmm_rows_launch<T, W, 16, 1, true> : spmm_rows_launch<T, W, 16, 1, false>;
+    }
+    if (R >= 4) return pattern ? spmm_rows_launch<T, W, 8, 4, true> : spmm_rows_launch<T, W, 8, 4, false>;
+    if (R == 2) return pattern ? spmm_rows_launch<T, W, 8, 2, true> : spmm_rows_launch<T, W, 8, 2, false>;
+    return pattern ? spmm_rows_launch<T, W, 8, 1, true> : spmm_rows_launch<T, W, 8, 1, false>;
 }
 
 template <typename T>
@@ -1103,14 +1141,10 @@ mg_status spmm_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_for
     if (f->n == 0) return MG_SUCCESS;
     constexpr int W = 16 / sizeof(T);
     const bool pattern = val == nullptr;
-    switch (rows_lanes<T>(f, K, false)) {
-    case 8:
-        return pattern ? spmm_rows_launch<T, W, 8, true>(ctx, f, s, val, K, B, C, alpha, beta)
-                       : spmm_rows_launch<T, W, 8, false>(ctx, f, s, val, K, B, C, alpha, beta);
-    case 16:
-        return pattern ? spmm_rows_launch<T, W, 16, true>(ctx, f, s, val, K, B, C, alpha, beta)
-                       : spmm_rows_launch<T, W, 16, false>(ctx, f, s, val, K, B, C, alpha, beta);
-    default: break;
+    const uint32_t lanes = rows_lanes<T>(f, K, false);
+    if (lanes != 0) {
+        const rows_kernel<T, W> launch = spmm_rows_pick<T, W>(lanes, rows_groups(f, lanes, (K + lanes * W - 1) / (lanes * W)), pattern);
+        return launch(ctx, f, s, val, K, B, C, alpha, beta);
     }
     const int V = lane_width(K, sizeof(T));
     if (((uint64_t)K + 32 * V - 1) / (32 * V) > 65535)
@@ -1149,11 +1183,11 @@ mg_status sddmm_launch_nc(mg_context ctx, const mg__spmv_form *f, const mg__spmm
 
 /* sddmm_rows, then the long rows' segments on the CSR itself (no panels need be built): a warp of
  * V wide lanes covers K (at most 16 V here), so one chunk, the lanes past K idle. */
-template <typename T, int V, int G, bool PATTERN>
+template <typename T, int V, int G, int R, bool PATTERN>
 mg_status sddmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s,
                             const T *val, uint32_t K, const T *A, const T *B, T *C, T alpha, T beta) {
-    const unsigned grid = (unsigned)(((uint64_t)f->n * G + kBlock - 1) / kBlock);
-    sddmm_rows<T, V, G, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, f->d_idx, val, A, B, C, alpha, beta);
+    const unsigned grid = (unsigned)(((uint64_t)f->n * G * R + kBlock - 1) / kBlock);
+    sddmm_rows<T, V, G, R, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, f->d_idx, val, A, B, C, alpha, beta);
     LAUNCHED("sddmm_rows");
     return sddmm_segments_launch<T, V, 1>(ctx, f, s, f->d_idx, nullptr, val, K, A, B, C, alpha, beta);
 }
@@ -1174,6 +1208,18 @@ mg_status sddmm_launch_v(mg_context ctx, const mg__spmv_form *f, const mg__spmm_
                      K, 32u * 32u * V);
 }
 
+/* sddmm_rows's launch, as spmm_rows_pick. */
+template <typename T, int W>
+sddmm_kernel<T, W> sddmm_rows_pick(uint32_t G, uint32_t R, bool pattern) {
+    if (G == 16) {
+        if (R >= 2) return pattern ? sddmm_rows_launch<T, W, 16, 2, true> : sddmm_rows_launch<T, W, 16, 2, false>;
+        return pattern ? sddmm_rows_launch<T, W, 16, 1, true> : sddmm_rows_launch<T, W, 16, 1, false>;
+    }
+    if (R >= 4) return pattern ? sddmm_rows_launch<T, W, 8, 4, true> : sddmm_rows_launch<T, W, 8, 4, false>;
+    if (R == 2) return pattern ? sddmm_rows_launch<T, W, 8, 2, true> : sddmm_rows_launch<T, W, 8, 2, false>;
+    return pattern ? sddmm_rows_launch<T, W, 8, 1, true> : sddmm_rows_launch<T, W, 8, 1, false>;
+}
+
 /* lanes: sddmm_rows's group (rows_lanes), or 0 for the panels. */
 template <typename T>
 mg_status sddmm_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s, uint32_t lanes,
@@ -1182,14 +1228,9 @@ mg_status sddmm_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_fo
     if (f->n == 0 || f->nnz == 0) return MG_SUCCESS;
     constexpr int W = 16 / sizeof(T);
     const bool pattern = val == nullptr;
-    switch (lanes) {
-    case 8:
-        return pattern ? sddmm_rows_launch<T, W, 8, true>(ctx, f, s, val, K, A, B, C, alpha, beta)
-                       : sddmm_rows_launch<T, W, 8, false>(ctx, f, s, val, K, A, B, C, alpha, beta);
-    case 16:
-        return pattern ? sddmm_rows_launch<T, W, 16, true>(ctx, f, s, val, K, A, B, C, alpha, beta)
-                       : sddmm_rows_launch<T, W, 16, false>(ctx, f, s, val, K, A, B, C, alpha, beta);
-    default: break;
+    if (lanes != 0) {
+        const sddmm_kernel<T, W> launch = sddmm_rows_pick<T, W>(lanes, rows_groups(f, lanes, 1), pattern);
+        return launch(ctx, f, s, val, K, A, B, C, alpha, beta);
     }
     const int V = lane_width(K, sizeof(T));
     if constexpr (sizeof(T) == 4)
@@ -1292,9 +1333,11 @@ extern "C" mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix 
     info->device_bytes = g->csr.bytes + g->csc.bytes + g->spmm->of[0].bytes + g->spmm->of[1].bytes;
     info->csr_bytes = ((size_t)A->rows + 1) * 8 + (size_t)A->nnz * 4 +
                       (size_t)A->nnz * (A->values == MG_VALUES_NONE ? 0 : A->values == MG_VALUES_FLOAT ? 4 : 8);
-    if (lanes != 0)
-        snprintf(info->kernel, sizeof info->kernel, "csr-groups (%s lanes)%s", lanes == 8 ? "8" : "16",
-                 s->nsegs > 0 ? "+split" : "");
+    if (lanes != 0) {
+        const uint32_t V = own == MG_DOUBLE ? 2 : 4, R = rows_groups(f, lanes, (k + lanes * V - 1) / (lanes * V));
+        snprintf(info->kernel, sizeof info->kernel, "csr-groups (%s lanes%s)%s", lanes == 8 ? "8" : "16",
+                 R == 4 ? " x4" : R == 2 ? " x2" : "", s->nsegs > 0 ? "+split" : "");
+    }
     else
         snprintf(info->kernel, sizeof info->kernel, "aspt%s%s%s", s->dense_entries > 0 ? "-tiles" : "",
                  s->dense_entries < A->nnz ? "+rows" : "", s->nsegs > 0 ? "+split" : "");

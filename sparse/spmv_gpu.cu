@@ -12,7 +12,9 @@
  * spreads over 49 blocks). One launch a product: a matrix with long rows had three (chunks, then
  * their combination), which cost 9-20 us on matrices of 10k-850k entries (rajat01 0.42x -> 1.49x
  * cuSPARSE, R-MAT 15 0.51x -> 1.14x, A/B on the H100). The row blocks and chunk lists are made
- * when the form is built: on the host for a small matrix, else by one cooperative launch.
+ * with the rest of the SpMV layout on the first SpMV or CG call (mg__gpu_spmv_form_of), not with
+ * the upload (SpMM, SDDMM and SpGEMM read the CSR alone): on the host for a small matrix, else by
+ * one cooperative launch.
  *
  * Tried and dropped (docs/PERFORMANCE.md, session 12): 16-bit column offsets for the blocks whose
  * columns span less than 2^16 (2 bytes an entry less: 5% slower, the same binary on and off),
@@ -87,6 +89,8 @@
 #include <cub/cub.cuh>
 #include <cuda/functional>
 #include <cooperative_groups.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <math.h>
 
@@ -1078,11 +1082,8 @@ mg_status form_alloc(mg_context ctx, mg__spmv_form *f, void **p, size_t bytes, c
     return MG_SUCCESS;
 }
 
-void form_free(mg__spmv_form *f) {
-    dfree(f->d_off);
-    dfree(f->d_idx);
-    dfree(f->d_val[0]);
-    dfree(f->d_val[1]);
+/* The SpMV layout's arrays (spmv_layout), the upload's left. */
+void layout_free(mg__spmv_form *f) {
     dfree(f->d_pack); /* and the row blocks' arrays carved from the packs */
     dfree(f->d_pack_short);
     dfree(f->d_pack_long);
@@ -1094,6 +1095,14 @@ void form_free(mg__spmv_form *f) {
     dfree(f->d_hub_idx);
     dfree(f->d_hub_val);
     dfree(f->d_col_order); /* and d_xr, carved from its allocation */
+}
+
+void form_free(mg__spmv_form *f) {
+    dfree(f->d_off);
+    dfree(f->d_idx);
+    dfree(f->d_val[0]);
+    dfree(f->d_val[1]);
+    layout_free(f);
     memset(f, 0, sizeof *f);
 }
 
@@ -1747,19 +1756,49 @@ mg_status form_hub_first(mg_context ctx, mg__spmv_form *f) {
     return MG_SUCCESS;
 }
 
-/* Uploads one orientation (host CSR arrays of n rows) and bins its rows; the upload and the
- * binning are timed apart (CUDA events) and added to g's totals. */
-mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32_t n,
-                     uint32_t ncols, uint64_t nnz, const uint64_t *off, const uint32_t *idx,
-                     const void *val) {
+/* The longest of off's n rows, into *most (0 beforehand): a thread's rows, then its warp's, then one
+ * atomic a warp. */
+__global__ void __launch_bounds__(kThreads)
+longest_row(const uint64_t *__restrict__ off, uint32_t n, unsigned long long *most) {
+    unsigned long long m = 0;
+    for (uint32_t row = blockIdx.x * kThreads + threadIdx.x; row < n; row += gridDim.x * kThreads)
+        m = max(m, (unsigned long long)(off[row + 1] - off[row]));
+    for (int d = 16; d > 0; d >>= 1) m = max(m, __shfl_down_sync(0xffffffffu, m, d));
+    if ((threadIdx.x & 31) == 0 && m != 0) atomicMax(most, m);
+}
+
+/* f->max_row from the uploaded offsets, in the slot after them (form_upload allocates n + 2): one
+ * small launch and a round trip, no allocation (a CUB reduction's temporary storage cost more than
+ * the launch on matrices of 10k rows), so SpMM's rule needs no SpMV layout for its long rows. */
+mg_status form_max_row(mg_context ctx, mg__spmv_form *f) {
+    f->max_row = 0;
+    if (f->n == 0 || f->nnz == 0) return MG_SUCCESS;
+    unsigned long long *const most = reinterpret_cast<unsigned long long *>(f->d_off + f->n + 1);
+    CU(cudaMemsetAsync(most, 0, 8));
+    const uint32_t blocks = (uint32_t)(((uint64_t)f->n + kThreads - 1) / kThreads);
+    longest_row<<<blocks < 8 * f->sms ? blocks : 8 * f->sms, kThreads>>>(f->d_off, f->n, most);
+    LAUNCHED("longest_row");
+    CU(cudaMemcpy(&f->max_row, most, 8, cudaMemcpyDeviceToHost));
+    return MG_SUCCESS;
+}
+
+/* Uploads one orientation (host CSR arrays of n rows) and finds its longest row, timed apart (CUDA
+ * events): the copies into g's upload_seconds, the reduction into g's seconds (a build on the
+ * device, so the build time both prepare calls report holds it). The SpMV layout waits for
+ * spmv_layout. */
+mg_status form_upload(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32_t n,
+                      uint32_t ncols, uint64_t nnz, const uint64_t *off, const uint32_t *idx,
+                      const void *val) {
     timer_guard timer;
     double ms = 0;
     f->n = n;
     f->ncols = ncols;
     f->nnz = nnz;
+    f->sms = (uint32_t)g->sms;
     TRY(mg__gpu_timer_create(ctx, &timer.t));
     TRY(mg__gpu_timer_start(ctx, timer.t));
-    TRY(form_alloc(ctx, f, (void **)&f->d_off, ((size_t)n + 1) * 8, "the matrix's row offsets"));
+    /* n + 2: form_max_row's result follows the offsets */
+    TRY(form_alloc(ctx, f, (void **)&f->d_off, ((size_t)n + 2) * 8, "the matrix's row offsets"));
     TRY(form_alloc(ctx, f, (void **)&f->d_idx, (size_t)nnz * 4, "the matrix's column indices"));
     CU(cudaMemcpy(f->d_off, off, ((size_t)n + 1) * 8, cudaMemcpyHostToDevice));
     if (nnz > 0) CU(cudaMemcpy(f->d_idx, idx, (size_t)nnz * 4, cudaMemcpyHostToDevice));
@@ -1772,7 +1811,23 @@ mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->upload_seconds += ms / 1e3;
     TRY(mg__gpu_timer_start(ctx, timer.t));
-    f->sms = (uint32_t)g->sms;
+    TRY(form_max_row(ctx, f));
+    TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
+    g->seconds += ms / 1e3;
+    return MG_SUCCESS;
+}
+
+/* The SpMV layout of an uploaded orientation (off, idx: the host CSR it was uploaded from), timed
+ * (CUDA events) into g's seconds. A failure may leave part of it in f (mg__gpu_spmv_form_of gives
+ * that back). */
+mg_status spmv_layout(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, const uint64_t *off,
+                      const uint32_t *idx) {
+    timer_guard timer;
+    double ms = 0;
+    const uint32_t n = f->n, ncols = f->ncols;
+    const uint64_t nnz = f->nnz;
+    TRY(mg__gpu_timer_create(ctx, &timer.t));
+    TRY(mg__gpu_timer_start(ctx, timer.t));
     const form_candidates c = peek_candidates(off, idx, n, nnz);
     if (c.most_diagonals != 0 || c.profile) TRY(form_shaped(ctx, g, f, c));
     if (f->ndiag == 0 && f->d_first == nullptr) TRY(form_bins(ctx, f, g->sms, off));
@@ -1782,6 +1837,7 @@ mg_status form_build(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32
         TRY(form_hub_first(ctx, f));
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->seconds += ms / 1e3;
+    f->laid_out = true;
     return MG_SUCCESS;
 }
 
@@ -1796,8 +1852,8 @@ mg_status gpu_matrix_build(mg_context ctx, const mg_matrix A, mg__gpu_matrix **o
         return mg__error(ctx, MG_OUT_OF_MEMORY, "mg_matrix_gpu_prepare: out of host memory");
     g->values = A->values;
     g->sms = prop.multiProcessorCount;
-    const mg_status st = form_build(ctx, g, &g->csr, A->rows, A->cols, A->nnz, A->csr.offsets,
-                                    A->csr.indices, A->csr.weights);
+    const mg_status st = form_upload(ctx, g, &g->csr, A->rows, A->cols, A->nnz, A->csr.offsets,
+                                     A->csr.indices, A->csr.weights);
     if (st != MG_SUCCESS) {
         gpu_matrix_free(g);
         return st;
@@ -2023,7 +2079,7 @@ mg_status mg__gpu_matrix_of(mg_context ctx, const mg_matrix A, bool transpose, m
         const uint32_t *idx;
         const void *val;
         TRY(mg_matrix_csc(ctx, A, &off, &idx, &val));
-        const mg_status st = form_build(ctx, gm, &gm->csc, A->cols, A->rows, A->nnz, off, idx, val);
+        const mg_status st = form_upload(ctx, gm, &gm->csc, A->cols, A->rows, A->nnz, off, idx, val);
         if (st != MG_SUCCESS) {
             form_free(&gm->csc);
             return st;
@@ -2032,6 +2088,27 @@ mg_status mg__gpu_matrix_of(mg_context ctx, const mg_matrix A, bool transpose, m
     *g = gm;
     *f = transpose ? &gm->csc : &gm->csr;
     return MG_SUCCESS;
+}
+
+mg_status mg__gpu_spmv_form_of(mg_context ctx, const mg_matrix A, bool transpose, mg__gpu_matrix **g,
+                               mg__spmv_form **f) {
+    TRY(mg__gpu_matrix_of(ctx, A, transpose, g, f));
+    mg__spmv_form *const of = *f;
+    if (of->laid_out) return MG_SUCCESS;
+    /* the host arrays the orientation was uploaded from (A's CSC made and kept by then) */
+    const uint64_t *off = A->csr.offsets;
+    const uint32_t *idx = A->csr.indices;
+    if (transpose) {
+        const void *val;
+        TRY(mg_matrix_csc(ctx, A, &off, &idx, &val));
+    }
+    const mg__spmv_form before = *of; /* the upload alone: every layout field zero */
+    const mg_status st = spmv_layout(ctx, *g, of, off, idx);
+    if (st != MG_SUCCESS) {
+        layout_free(of);
+        *of = before;
+    }
+    return st;
 }
 
 mg_status mg__gpu_form_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_form *f, mg_type t,
@@ -2057,6 +2134,9 @@ mg_status mg__gpu_form_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_
 
 mg_status mg__gpu_spmv_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_form *f, mg_type t,
                               const void **values) {
+    /* the layout says which values a launch reads (the diagonal form has its own) */
+    if (!f->laid_out)
+        return mg__error(ctx, MG_INTERNAL_ERROR, "mg__gpu_spmv_values: the form's SpMV layout is not built");
     if (f->ndiag == 0) return mg__gpu_form_values(ctx, g, f, t, values);
     *values = nullptr;
     if (g->values == MG_VALUES_NONE) return MG_SUCCESS;
@@ -2080,6 +2160,8 @@ mg_status mg__gpu_spmv_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_
 mg_status mg__gpu_spmv_launch(mg_context ctx, const mg__spmv_form *f, mg_type t, const void *values,
                               mg_semiring semiring, double alpha, double beta, const void *x,
                               void *y) {
+    if (!f->laid_out) /* its zeroed layout would be a launch of no blocks */
+        return mg__error(ctx, MG_INTERNAL_ERROR, "mg__gpu_spmv_launch: the form's SpMV layout is not built");
     if (t == MG_DOUBLE)
         return launch_typed<double>(ctx, f, (const double *)values, semiring, alpha, beta,
                                     (const double *)x, (double *)y);
@@ -2089,6 +2171,8 @@ mg_status mg__gpu_spmv_launch(mg_context ctx, const mg__spmv_form *f, mg_type t,
 
 mg_status mg__gpu_spmv_cg(mg_context ctx, const mg__spmv_form *f, mg_type t, const void *values,
                           const mg__cg_step *step, void *q, double *pq) {
+    if (!f->laid_out)
+        return mg__error(ctx, MG_INTERNAL_ERROR, "mg__gpu_spmv_cg: the form's SpMV layout is not built");
     if (t == MG_DOUBLE)
         return launch_cg<double>(ctx, f, (const double *)values, step, (double *)q, pq);
     return launch_cg<float>(ctx, f, (const float *)values, step, (float *)q, pq);
@@ -2099,7 +2183,7 @@ extern "C" mg_status mg__gpu_spmv(mg_context ctx, const mg_matrix A, const mg_de
     mg__gpu_matrix *g = nullptr;
     mg__spmv_form *f = nullptr;
     const void *values = nullptr;
-    TRY(mg__gpu_matrix_of(ctx, A, opts->transpose, &g, &f));
+    TRY(mg__gpu_spmv_form_of(ctx, A, opts->transpose, &g, &f));
     TRY(mg__gpu_spmv_values(ctx, g, f, x->type, &values));
     TRY(mg__gpu_dense_to_device(ctx, x));
     /* y's old values are read only when beta is not 0; otherwise every entry is overwritten, and y
@@ -2123,7 +2207,7 @@ extern "C" mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A,
     TRY(mg__check_context(ctx));
     TRY(mg__check_matrix(ctx, A, "mg_matrix_gpu_prepare: A"));
     TRY(mg__gpu_device_count(ctx, "mg_matrix_gpu_prepare", &devices));
-    TRY(mg__gpu_matrix_of(ctx, A, false, &g, &f));
+    TRY(mg__gpu_spmv_form_of(ctx, A, false, &g, &f));
     if (info == nullptr) return MG_SUCCESS;
     info->seconds = g->seconds;
     info->upload_seconds = g->upload_seconds;

@@ -5,9 +5,15 @@
  * One orientation (A's CSR, or its CSC for A^T) is a CSR on the device plus the row binning the
  * kernels use: rows of at most long_len entries go to the stream kernel's row blocks, longer ones
  * are cut into chunks of kChunk entries, one thread block a chunk in the same launch, the row's last
- * chunk to finish combining their partial results. Values are kept per arithmetic type
- * (float and double: the one the matrix was made with uploaded, the other converted on the device
- * on first use), so a float SpMV on a double matrix reads 4 bytes a value, not 8.
+ * chunk to finish combining their partial results. The CSR is uploaded on first use by any kernel;
+ * the binning and the other SpMV layouts only on first use by SpMV or CG (mg__gpu_spmv_form_of):
+ * SpMM, SDDMM and SpGEMM read only the CSR and its longest row's length (one small launch into
+ * the slot after the offsets, no allocation), so their preprocessing holds no binning, sampling or
+ * temporary storage: on the 16 real and generated matrices of 1-2M entries whose SpMM takes the
+ * row groups, K 32 on the H200, it went from 7-13 calls to 2-5 (session 38).
+ * Values are kept per arithmetic type (float and double: the one the matrix was made with
+ * uploaded, the other converted on the device on first use), so a float SpMV on a double matrix
+ * reads 4 bytes a value, not 8.
  */
 #ifndef MG_SPMV_GPU_H
 #define MG_SPMV_GPU_H
@@ -53,12 +59,21 @@ constexpr uint32_t kMaxDiagonals = 64;
 constexpr double kDiagFill = 1.2;
 
 struct mg__spmv_form {
+    /* The upload (form_upload, with the form): what every kernel reads. */
     uint32_t n, ncols;             /* rows of this orientation, and its columns */
     uint64_t nnz;
     uint64_t *d_off;               /* n + 1 (NULL: not built yet) */
-    uint32_t *d_off32;             /* n + 1, the same in 32 bits where nnz < 2^32 (else NULL) */
     uint32_t *d_idx;               /* nnz */
     void *d_val[2];                /* nnz floats [0], doubles [1]; NULL until made, both for a pattern */
+    /* The longest row's entries, by one reduction at the upload: SpMM's rule (spmm_gpu.cu,
+     * rows_lanes) asks whether a row is over kLongRow without the layout below. */
+    uint64_t max_row;
+    size_t bytes;                  /* device memory held (the upload's and the layout's) */
+    uint32_t sms;                  /* the device's multiprocessors */
+    /* The SpMV layout (everything below; mg__gpu_spmv_form_of, on the first SpMV or CG): all
+     * zero until laid_out. */
+    bool laid_out;
+    uint32_t *d_off32;             /* n + 1, the same in 32 bits where nnz < 2^32 (else NULL) */
     uint32_t long_len;             /* rows longer than this take the chunk path */
     uint32_t nlong, nchunks;
     uint32_t *d_long_rows;         /* nlong row ids */
@@ -100,8 +115,6 @@ struct mg__spmv_form {
     float *d_hub_val;
     uint32_t *d_col_order;
     float *d_xr;
-    size_t bytes;                  /* device memory held */
-    uint32_t sms;                  /* the device's multiprocessors */
 };
 
 /* sparse/spmm_gpu.cu's SpMM / SDDMM forms (row panels, dense tiles) of the CSR and CSC. */
@@ -117,17 +130,24 @@ struct mg__gpu_matrix {
 };
 
 /* A's device form (built and cached on A on first use) and the orientation op(A) needs (the CSC
- * built on first use for transpose). */
+ * built on first use for transpose): the upload only, which is all SpMM, SDDMM and SpGEMM read. */
 mg_status mg__gpu_matrix_of(mg_context ctx, const mg_matrix A, bool transpose, mg__gpu_matrix **g,
                             mg__spmv_form **f);
+
+/* mg__gpu_matrix_of with the orientation's SpMV layout built too (on first use, timed into
+ * g->seconds), as the SpMV entry points below need. A failed layout build gives back what it made
+ * and leaves the upload as it was, so a later call builds it again. */
+mg_status mg__gpu_spmv_form_of(mg_context ctx, const mg_matrix A, bool transpose, mg__gpu_matrix **g,
+                               mg__spmv_form **f);
 
 /* f's values in arithmetic type t (MG_FLOAT or MG_DOUBLE), converted on the device on first use;
  * NULL for a pattern. */
 mg_status mg__gpu_form_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_form *f, mg_type t,
                               const void **values);
 
-/* The values an SpMV launch of f reads in type t (its diagonals' for the diagonal form, else
- * mg__gpu_form_values's), converted on the device on first use; NULL for a pattern. */
+/* The values an SpMV launch of f (laid out: mg__gpu_spmv_form_of) reads in type t (its diagonals'
+ * for the diagonal form, else mg__gpu_form_values's), converted on the device on first use; NULL for
+ * a pattern. */
 mg_status mg__gpu_spmv_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_form *f, mg_type t,
                               const void **values);
 

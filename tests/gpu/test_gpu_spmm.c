@@ -210,9 +210,10 @@ static void check_parts(void) {
     mg_gpu_matrix_info a, b, c;
     CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &a));
     printf("parts: K 32 %s, %zu device bytes\n", a.kernel, a.device_bytes);
-    CHECK(strcmp(a.kernel, "csr-groups (8 lanes)+split") == 0);
+    CHECK(strcmp(a.kernel, "csr-groups (8 lanes x4)+split") == 0); /* 2000 rows: 4 groups a row */
     CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 128, &b)); /* K split over blocks: no panels */
-    CHECK(strcmp(b.kernel, "csr-groups (8 lanes)+split") == 0 && b.device_bytes == a.device_bytes);
+    /* K split in 4 chunks: 64000 lanes with 2 groups a row */
+    CHECK(strcmp(b.kernel, "csr-groups (8 lanes x2)+split") == 0 && b.device_bytes == a.device_bytes);
     spmm_case(A, "parts", MG_FLOAT, 32, false, 1, 0);
     spmm_case(A, "parts", MG_DOUBLE, 32, true, 1, 0.5);
     CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &b));
