@@ -89,8 +89,6 @@
 #include <cub/cub.cuh>
 #include <cuda/functional>
 #include <cooperative_groups.h>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 
 #include <math.h>
 
@@ -1783,8 +1781,8 @@ mg_status form_max_row(mg_context ctx, mg__spmv_form *f) {
 }
 
 /* Uploads one orientation (host CSR arrays of n rows) and finds its longest row, timed apart (CUDA
- * events): the copies into g's upload_seconds, the reduction into g's seconds (a build on the
- * device, so the build time both prepare calls report holds it). The SpMV layout waits for
+ * events): the copies into g's upload_seconds, form_max_row's launch into g's seconds (a build on
+ * the device, so the build time both prepare calls report holds it). The SpMV layout waits for
  * spmv_layout. */
 mg_status form_upload(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32_t n,
                       uint32_t ncols, uint64_t nnz, const uint64_t *off, const uint32_t *idx,
