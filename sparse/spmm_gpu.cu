@@ -12,9 +12,10 @@
  * the SDDMM writes its results through it, so the user sees the CSR order). Rows of more than
  * kLongSpmm (128) entries stay out of the panels: they are cut into segments of kSeg (128)
  * entries, a warp each, listed on the device when the form is built (a scan of the rows' segment
- * counts and a fill), so a long row never serialises one warp. The segments are built first and
- * alone; the panels, tiles and reordering only when a call (or mg_matrix_gpu_prepare_spmm's K)
- * takes the panel kernels, since the row-group kernels below read the CSR as it is.
+ * counts and a fill), so a long row never serialises one warp. Each part is built when a call (or
+ * mg_matrix_gpu_prepare_spmm's K) first needs it: the panels, tiles and reordering for the panel
+ * kernels, the segments for them and for the row groups of a matrix with rows over kLongRow
+ * (1024); the row-group kernels below read the CSR as it is and take shorter rows whole.
  *
  * Every loop over a row's entries reads them 32 at a time (GE-SpMM's coalesced row caching:
  * Huang et al., SC'20): lane i loads entry i's column and value, the warp takes the 32 by shuffles
@@ -29,14 +30,15 @@
  * A segment warp's sum is added to C atomically (the panel kernel wrote beta C first; the warps of
  * a block on one row add theirs in shared memory first), so long rows' sums vary in order from run
  * to run; the other rows' do not. Where K is 8 to 16 16-byte vectors and the mean row is at most
- * 128 (rows_lanes), a plainer kernel serves instead: spmm_rows, 1, 2 or 4 groups of K / V lanes a
- * row (rows_groups: more on matrices of few rows) reading the CSR in its own order, with the long
- * rows' segments as above. SDDMM: the same panels
+ * 128 and none over kLongRow (rows_lanes), a plainer kernel serves instead: spmm_rows, 1, 2 or 4
+ * groups of K / V lanes a row (rows_groups: more on matrices of few rows) reading the CSR in its
+ * own order, every row whole. SDDMM: the same panels
  * and tiles, a warp per row with A's row in registers, B's dense rows in shared memory,
  * warp-shuffle dot products written 32 at a time; a long row's segments each load A's row and
  * write their own entries. Under a like rule sddmm_rows serves instead: groups of K / V lanes a
  * row with A's row in their registers, reading the CSR G entries at a time, a halving reduction
- * leaving lane i entry i's dot product to write in CSR order; the long rows' segments as above.
+ * leaving lane i entry i's dot product to write in CSR order; rows whole where none is over
+ * kLongRow, else the rows over kLongSpmm in segments as above.
  */
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
@@ -55,8 +57,8 @@ extern "C" {
 #include "sparse/spmv_gpu.h"
 
 /* One orientation's SpMM / SDDMM form in two parts, each built on first use: the long rows'
- * segments (segmented), which every kernel uses, and the panels and tiles (d_dense_first not NULL),
- * which only the panel kernels do. */
+ * segments (segmented), which the panel kernels use and the row groups where a row is over
+ * kLongRow, and the panels and tiles (d_dense_first not NULL), which only the panel kernels do. */
 struct mg__spmm_form {
     bool segmented;
     uint32_t npanels;
@@ -334,8 +336,8 @@ spmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
  * row's entries r G .. r G + G - 1, then every R G-th batch on, lane i loading entry i's column and
  * value, then the group's B rows loaded (kUnroll at a time) before any is used; the R groups' sums
  * are added by shuffles at the end. R > 1 shortens a row's chain of dependent batches R times and
- * puts R times the lanes to work, for matrices of few rows or rows near kLongSpmm. Rows of more
- * than kLongSpmm entries get beta C here and their sums from spmm_segments. */
+ * puts R times the lanes to work, for matrices of few rows or rows near kLongSpmm. Every row is
+ * taken whole (rows_lanes sends a matrix with a row over kLongRow to the panels). */
 template <typename T, int V, int G, int R, bool PATTERN>
 __global__ void __launch_bounds__(kBlock)
 spmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
@@ -352,8 +354,7 @@ spmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32
     const bool k_in = kk < K;
     const uint32_t kr = k_in ? kk : K - V;
     VT acc = vzero<T, V>();
-    uint64_t b = off[row], e = off[row + 1];
-    if (e - b > kLongSpmm) e = b;
+    const uint64_t b = off[row], e = off[row + 1];
     for (uint64_t e0 = b + (uint64_t)r * G; e0 < e; e0 += (uint64_t)G * R) {
         uint32_t c = 0;
         T v = T(0);
@@ -611,13 +612,13 @@ sddmm_segments(uint32_t nsegs, uint32_t K, const uint64_t *__restrict__ off,
  * dot products are then reduced by halving: at each step a lane keeps half of its sums, adds its
  * partner's half of them and sends the other half, so lane i ends with entry i's dot product after
  * G - 1 shuffles (a butterfly per entry takes G log2 G) and the batch is one coalesced store in
- * CSR order, no rperm. Rows of more than kLongSpmm entries are sddmm_segments': walked here, a
- * 1024-entry row would be 128 dependent batches on one group, longer than the rest of the launch. */
+ * CSR order, no rperm. Rows of more than long_row entries are sddmm_segments' (see
+ * sddmm_rows_launch). */
 template <typename T, int V, int G, int R, bool PATTERN>
 __global__ void __launch_bounds__(kBlock)
-sddmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
-           const T *__restrict__ val, const T *__restrict__ A, const T *__restrict__ B,
-           T *__restrict__ C, T alpha, T beta) {
+sddmm_rows(uint32_t n, uint32_t K, uint64_t long_row, const uint64_t *__restrict__ off,
+           const uint32_t *__restrict__ idx, const T *__restrict__ val, const T *__restrict__ A,
+           const T *__restrict__ B, T *__restrict__ C, T alpha, T beta) {
     typedef vec<T, V> VT;
     constexpr int U = G < kUnroll ? G : kUnroll;
     static_assert(G >= 2 && G <= 32 && (G & (G - 1)) == 0, "a power-of-two group within a warp");
@@ -627,7 +628,7 @@ sddmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint3
     const uint64_t row = ((uint64_t)blockIdx.x * kBlock + threadIdx.x) / (G * R);
     if (row >= n) return; /* the whole group: its shuffles name only its own lanes */
     const uint64_t b = off[row], e = off[row + 1];
-    if (e - b > kLongSpmm) return;
+    if (e - b > long_row) return;
     const uint32_t kk = g * V;
     const bool k_in = kk < K; /* lanes past K add zeros: a 0 from A times an Inf in B is a NaN */
     const VT a = k_in ? vload<T, V>(A + row * K + kk) : vzero<T, V>();
@@ -979,9 +980,10 @@ mg_status spmm_tiles_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_form
     return MG_SUCCESS;
 }
 
-/* A's SpMM form for op(A), with the device CSR / CSC it indexes: the segments always, the panels
- * and tiles where tiles(f) says the call needs them (each part built on first use; a failure frees
- * the whole form, to be built again by the next call). */
+/* A's SpMM form for op(A), with the device CSR / CSC it indexes: the panels and tiles where
+ * tiles(f) says the call needs them, the segments with them or where a row is over kLongRow (the
+ * row groups' limit for whole rows); each part built on first use, and a failure frees the whole
+ * form, to be built again by the next call. */
 template <typename Tiles>
 mg_status spmm_form_of(mg_context ctx, const mg_matrix A, bool transpose, Tiles tiles,
                        mg__gpu_matrix **g, mg__spmv_form **f, mg__spmm_form **s) {
@@ -993,8 +995,9 @@ mg_status spmm_form_of(mg_context ctx, const mg_matrix A, bool transpose, Tiles 
     }
     *s = &(*g)->spmm->of[transpose ? 1 : 0];
     mg_status st = MG_SUCCESS;
-    if (!(*s)->segmented) st = spmm_segments_build(ctx, *f, *s);
-    if (st == MG_SUCCESS && (*s)->d_dense_first == nullptr && tiles(*f)) st = spmm_tiles_build(ctx, *f, *s);
+    const bool panels = tiles(*f);
+    if (!(*s)->segmented && (panels || (*f)->max_row > kLongRow)) st = spmm_segments_build(ctx, *f, *s);
+    if (st == MG_SUCCESS && (*s)->d_dense_first == nullptr && panels) st = spmm_tiles_build(ctx, *f, *s);
     if (st != MG_SUCCESS) spmm_form_free(*s);
     return st;
 }
@@ -1065,12 +1068,6 @@ mg_status spmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spm
     const dim3 grid((unsigned)(((uint64_t)f->n * G * R + kBlock - 1) / kBlock), (K + G * V - 1) / (G * V));
     spmm_rows<T, V, G, R, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, f->d_idx, val, B, C, alpha, beta);
     LAUNCHED("spmm_rows");
-    if (s->nsegs == 0) return MG_SUCCESS;
-    /* a segment's entries summed in any order: the CSR's own, so no panels need be built */
-    const unsigned gy = (K + 32 * V - 1) / (32 * V);
-    spmm_segments<T, V, PATTERN><<<dim3((s->nsegs + kWarps - 1) / kWarps, gy), kBlock>>>(
-        s->nsegs, K, f->d_off, s->d_seg_row, s->d_seg_begin, f->d_idx, val, B, C, alpha);
-    LAUNCHED("spmm_segments");
     return MG_SUCCESS;
 }
 
@@ -1085,7 +1082,12 @@ mg_status spmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spm
  * and 0.0290 -> 0.0252 ms in float, ties in double; not on rows of thousands (rajat01,
  * adder_dcop_05, R-MAT 15: 3-38% slower, one group holds up the launch), which keep the panels.
  * The SDDMM won there too (rajat01 0.0314 -> 0.0258, adder_dcop_05 0.0303 -> 0.0227, R-MAT 15
- * 0.0736 -> 0.0654 ms in float, 11-26% in double), so it takes every mean row up to 128. */
+ * 0.0736 -> 0.0654 ms in float, 11-26% in double), so it takes every mean row up to 128. The
+ * SpMM's groups take every row whole: until session 39 rows over kLongSpmm went to segments (a
+ * second launch, atomics into C), and dropping that (s39b, K 32, float) took bcsstk33 (rows to 141)
+ * 0.0346 -> 0.0222 ms, mbeacxc (to 484) 0.0267 -> 0.0182, dblp-2010 0.1153 -> 0.0909 and
+ * coAuthorsDBLP 0.1159 -> 0.0897; in double 0.0491 -> 0.0267 (bcsstk33); at K 128 bcsstk33
+ * 0.0555 -> 0.0408; no matrix slower. */
 constexpr uint64_t kRowsMean = 128;
 /* Beyond 16 vectors the SpMM's groups split K over blockIdx.y in chunks of 8 V (the SDDMM needs
  * the whole row of A in one group, so it cannot). A/B at K 128 on the H200 (session 37,
@@ -1181,14 +1183,22 @@ mg_status sddmm_launch_nc(mg_context ctx, const mg__spmv_form *f, const mg__spmm
     return sddmm_segments_launch<T, V, NC>(ctx, f, s, s->d_rcol, s->d_rperm, rval, K, A, B, C, alpha, beta);
 }
 
-/* sddmm_rows, then the long rows' segments on the CSR itself (no panels need be built): a warp of
- * V wide lanes covers K (at most 16 V here), so one chunk, the lanes past K idle. */
+/* sddmm_rows, taking every row whole where none is over kLongRow (one launch); else the rows over
+ * kLongSpmm go to segments on the CSR itself (no panels need be built): a warp of V wide lanes
+ * covers K (at most 16 V here), so one chunk, the lanes past K idle. Whole rows to 1024 entries won
+ * on the H200 (session 39, s39b, against segments from 129 on): bcsstk33 (rows to 141) 0.0332 ->
+ * 0.0227 ms in float, 0.0438 -> 0.0316 in double; mbeacxc (to 484) 0.0251 -> 0.0179; dblp-2010
+ * 0.1128 -> 0.0964, coAuthorsDBLP 0.1194 -> 0.0956 (K 32). The SpMM's groups gained more (see
+ * rows_lanes). */
 template <typename T, int V, int G, int R, bool PATTERN>
 mg_status sddmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s,
                             const T *val, uint32_t K, const T *A, const T *B, T *C, T alpha, T beta) {
     const unsigned grid = (unsigned)(((uint64_t)f->n * G * R + kBlock - 1) / kBlock);
-    sddmm_rows<T, V, G, R, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, f->d_idx, val, A, B, C, alpha, beta);
+    const bool whole = f->max_row <= kLongRow;
+    sddmm_rows<T, V, G, R, PATTERN><<<grid, kBlock>>>(f->n, K, whole ? kLongRow : kLongSpmm, f->d_off,
+                                                      f->d_idx, val, A, B, C, alpha, beta);
     LAUNCHED("sddmm_rows");
+    if (whole) return MG_SUCCESS;
     return sddmm_segments_launch<T, V, 1>(ctx, f, s, f->d_idx, nullptr, val, K, A, B, C, alpha, beta);
 }
 
@@ -1335,8 +1345,8 @@ extern "C" mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix 
                       (size_t)A->nnz * (A->values == MG_VALUES_NONE ? 0 : A->values == MG_VALUES_FLOAT ? 4 : 8);
     if (lanes != 0) {
         const uint32_t V = own == MG_DOUBLE ? 2 : 4, R = rows_groups(f, lanes, (k + lanes * V - 1) / (lanes * V));
-        snprintf(info->kernel, sizeof info->kernel, "csr-groups (%s lanes%s)%s", lanes == 8 ? "8" : "16",
-                 R == 4 ? " x4" : R == 2 ? " x2" : "", s->nsegs > 0 ? "+split" : "");
+        snprintf(info->kernel, sizeof info->kernel, "csr-groups (%s lanes%s)", lanes == 8 ? "8" : "16",
+                 R == 4 ? " x4" : R == 2 ? " x2" : "");
     }
     else
         snprintf(info->kernel, sizeof info->kernel, "aspt%s%s%s", s->dense_entries > 0 ? "-tiles" : "",

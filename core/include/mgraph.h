@@ -953,13 +953,13 @@ typedef struct {
  * GPU context reuse it. */
 mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A, mg_gpu_matrix_info *info);
 /* Builds what SpMM calls of k dense columns need of A's device forms, once each (MG_UNAVAILABLE
- * without a usable GPU): the CSR's upload and longest row, its long rows' segments, and where k
- * takes the panel kernels (or k is 0: every k and SDDMM) the row panels and dense tiles; a later
- * call that needs more (an SDDMM of over 16 16-byte vectors a row takes the panels) builds it then.
+ * without a usable GPU): the CSR's upload and longest row, and where k takes the panel kernels (or
+ * k is 0: every k and SDDMM) the row panels, dense tiles and long rows' segments; a later call
+ * that needs more (an SDDMM of over 16 16-byte vectors a row takes the panels) builds it then.
  * info: the build time of every device form A holds (seconds), the upload, their bytes, and the
  * kernel a product of k columns in A's value type runs ("csr-groups (8 lanes x4)": groups of 8
- * lanes, 4 a row; "aspt-tiles+rows"; with "+split" where long rows are cut; for k 0 the parts
- * built). */
+ * lanes, 4 a row, every row whole; "aspt-tiles+rows", with "+split" where long rows are cut; for
+ * k 0 the parts built). */
 mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, uint32_t k, mg_gpu_matrix_info *info);
 
 /* ------------------------------------------------------------------------------------------------ */

@@ -51,7 +51,8 @@ static uint32_t len_dense_row(uint32_t i) { return i == 1 ? 100000 : i % 3; }
 /* rows of 100 to 159 entries: both sides of the SpMM form's 128-entry limit (segments of 128 from
  * 129 on, a part segment after), and a panel warp's 8 rows one stream of many 32-entry batches */
 static uint32_t len_medium(uint32_t i) { return 100 + i * 37 % 60; }
-/* short rows, every 41st of 129 to 828 entries: the row groups' kernel (csr-groups) with segments */
+/* short rows, every 41st of 129 to 828 entries: past the panels' 128-entry limit (segments), which
+ * the row groups' kernel (csr-groups) takes whole */
 static uint32_t len_some_long(uint32_t i) { return i % 41 == 3 ? 129 + i % 700 : 1 + i % 7; }
 
 /* rows x cols random values in [-2, 2), some zeros, on context c. */
@@ -201,19 +202,20 @@ static void check_prepare(const mg_matrix A, const char *name, const char *const
     if (refuse != NULL) CHECK(strstr(a.kernel, refuse) == NULL);
 }
 
-/* The form built in parts (segments first, panels when a call needs them), on a fresh matrix of
- * short rows and some of 129-828 entries (float values): prepared for K 32 it names the row groups'
- * kernel and holds no tiles; products that need the panels build them then; prepared for every K
- * it holds more. Every product checked. */
+/* The form built in parts (the row groups need neither segments nor panels: both are built when a
+ * call needs the panels), on a fresh matrix of short rows and some of 129-828 entries (float
+ * values): prepared for K 32 it names the row groups' kernel (no segments) and holds no tiles;
+ * products that need the panels build them then; prepared for every K it holds more. Every
+ * product checked. */
 static void check_parts(void) {
     mg_matrix A = make_matrix(2000, 2000, len_some_long, MG_VALUES_FLOAT);
     mg_gpu_matrix_info a, b, c;
     CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &a));
     printf("parts: K 32 %s, %zu device bytes\n", a.kernel, a.device_bytes);
-    CHECK(strcmp(a.kernel, "csr-groups (8 lanes x4)+split") == 0); /* 2000 rows: 4 groups a row */
+    CHECK(strcmp(a.kernel, "csr-groups (8 lanes x4)") == 0); /* 2000 rows: 4 groups a row */
     CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 128, &b)); /* K split over blocks: no panels */
     /* K split in 4 chunks: 64000 lanes with 2 groups a row */
-    CHECK(strcmp(b.kernel, "csr-groups (8 lanes x2)+split") == 0 && b.device_bytes == a.device_bytes);
+    CHECK(strcmp(b.kernel, "csr-groups (8 lanes x2)") == 0 && b.device_bytes == a.device_bytes);
     spmm_case(A, "parts", MG_FLOAT, 32, false, 1, 0);
     spmm_case(A, "parts", MG_DOUBLE, 32, true, 1, 0.5);
     CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &b));
