@@ -1187,7 +1187,7 @@ mg_status sddmm_launch_nc(mg_context ctx, const mg__spmv_form *f, const mg__spmm
  * kLongSpmm go to segments on the CSR itself (no panels need be built): a warp of V wide lanes
  * covers K (at most 16 V here), so one chunk, the lanes past K idle. Whole rows to 1024 entries won
  * on the H200 (session 39, s39b, against segments from 129 on): bcsstk33 (rows to 141) 0.0332 ->
- * 0.0227 ms in float, 0.0438 -> 0.0316 in double; mbeacxc (to 484) 0.0251 -> 0.0179; dblp-2010
+ * 0.0239 ms in float, 0.0438 -> 0.0316 in double; mbeacxc (to 484) 0.0251 -> 0.0179; dblp-2010
  * 0.1128 -> 0.0964, coAuthorsDBLP 0.1194 -> 0.0956 (K 32). The SpMM's groups gained more (see
  * rows_lanes). */
 template <typename T, int V, int G, int R, bool PATTERN>
