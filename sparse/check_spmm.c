@@ -4,9 +4,12 @@
  * entry by entry with mg_check_spmv's rule (check_spmv.c): within rtol * (|alpha| sum of the
  * products' magnitudes + |beta C_in|) + atol, rtol 1e-5 for float and 1e-12 for double.
  *
- * The SpMM reference holds a block of C's columns at a time (at most REF_BYTES of sums and scales,
- * at least one column), each block one pass over A, so checking a tall C with many columns needs
- * no second copy of it.
+ * A B is made a row of C at a time (its sums and scales, 2 K doubles), reading each B row it needs
+ * whole. A^T B scatters, so its reference holds a block of C's columns for every row (at most
+ * REF_BYTES of sums and scales, at least one column), each block one pass over A, and checking a
+ * tall C with many columns needs no second copy of it. (A B once went that way too: with C's rows
+ * in the millions a block was one column, so K passes over A, each reading B a column at a time,
+ * a cache miss an entry: minutes for a 16M-entry matrix at K 128.)
  */
 #include "sparse/sparse_internal.h"
 
@@ -27,6 +30,27 @@ static mg_status check_c_in(mg_context ctx, const char *who, const mg_dense C_in
     return mg__dense_need_host(ctx, C_in);
 }
 
+/* The first entry of C off the reference, in row-major order (at == SIZE_MAX: none yet). */
+typedef struct {
+    size_t at;
+    double got, want, tol;
+} spmm_miss;
+
+/* Whether C's entry at (C_in's too when beta is not 0) is off the reference alpha sum, whose
+ * products' magnitudes add to scale; the first miss is kept in m. */
+static bool spmm_entry_off(const mg_spmm_options *o, const mg_dense C_in, const mg_dense C, size_t at,
+                           double sum, double scale, double rtol, double atol, spmm_miss *m) {
+    double want = o->alpha * sum, mag = fabs(o->alpha) * scale;
+    if (o->beta != 0) {
+        want += o->beta * mg__check_dense_at(C_in, at);
+        mag += fabs(o->beta * mg__check_dense_at(C_in, at));
+    }
+    const double got = mg__check_dense_at(C, at), tol = rtol * mag + atol;
+    if (mg__check_close(MG_SEMIRING_PLUS_TIMES, want, got, tol)) return false;
+    if (at < m->at) *m = (spmm_miss){at, got, want, tol};
+    return true;
+}
+
 mg_status mg_check_spmm(mg_context ctx, const mg_matrix A, const mg_dense B, const mg_dense C_in,
                         const mg_dense C, const mg_spmm_options *opts) {
     mg_status status = mg__check_context(ctx);
@@ -45,55 +69,59 @@ mg_status mg_check_spmm(mg_context ctx, const mg_matrix A, const mg_dense B, con
     const void *vals;
     MG__TRY(mg_matrix_csr(A, &off, &idx, &vals));
     const size_t out_n = C->rows, K = C->cols;
-    size_t block = REF_BYTES / (2 * sizeof(double) * (out_n > 0 ? out_n : 1));
+    /* A B: one row of K columns; A^T B: every row, a block of columns */
+    const size_t rows = o.transpose ? out_n : 1;
+    size_t block = REF_BYTES / (2 * sizeof(double) * (rows > 0 ? rows : 1));
     block = block < 1 ? 1 : block > K ? K : block;
-    sum = mg__malloc(mg__mul_size(out_n, block * sizeof *sum));
-    scale = mg__malloc(mg__mul_size(out_n, block * sizeof *scale));
+    sum = mg__malloc(mg__mul_size(rows, block * sizeof *sum));
+    scale = mg__malloc(mg__mul_size(rows, block * sizeof *scale));
     if (sum == NULL || scale == NULL)
         MG__FAIL(ctx, MG_OUT_OF_MEMORY,
-                 "mg_check_spmm: out of memory for the reference (%zu rows x %zu columns)", out_n,
+                 "mg_check_spmm: out of memory for the reference (%zu rows x %zu columns)", rows,
                  block);
 
     const double rtol = mg__check_rtol(B->type), atol = mg__check_atol(B->type);
-    /* the first entry off in row-major order, over all blocks */
-    size_t bad = SIZE_MAX;
-    double bad_got = 0, bad_want = 0, bad_tol = 0;
-    for (size_t k0 = 0; k0 < K; k0 += block) {
+    spmm_miss miss = {SIZE_MAX, 0, 0, 0};
+    if (!o.transpose) {
+        for (uint32_t r = 0; r < A->rows && miss.at == SIZE_MAX; r++) {
+            memset(sum, 0, K * sizeof *sum);
+            memset(scale, 0, K * sizeof *scale);
+            for (uint64_t e = off[r]; e < off[r + 1]; e++) {
+                const double a = mg__check_value_at(A, vals, e, B->type);
+                for (size_t q = 0; q < K; q++) {
+                    const double p = a * mg__check_dense_at(B, idx[e] * K + q);
+                    sum[q] += p;
+                    scale[q] += fabs(p);
+                }
+            }
+            for (size_t q = 0; q < K; q++)
+                if (spmm_entry_off(&o, C_in, C, r * K + q, sum[q], scale[q], rtol, atol, &miss)) break;
+        }
+    }
+    for (size_t k0 = 0; o.transpose && k0 < K; k0 += block) {
         const size_t w = K - k0 < block ? K - k0 : block;
         memset(sum, 0, out_n * w * sizeof *sum);
         memset(scale, 0, out_n * w * sizeof *scale);
         for (uint32_t r = 0; r < A->rows; r++)
             for (uint64_t e = off[r]; e < off[r + 1]; e++) {
                 const double a = mg__check_value_at(A, vals, e, B->type);
-                const size_t in = o.transpose ? r : idx[e], out = o.transpose ? idx[e] : r;
                 for (size_t q = 0; q < w; q++) {
-                    const double p = a * mg__check_dense_at(B, in * K + k0 + q);
-                    sum[out * w + q] += p;
-                    scale[out * w + q] += fabs(p);
+                    const double p = a * mg__check_dense_at(B, r * K + k0 + q);
+                    sum[idx[e] * w + q] += p;
+                    scale[idx[e] * w + q] += fabs(p);
                 }
             }
-        for (size_t i = 0; i < out_n && i * K + k0 < bad; i++)
-            for (size_t q = 0; q < w; q++) {
-                const size_t at = i * K + k0 + q;
-                double want = o.alpha * sum[i * w + q], mag = fabs(o.alpha) * scale[i * w + q];
-                if (o.beta != 0) {
-                    want += o.beta * mg__check_dense_at(C_in, at);
-                    mag += fabs(o.beta * mg__check_dense_at(C_in, at));
-                }
-                const double got = mg__check_dense_at(C, at), tol = rtol * mag + atol;
-                if (at < bad && !mg__check_close(MG_SEMIRING_PLUS_TIMES, want, got, tol)) {
-                    bad = at;
-                    bad_got = got;
-                    bad_want = want;
-                    bad_tol = tol;
-                }
-            }
+        for (size_t i = 0; i < out_n && i * K + k0 < miss.at; i++)
+            for (size_t q = 0; q < w; q++)
+                if (spmm_entry_off(&o, C_in, C, i * K + k0 + q, sum[i * w + q], scale[i * w + q], rtol,
+                                   atol, &miss))
+                    break;
     }
-    if (bad != SIZE_MAX)
+    if (miss.at != SIZE_MAX)
         MG__FAIL(ctx, MG_INVALID_ARGUMENT,
                  "mg_check_spmm: C[%zu][%zu] = %.17g but the serial%s product gives %.17g "
                  "(tolerance %.3g)",
-                 bad / K, bad % K, bad_got, o.transpose ? " transposed" : "", bad_want, bad_tol);
+                 miss.at / K, miss.at % K, miss.got, o.transpose ? " transposed" : "", miss.want, miss.tol);
 
 cleanup:
     mg__free(sum);

@@ -630,6 +630,9 @@ static void test_verifiers_and_failures(void) {
     CHECK_OK(ctx, mg_dense_set(ctx, C, 99, 1, at(C, 99, 1) - 1));
     CHECK(mg_check_spmm(ctx, A, B, NULL, C, NULL) == MG_INVALID_ARGUMENT);
     CHECK(strstr(mg_context_error(ctx), "mg_check_spmm: C[42][5] = ") != NULL);
+    CHECK_OK(ctx, mg_dense_set(ctx, C, 42, 2, at(C, 42, 2) * 1.5 + 1)); /* earlier in the row */
+    CHECK(mg_check_spmm(ctx, A, B, NULL, C, NULL) == MG_INVALID_ARGUMENT);
+    CHECK(strstr(mg_context_error(ctx), "mg_check_spmm: C[42][2] = ") != NULL);
 
     /* transposed: the first entry off is named */
     mg_spmm_options o;
