@@ -97,25 +97,26 @@ mg_status mg_check_spmm(mg_context ctx, const mg_matrix A, const mg_dense B, con
             for (size_t q = 0; q < K; q++)
                 if (spmm_entry_off(&o, C_in, C, r * K + q, sum[q], scale[q], rtol, atol, &miss)) break;
         }
-    }
-    for (size_t k0 = 0; o.transpose && k0 < K; k0 += block) {
-        const size_t w = K - k0 < block ? K - k0 : block;
-        memset(sum, 0, out_n * w * sizeof *sum);
-        memset(scale, 0, out_n * w * sizeof *scale);
-        for (uint32_t r = 0; r < A->rows; r++)
-            for (uint64_t e = off[r]; e < off[r + 1]; e++) {
-                const double a = mg__check_value_at(A, vals, e, B->type);
-                for (size_t q = 0; q < w; q++) {
-                    const double p = a * mg__check_dense_at(B, r * K + k0 + q);
-                    sum[idx[e] * w + q] += p;
-                    scale[idx[e] * w + q] += fabs(p);
+    } else {
+        for (size_t k0 = 0; k0 < K; k0 += block) {
+            const size_t w = K - k0 < block ? K - k0 : block;
+            memset(sum, 0, out_n * w * sizeof *sum);
+            memset(scale, 0, out_n * w * sizeof *scale);
+            for (uint32_t r = 0; r < A->rows; r++)
+                for (uint64_t e = off[r]; e < off[r + 1]; e++) {
+                    const double a = mg__check_value_at(A, vals, e, B->type);
+                    for (size_t q = 0; q < w; q++) {
+                        const double p = a * mg__check_dense_at(B, r * K + k0 + q);
+                        sum[idx[e] * w + q] += p;
+                        scale[idx[e] * w + q] += fabs(p);
+                    }
                 }
-            }
-        for (size_t i = 0; i < out_n && i * K + k0 < miss.at; i++)
-            for (size_t q = 0; q < w; q++)
-                if (spmm_entry_off(&o, C_in, C, i * K + k0 + q, sum[i * w + q], scale[i * w + q], rtol,
-                                   atol, &miss))
-                    break;
+            for (size_t i = 0; i < out_n && i * K + k0 < miss.at; i++)
+                for (size_t q = 0; q < w; q++)
+                    if (spmm_entry_off(&o, C_in, C, i * K + k0 + q, sum[i * w + q], scale[i * w + q], rtol,
+                                       atol, &miss))
+                        break;
+        }
     }
     if (miss.at != SIZE_MAX)
         MG__FAIL(ctx, MG_INVALID_ARGUMENT,
