@@ -25,7 +25,9 @@
  *              also multiplies by S's values, one multiply per nonzero more for mgraph; its result
  *              is checked against S with every value 1.
  * Each is timed with CUDA events on the default stream around the call (the mgraph calls return
- * once queued; the stop event waits for them all the same), one warm-up, the median of R runs; C
+ * once queued; the stop event waits for them all the same), one warm-up, the median of R runs
+ * (with --calls N a run is N calls back to back, its time over N: launch latency and host work
+ * then overlap the previous call, as in a loop of products); C
  * is poisoned with NaN before the runs and every result, mgraph's and each cuSPARSE algorithm's,
  * is checked with mg_check_spmm / mg_check_sddmm against the serial double reference before its
  * row is printed (a wrong baseline fails the run too).
@@ -53,6 +55,11 @@
 #ifdef MG_BENCH_CUSPARSE
 #include "bench_cusparse.h"
 #endif
+
+/* Calls in one timed sample (--calls): 1 times each call alone, the GPU idle between the start
+ * event and the call's first launch (the call's host work and launch latency counted); more puts
+ * the calls back to back, as in a loop of products, and reports the sample's time over them. */
+static int calls = 1;
 
 static const column kSpmmColumns[] = {
     {"matrix", false},         {"prec", false},      {"K", true},          {"rows", true},
@@ -135,8 +142,10 @@ static double time_mgraph(bool sddmm, const mg_matrix A, mg_dense L, mg_dense B,
     DIE_IF(mg_dense_fill(ctx, C, NAN));
     for (int r = -1; r < runs; r++) {
         DIE_IF(mg__gpu_timer_start(ctx, timer));
-        DIE_IF(sddmm ? mg_sddmm(ctx, A, L, B, C, NULL) : mg_spmm(ctx, A, B, C, NULL));
+        for (int c = 0; c < calls; c++)
+            DIE_IF(sddmm ? mg_sddmm(ctx, A, L, B, C, NULL) : mg_spmm(ctx, A, B, C, NULL));
         DIE_IF(mg__gpu_timer_stop(ctx, timer, r < 0 ? &ms[0] : &ms[r]));
+        ms[r < 0 ? 0 : r] /= calls;
     }
     DIE_IF(mg_context_finish(ctx));
     return median(ms, runs);
@@ -204,8 +213,9 @@ static double time_spmm_alg(cusparseHandle_t h, cusparseSpMatDescr_t mA, cuspars
     double ms[BENCH_MAX_RUNS];
     for (int r = -1; r < runs; r++) {
         DIE_IF(mg__gpu_timer_start(ctx, timer));
-        CS(cusparseSpMM(h, nt, nt, alpha, mA, mB, beta, mC, dt, alg, d_buf));
+        for (int c = 0; c < calls; c++) CS(cusparseSpMM(h, nt, nt, alpha, mA, mB, beta, mC, dt, alg, d_buf));
         DIE_IF(mg__gpu_timer_stop(ctx, timer, r < 0 ? &ms[0] : &ms[r]));
+        ms[r < 0 ? 0 : r] /= calls;
     }
     CUDA(cudaGetLastError());
     mg__gpu_free(d_buf);
@@ -436,8 +446,10 @@ static double time_cusparse_sddmm(const set_entry *e, const mg_matrix S, const m
     double ms[BENCH_MAX_RUNS];
     for (int r = -1; r < runs; r++) {
         DIE_IF(mg__gpu_timer_start(ctx, timer));
-        CS(cusparseSDDMM(h, nt, nt, alpha, mL, mB, beta, mC, dt, CUSPARSE_SDDMM_ALG_DEFAULT, d_buf));
+        for (int c = 0; c < calls; c++)
+            CS(cusparseSDDMM(h, nt, nt, alpha, mL, mB, beta, mC, dt, CUSPARSE_SDDMM_ALG_DEFAULT, d_buf));
         DIE_IF(mg__gpu_timer_stop(ctx, timer, r < 0 ? &ms[0] : &ms[r]));
+        ms[r < 0 ? 0 : r] /= calls;
     }
     CUDA(cudaGetLastError());
     /* the check: C against S with values 1 */
@@ -582,13 +594,15 @@ static void bench_one(const set_entry *e, const mg_matrix A, const mg_gpu_matrix
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: " BENCH_NAME " [--ks LIST] [--no-sddmm] [--real DIR | --no-real]\n"
+    fprintf(f, "usage: " BENCH_NAME " [--ks LIST] [--calls N] [--no-sddmm] [--real DIR | --no-real]\n"
                "       [--min-graph-nnz N] [--sizes LIST] [--kinds LIST] [--precision P] [--runs R]\n"
                "       [--format F]\n"
                "mgraph's mg_spmm and mg_sddmm on the GPU against cuSPARSE (cusparseSpMM: default,\n"
                "CSR_ALG1/2/3, blocked ELL where it applies; cusparseSDDMM), each result validated,\n"
                "with the probe's read bandwidth or FMA peak, whichever bounds, as the roofline.\n"
                "  --ks LIST           the dense operands' columns K, e.g. 32,128,512 (default; 1..1024)\n"
+               "  --calls N           calls a timed sample, back to back, reported per call\n"
+               "                      (default 1: each call alone, its host work and launch counted)\n"
                "  --no-sddmm          SpMM only\n" SET_USAGE
                "                      (default sizes: 1M,16M,64M)\n"
                "exit: 0 done (or skipped: no GPU), 1 an error or a wrong result, 2 a usage error\n");
@@ -603,6 +617,17 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--no-sddmm") == 0) {
             sddmm = false;
+            continue;
+        }
+        if (strcmp(argv[i], "--calls") == 0) {
+            char *end = NULL;
+            const long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+            if (i + 1 >= argc || *argv[i + 1] == '\0' || *end != '\0' || v < 1 || v > 1000) {
+                fprintf(stderr, BENCH_NAME ": --calls wants a count of 1..1000 (calls a timed sample)\n");
+                return 2;
+            }
+            calls = (int)v;
+            i++;
             continue;
         }
         if (strcmp(argv[i], "--ks") == 0) {
@@ -640,13 +665,14 @@ int main(int argc, char **argv) {
     table_note(o.format, "built without cuSPARSE: its columns show nan");
 #endif
     table_note(o.format, "SpMM C = A B and SDDMM C = S .* (A B^T), K dense columns, median of %d runs "
-               "after a warm-up (CUDA events); flops 2 nnz K; MB = the minimum bytes (SpMM: CSR with "
+               "of %d call%s back to back (ms per call) after a warm-up (CUDA events); flops 2 nnz K; MB = the minimum bytes (SpMM: CSR with "
                "4-byte offsets, B read, C written; SDDMM: CSR, A and B read, C's nnz values written); "
                "bound: bw (bytes / the probe's read bandwidth) or fma (flops / its FMA peak), the "
                "longer; pct_bound = that time / mgraph's; speedup = best cuSPARSE ms / mgraph ms; "
                "ell_ms: blocked ELL (blocks of 32) where it stores at most 4x the nonzeros, else - (* its "
                "result is outside the fp32 tolerance: TF32 tensor cores; not counted as best); "
-               "prep = mg_matrix_gpu_prepare_spmm's device builds for the K (the CSR's form and the SpMM's)", o.runs);
+               "prep = mg_matrix_gpu_prepare_spmm's device builds for the K (the CSR's form and the SpMM's)", o.runs,
+               calls, calls == 1 ? "" : "s");
     summary s[2][SET_MAX_KS];
     memset(s, 0, sizeof s);
     table_header(o.format, kSpmmColumns, NSPMM);
