@@ -56,9 +56,10 @@ extern "C" {
 #include "sparse/sparse_internal.h"
 #include "sparse/spmv_gpu.h"
 
-/* One orientation's SpMM / SDDMM form in two parts, each built on first use: the long rows'
- * segments (segmented), which the panel kernels use and the row groups where a row is over
- * kLongRow, and the panels and tiles (d_dense_first not NULL), which only the panel kernels do. */
+/* One orientation's SpMM / SDDMM form in parts, each built on first use: the long rows' segments
+ * (segmented), which the panel kernels use and the SDDMM's row groups where a row is over
+ * kLongRow; the SpMM row groups' list of rows over kLongGroup (long_listed), a block each; and the
+ * panels and tiles (d_dense_first not NULL), which only the panel kernels use. */
 struct mg__spmm_form {
     bool segmented;
     uint32_t npanels;
@@ -72,6 +73,9 @@ struct mg__spmm_form {
     uint32_t nsegs;            /* segments of the rows of more than kLongSpmm entries */
     uint32_t *d_seg_row;       /* nsegs: the segment's row, ascending */
     uint64_t *d_seg_begin;     /* nsegs: its first entry */
+    bool long_listed;          /* the row groups' long rows listed (d_long_rows) */
+    uint32_t nlong;            /* rows of more than kLongGroup entries, a block each in spmm_rows */
+    uint32_t *d_long_rows;     /* nlong: those rows, in no set order */
     void *d_rval[2];           /* nnz reordered values, float [0] and double [1]; NULL until made */
     size_t bytes;
     double seconds;            /* building its parts and values (CUDA events) */
@@ -106,6 +110,18 @@ constexpr uint32_t kSparse = 0xffffffffu; /* an order key's low word for an entr
  * share a row), and their rows get no tiles. Both are first choices, not yet tuned on the H100. */
 constexpr uint32_t kSeg = 128;
 constexpr uint32_t kLongSpmm = kSeg;
+/* The SpMM's row groups give a row of more than kLongGroup entries a block of its own (spmm_rows),
+ * up to rows of kBlockRowMax (a block's 256 batches; a matrix with a longer row keeps the panels,
+ * whose segments put a warp on every kSeg entries). A/B on the H200 (session 40, s40d, float,
+ * validated; x = cuSPARSE's best / mgraph): against the panels, which took every matrix with a row
+ * over kLongRow, and against rows to 256 in one group, a block from 1024 / from 256 on:
+ * rajat01 K 32 0.87x -> 0.46x / 1.10x, K 128 0.64x -> 0.29x / 0.75x; adder_dcop_05 0.75x -> 1.50x /
+ * 1.44x, 0.57x -> 1.32x / 1.57x; mbeacxc (rows to 484, groups before) 1.03x -> 1.10x / 1.53x, 0.97x
+ * -> 0.88x / 1.28x; R-MAT 15 0.54x -> 0.46x / 0.66x, 0.77x -> 0.64x / 0.86x; in double 0.66x ->
+ * 0.74x / 1.00x; dblp-2010 (rows to 238) unchanged; R-MAT 19 (16M entries) 1.42x -> 1.69x (from
+ * 1024). */
+constexpr uint64_t kLongGroup = 256;
+constexpr uint64_t kBlockRowMax = 65536;
 constexpr unsigned kFull = 0xffffffffu;
 
 /* ---- vectors of V values a lane ------------------------------------------------------------------ */
@@ -332,30 +348,17 @@ spmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
     }
 }
 
-/* R groups of G lanes a row, each lane V values of K (G V of K a block's y): group r takes the
- * row's entries r G .. r G + G - 1, then every R G-th batch on, lane i loading entry i's column and
- * value, then the group's B rows loaded (kUnroll at a time) before any is used; the R groups' sums
- * are added by shuffles at the end. R > 1 shortens a row's chain of dependent batches R times and
- * puts R times the lanes to work, for matrices of few rows or rows near kLongSpmm. Every row is
- * taken whole (rows_lanes sends a matrix with a row over kLongRow to the panels). */
-template <typename T, int V, int G, int R, bool PATTERN>
-__global__ void __launch_bounds__(kBlock)
-spmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
-          const T *__restrict__ val, const T *__restrict__ B, T *__restrict__ C, T alpha, T beta) {
+/* The sum over entries e0, e0 + stride, ... of [b, e) in batches of G (lane g of the group loading
+ * entry e0 + g's column and value, then the group's B rows loaded, kUnroll at a time, before any is
+ * used) of A's value times B's row: this lane's V values at kr. */
+template <typename T, int V, int G, bool PATTERN>
+__device__ inline vec<T, V> row_part(uint64_t e0, uint64_t e, uint64_t stride, int g, unsigned gmask,
+                                     uint32_t K, uint32_t kr, const uint32_t *__restrict__ idx,
+                                     const T *__restrict__ val, const T *__restrict__ B) {
     typedef vec<T, V> VT;
     constexpr int U = G < kUnroll ? G : kUnroll;
-    static_assert(G * R <= 32 && (R & (R - 1)) == 0, "a row's groups within a warp");
-    const int lane = threadIdx.x & 31, g = lane & (G - 1), r = (lane / G) & (R - 1);
-    const unsigned gmask = G == 32 ? kFull : ((1u << G) - 1) << (lane & ~(G - 1));
-    const unsigned rmask = G * R == 32 ? kFull : ((1u << (G * R)) - 1) << (lane & ~(G * R - 1));
-    const uint64_t row = ((uint64_t)blockIdx.x * kBlock + threadIdx.x) / (G * R);
-    if (row >= n) return; /* the row's R groups together: their shuffles name only their lanes */
-    const uint32_t kk = blockIdx.y * G * V + g * V;
-    const bool k_in = kk < K;
-    const uint32_t kr = k_in ? kk : K - V;
     VT acc = vzero<T, V>();
-    const uint64_t b = off[row], e = off[row + 1];
-    for (uint64_t e0 = b + (uint64_t)r * G; e0 < e; e0 += (uint64_t)G * R) {
+    for (; e0 < e; e0 += stride) {
         uint32_t c = 0;
         T v = T(0);
         if (e0 + g < e) {
@@ -375,17 +378,69 @@ spmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32
             for (int u = 0; u < U; u++) vfma(acc, __shfl_sync(gmask, v, u0 + u, G), bv[u]);
         }
     }
-#pragma unroll
-    for (int m = G; m < G * R; m <<= 1)
-#pragma unroll
-        for (int i = 0; i < V; i++) acc.v[i] += __shfl_xor_sync(rmask, acc.v[i], m);
-    if (!k_in || r != 0) return;
+    return acc;
+}
+
+/* C's V values at kk of a row: alpha sum + beta C (C not read where beta is 0). */
+template <typename T, int V>
+__device__ inline void store_row(T *__restrict__ C, uint64_t row, uint32_t K, uint32_t kk,
+                                 const vec<T, V> &acc, T alpha, T beta) {
+    typedef vec<T, V> VT;
     VT *c = reinterpret_cast<VT *>(C + row * K + kk);
     VT out;
     const VT old = beta != T(0) ? *c : vzero<T, V>();
 #pragma unroll
     for (int i = 0; i < V; i++) out.v[i] = beta != T(0) ? alpha * acc.v[i] + beta * old.v[i] : alpha * acc.v[i];
     *c = out;
+}
+
+/* R groups of G lanes a row, each lane V values of K (G V of K a block's y): group r takes the
+ * row's entries r G .. r G + G - 1, then every R G-th batch on (row_part); the R groups' sums are
+ * added by shuffles at the end. R > 1 shortens a row's chain of dependent batches R times and puts
+ * R times the lanes to work, for matrices of few rows. A row of more than long_row entries is
+ * left to a block of its own: blocks 0 .. nlong - 1 take long_rows' rows (so they start first),
+ * kBlock / G groups each, their sums added in shared memory. Without those blocks one group walked
+ * a row of thousands alone while the launch waited for it. */
+template <typename T, int V, int G, int R, bool PATTERN>
+__global__ void __launch_bounds__(kBlock)
+spmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
+          const T *__restrict__ val, const T *__restrict__ B, T *__restrict__ C, T alpha, T beta,
+          const uint32_t *__restrict__ long_rows, uint32_t nlong, uint64_t long_row) {
+    typedef vec<T, V> VT;
+    static_assert(G * R <= 32 && (R & (R - 1)) == 0, "a row's groups within a warp");
+    const int lane = threadIdx.x & 31, g = lane & (G - 1);
+    const unsigned gmask = G == 32 ? kFull : ((1u << G) - 1) << (lane & ~(G - 1));
+    const uint32_t kk = blockIdx.y * G * V + g * V;
+    const bool k_in = kk < K;
+    const uint32_t kr = k_in ? kk : K - V;
+    if (blockIdx.x < nlong) {
+        __shared__ VT part[kBlock];
+        const uint32_t row = long_rows[blockIdx.x];
+        const int q = threadIdx.x / G;
+        part[threadIdx.x] = row_part<T, V, G, PATTERN>(off[row] + (uint64_t)q * G, off[row + 1], kBlock, g,
+                                                       gmask, K, kr, idx, val, B);
+        __syncthreads();
+        if (q != 0 || !k_in) return;
+        VT acc = part[g];
+        for (int p = 1; p < kBlock / G; p++)
+#pragma unroll
+            for (int i = 0; i < V; i++) acc.v[i] += part[p * G + g].v[i];
+        store_row<T, V>(C, row, K, kk, acc, alpha, beta);
+        return;
+    }
+    const int r = (lane / G) & (R - 1);
+    const unsigned rmask = G * R == 32 ? kFull : ((1u << (G * R)) - 1) << (lane & ~(G * R - 1));
+    const uint64_t row = ((uint64_t)(blockIdx.x - nlong) * kBlock + threadIdx.x) / (G * R);
+    if (row >= n) return; /* the row's R groups together: their shuffles name only their lanes */
+    const uint64_t b = off[row], e = off[row + 1];
+    if (e - b > long_row) return;
+    VT acc = row_part<T, V, G, PATTERN>(b + (uint64_t)r * G, e, (uint64_t)G * R, g, gmask, K, kr, idx, val, B);
+#pragma unroll
+    for (int m = G; m < G * R; m <<= 1)
+#pragma unroll
+        for (int i = 0; i < V; i++) acc.v[i] += __shfl_xor_sync(rmask, acc.v[i], m);
+    if (!k_in || r != 0) return;
+    store_row<T, V>(C, row, K, kk, acc, alpha, beta);
 }
 
 /* A warp per segment of kSeg entries of a long row and K chunk, kWarps segments a block; alpha
@@ -817,6 +872,7 @@ void spmm_form_free(mg__spmm_form *s) {
     dfree(s->d_split);
     dfree(s->d_seg_row);
     dfree(s->d_seg_begin);
+    dfree(s->d_long_rows);
     dfree(s->d_rval[0]);
     dfree(s->d_rval[1]);
     memset(s, 0, sizeof *s);
@@ -925,6 +981,36 @@ mg_status spmm_segments_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_f
     return MG_SUCCESS;
 }
 
+/* The rows of more than `limit` entries into rows[0 .. *count - 1], in no set order (*count 0
+ * beforehand; such rows are few, so the atomic is seldom contended). */
+__global__ void list_long_rows(const uint64_t *off, uint32_t n, uint64_t limit, uint32_t *rows,
+                               uint32_t *count) {
+    GRID_STRIDE(i, n) {
+        if (off[i + 1] - off[i] > limit) rows[atomicAdd(count, 1u)] = (uint32_t)i;
+    }
+}
+
+/* s's list of f's rows of more than kLongGroup entries (the row groups' blocks): one launch and a
+ * round trip for the count (the list's last slot), timed by CUDA events into s->seconds. */
+mg_status long_rows_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_form *s) {
+    timer_guard timer;
+    double ms = 0;
+    s->long_listed = true;
+    if (f->max_row <= kLongGroup) return MG_SUCCESS; /* none: no launch, no allocation */
+    TRY(mg__gpu_timer_create(ctx, &timer.t));
+    TRY(mg__gpu_timer_start(ctx, timer.t));
+    const uint64_t most = f->nnz / (kLongGroup + 1); /* rows that can be longer */
+    TRY(spmm_alloc(ctx, s, (void **)&s->d_long_rows, (size_t)(most + 1) * 4, "the SpMM long rows"));
+    uint32_t *const count = s->d_long_rows + most;
+    CU(cudaMemsetAsync(count, 0, 4));
+    list_long_rows<<<blocks_for(f->n), kThreads>>>(f->d_off, f->n, kLongGroup, s->d_long_rows, count);
+    LAUNCHED("list_long_rows");
+    CU(cudaMemcpy(&s->nlong, count, 4, cudaMemcpyDeviceToHost));
+    TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
+    s->seconds += ms / 1e3;
+    return MG_SUCCESS;
+}
+
 /* s's panels and tiles from f on the device (see the banner), timed by CUDA events into s->seconds. */
 mg_status spmm_tiles_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_form *s) {
     timer_guard timer;
@@ -985,7 +1071,7 @@ mg_status spmm_tiles_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_form
  * row groups' limit for whole rows); each part built on first use, and a failure frees the whole
  * form, to be built again by the next call. */
 template <typename Tiles>
-mg_status spmm_form_of(mg_context ctx, const mg_matrix A, bool transpose, Tiles tiles,
+mg_status spmm_form_of(mg_context ctx, const mg_matrix A, bool transpose, bool sddmm, Tiles tiles,
                        mg__gpu_matrix **g, mg__spmv_form **f, mg__spmm_form **s) {
     TRY(mg__gpu_matrix_of(ctx, A, transpose, g, f));
     if ((*g)->spmm == nullptr) {
@@ -996,7 +1082,9 @@ mg_status spmm_form_of(mg_context ctx, const mg_matrix A, bool transpose, Tiles 
     *s = &(*g)->spmm->of[transpose ? 1 : 0];
     mg_status st = MG_SUCCESS;
     const bool panels = tiles(*f);
-    if (!(*s)->segmented && (panels || (*f)->max_row > kLongRow)) st = spmm_segments_build(ctx, *f, *s);
+    if (!(*s)->segmented && (panels || (sddmm && (*f)->max_row > kLongRow))) st = spmm_segments_build(ctx, *f, *s);
+    if (st == MG_SUCCESS && !(*s)->long_listed && !panels && !sddmm)
+        st = long_rows_build(ctx, *f, *s);
     if (st == MG_SUCCESS && (*s)->d_dense_first == nullptr && panels) st = spmm_tiles_build(ctx, *f, *s);
     if (st != MG_SUCCESS) spmm_form_free(*s);
     return st;
@@ -1065,16 +1153,18 @@ int lane_width(uint32_t K, size_t type_size) {
 template <typename T, int V, int G, int R, bool PATTERN>
 mg_status spmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s, const T *val,
                            uint32_t K, const T *B, T *C, T alpha, T beta) {
-    const dim3 grid((unsigned)(((uint64_t)f->n * G * R + kBlock - 1) / kBlock), (K + G * V - 1) / (G * V));
-    spmm_rows<T, V, G, R, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, f->d_idx, val, B, C, alpha, beta);
+    const dim3 grid((unsigned)(s->nlong + ((uint64_t)f->n * G * R + kBlock - 1) / kBlock), (K + G * V - 1) / (G * V));
+    spmm_rows<T, V, G, R, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, f->d_idx, val, B, C, alpha, beta,
+                                                     s->d_long_rows, s->nlong,
+                                                     s->nlong ? kLongGroup : UINT64_MAX);
     LAUNCHED("spmm_rows");
     return MG_SUCCESS;
 }
 
 /* The row groups' lanes a row (8 or 16: K / V rounded up) where they are taken, else 0: K of 8 to
  * 16 vectors of 16 bytes (the SpMM to K kRowsSplitMaxK, split), rows of at most kRowsMean entries
- * on average, and for the SpMM none longer than the SpMV form's long-row limit (kLongRow, 1024;
- * f->max_row, found with the upload, so neither operation builds the SpMV layout). History, all
+ * on average, and for the SpMM none longer than kBlockRowMax (f->max_row, found with the upload,
+ * so neither operation builds the SpMV layout). History, all
  * on the H200: at K 32 spmm_rows took 0.33-0.96x the panels' time on 16 of 21 matrices (session
  * 36; the stencils 0.38-0.40x, wave 0.33x, dblp-2010 0.48x) and sddmm_rows 0.34-0.62x (session
  * 37). Session 38 (s38b, K 32, R groups a row as rows_groups) gave the rest to the groups where
@@ -1087,8 +1177,10 @@ mg_status spmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spm
  * second launch, atomics into C), and dropping that (s39b, K 32, float) took bcsstk33 (rows to 141)
  * 0.0346 -> 0.0222 ms, mbeacxc (to 484) 0.0267 -> 0.0182, dblp-2010 0.1153 -> 0.0909 and
  * coAuthorsDBLP 0.1159 -> 0.0897; in double 0.0491 -> 0.0267 (bcsstk33); at K 128 bcsstk33
- * 0.0555 -> 0.0408; no matrix slower. */
+ * 0.0555 -> 0.0408; no matrix slower. Session 40 gave rows over kLongGroup a block each, and the
+ * matrices with rows over kLongRow (1024) left the panels for the groups (see kLongGroup). */
 constexpr uint64_t kRowsMean = 128;
+
 /* Beyond 16 vectors the SpMM's groups split K over blockIdx.y in chunks of 8 V (the SDDMM needs
  * the whole row of A in one group, so it cannot). A/B at K 128 on the H200 (session 37,
  * MG_SPMM_ROWS_SPLIT): cuSPARSE's geometric mean 0.75x -> 0.89x in float (4 chunks), 0.67x ->
@@ -1097,7 +1189,7 @@ constexpr uint32_t kRowsSplitMaxK = 128;
 template <typename T> uint32_t rows_lanes(const mg__spmv_form *f, uint32_t K, bool sddmm) {
     constexpr uint32_t V = 16 / sizeof(T);
     if (K % V != 0 || K / V < 8 || f->nnz > kRowsMean * f->n) return 0;
-    if (!sddmm && f->max_row > kLongRow) return 0;
+    if (!sddmm && f->max_row > kBlockRowMax) return 0;
     if (K / V <= 16) return K / V <= 8 ? 8 : 16;
     return !sddmm && K <= kRowsSplitMaxK ? 8 : 0; /* only the SpMM splits K */
 }
@@ -1266,7 +1358,7 @@ extern "C" mg_status mg__gpu_spmm(mg_context ctx, const mg_matrix A, const mg_de
     const void *rval = nullptr, *val = nullptr; /* the panels' reordered values, or the CSR's own */
     const uint32_t K = B->cols;
     const auto panels = [&](const mg__spmv_form *of) { return rows_lanes_of(of, B->type, K, false) == 0; };
-    TRY(spmm_form_of(ctx, A, opts->transpose, panels, &g, &f, &s));
+    TRY(spmm_form_of(ctx, A, opts->transpose, false, panels, &g, &f, &s));
     if (panels(f)) TRY(spmm_form_values(ctx, g, f, s, B->type, &rval));
     else TRY(mg__gpu_form_values(ctx, g, f, B->type, &val));
     TRY(mg__gpu_dense_to_device(ctx, B));
@@ -1293,7 +1385,7 @@ extern "C" mg_status mg__gpu_sddmm(mg_context ctx, const mg_matrix S, const mg_d
     const void *rval = nullptr, *val = nullptr; /* the panels' reordered values, or the CSR's own */
     const uint32_t K = A->cols;
     const auto panels = [&](const mg__spmv_form *of) { return rows_lanes_of(of, A->type, K, true) == 0; };
-    TRY(spmm_form_of(ctx, S, false, panels, &g, &f, &s));
+    TRY(spmm_form_of(ctx, S, false, true, panels, &g, &f, &s));
     const uint32_t lanes = panels(f) ? 0 : rows_lanes_of(f, A->type, K, true);
     if (lanes == 0) TRY(spmm_form_values(ctx, g, f, s, A->type, &rval));
     else TRY(mg__gpu_form_values(ctx, g, f, A->type, &val));
@@ -1333,7 +1425,7 @@ extern "C" mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix 
             return rows_lanes_of(of, MG_FLOAT, k, false) == 0 || rows_lanes_of(of, MG_DOUBLE, k, false) == 0;
         return rows_lanes_of(of, own, k, false) == 0;
     };
-    TRY(spmm_form_of(ctx, A, false, panels, &g, &f, &s));
+    TRY(spmm_form_of(ctx, A, false, false, panels, &g, &f, &s));
     const uint32_t lanes = k == 0 ? 0 : rows_lanes_of(f, own, k, false);
     if (lanes == 0) TRY(spmm_form_values(ctx, g, f, s, own, &values));
     else TRY(mg__gpu_form_values(ctx, g, f, own, &values));
@@ -1345,8 +1437,14 @@ extern "C" mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix 
                       (size_t)A->nnz * (A->values == MG_VALUES_NONE ? 0 : A->values == MG_VALUES_FLOAT ? 4 : 8);
     if (lanes != 0) {
         const uint32_t V = own == MG_DOUBLE ? 2 : 4, R = rows_groups(f, lanes, (k + lanes * V - 1) / (lanes * V));
-        snprintf(info->kernel, sizeof info->kernel, "csr-groups (%s lanes%s)", lanes == 8 ? "8" : "16",
+        snprintf(info->kernel, sizeof info->kernel, "csr-groups (%s lanes%s", lanes == 8 ? "8" : "16",
                  R == 4 ? " x4" : R == 2 ? " x2" : "");
+        const size_t used = strlen(info->kernel);
+        if (s->nlong > 0)
+            snprintf(info->kernel + used, sizeof info->kernel - used, "; %u row%s a block)", s->nlong,
+                     s->nlong == 1 ? "" : "s");
+        else
+            snprintf(info->kernel + used, sizeof info->kernel - used, ")");
     }
     else
         snprintf(info->kernel, sizeof info->kernel, "aspt%s%s%s", s->dense_entries > 0 ? "-tiles" : "",
