@@ -1765,12 +1765,17 @@ longest_row(const uint64_t *__restrict__ off, uint32_t n, unsigned long long *mo
     if ((threadIdx.x & 31) == 0 && m != 0) atomicMax(most, m);
 }
 
-/* f->max_row from the uploaded offsets, in the slot after them (form_upload allocates n + 2): one
- * small launch and a round trip, no allocation (a CUB reduction's temporary storage cost more than
- * the launch on matrices of 10k rows), so SpMM's rule needs no SpMV layout for its long rows. */
-mg_status form_max_row(mg_context ctx, mg__spmv_form *f) {
+/* f->max_row, so SpMM's rule needs no SpMV layout for its long rows: from the host offsets off up
+ * to kHostScanRows rows, else from the uploaded ones into the slot after them (form_upload
+ * allocates n + 2): one small launch and a round trip, no allocation (a CUB reduction's temporary
+ * storage cost more than the launch on matrices of 10k rows). */
+mg_status form_max_row(mg_context ctx, mg__spmv_form *f, const uint64_t *off) {
     f->max_row = 0;
     if (f->n == 0 || f->nnz == 0) return MG_SUCCESS;
+    if (f->n <= kHostScanRows) {
+        for (uint32_t i = 0; i < f->n; i++) f->max_row = std::max(f->max_row, off[i + 1] - off[i]);
+        return MG_SUCCESS;
+    }
     unsigned long long *const most = reinterpret_cast<unsigned long long *>(f->d_off + f->n + 1);
     CU(cudaMemsetAsync(most, 0, 8));
     const uint32_t blocks = (uint32_t)(((uint64_t)f->n + kThreads - 1) / kThreads);
@@ -1781,8 +1786,8 @@ mg_status form_max_row(mg_context ctx, mg__spmv_form *f) {
 }
 
 /* Uploads one orientation (host CSR arrays of n rows) and finds its longest row, timed apart (CUDA
- * events): the copies into g's upload_seconds, form_max_row's launch into g's seconds (a build on
- * the device, so the build time both prepare calls report holds it). The SpMV layout waits for
+ * events): the copies into g's upload_seconds, form_max_row's scan or launch into g's seconds (a
+ * build, so the build time both prepare calls report holds it). The SpMV layout waits for
  * spmv_layout. */
 mg_status form_upload(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint32_t n,
                       uint32_t ncols, uint64_t nnz, const uint64_t *off, const uint32_t *idx,
@@ -1809,7 +1814,7 @@ mg_status form_upload(mg_context ctx, mg__gpu_matrix *g, mg__spmv_form *f, uint3
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->upload_seconds += ms / 1e3;
     TRY(mg__gpu_timer_start(ctx, timer.t));
-    TRY(form_max_row(ctx, f));
+    TRY(form_max_row(ctx, f, off));
     TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
     g->seconds += ms / 1e3;
     return MG_SUCCESS;
@@ -2088,18 +2093,23 @@ mg_status mg__gpu_matrix_of(mg_context ctx, const mg_matrix A, bool transpose, m
     return MG_SUCCESS;
 }
 
+mg_status mg__gpu_host_orientation(mg_context ctx, const mg_matrix A, bool transpose, const uint64_t **off,
+                                   const uint32_t **idx) {
+    *off = A->csr.offsets;
+    *idx = A->csr.indices;
+    if (!transpose) return MG_SUCCESS;
+    const void *val;
+    return mg_matrix_csc(ctx, A, off, idx, &val);
+}
+
 mg_status mg__gpu_spmv_form_of(mg_context ctx, const mg_matrix A, bool transpose, mg__gpu_matrix **g,
                                mg__spmv_form **f) {
     TRY(mg__gpu_matrix_of(ctx, A, transpose, g, f));
     mg__spmv_form *const of = *f;
     if (of->laid_out) return MG_SUCCESS;
-    /* the host arrays the orientation was uploaded from (A's CSC made and kept by then) */
-    const uint64_t *off = A->csr.offsets;
-    const uint32_t *idx = A->csr.indices;
-    if (transpose) {
-        const void *val;
-        TRY(mg_matrix_csc(ctx, A, &off, &idx, &val));
-    }
+    const uint64_t *off;
+    const uint32_t *idx;
+    TRY(mg__gpu_host_orientation(ctx, A, transpose, &off, &idx));
     const mg__spmv_form before = *of; /* the upload alone: every layout field zero */
     const mg_status st = spmv_layout(ctx, *g, of, off, idx);
     if (st != MG_SUCCESS) {

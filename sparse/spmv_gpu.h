@@ -7,8 +7,8 @@
  * are cut into chunks of kChunk entries, one thread block a chunk in the same launch, the row's last
  * chunk to finish combining their partial results. The CSR is uploaded on first use by any kernel;
  * the binning and the other SpMV layouts only on first use by SpMV or CG (mg__gpu_spmv_form_of):
- * SpMM, SDDMM and SpGEMM read only the CSR and its longest row's length (one small launch into
- * the slot after the offsets, no allocation), so their preprocessing holds no binning, sampling or
+ * SpMM, SDDMM and SpGEMM read only the CSR and its longest row's length (a host scan of a small
+ * matrix's offsets, else one small launch into the slot after them, no allocation), so their preprocessing holds no binning, sampling or
  * temporary storage: on the 16 real and generated matrices of 1-2M entries whose SpMM takes the
  * row groups, K 32 on the H200, it went from 7-13 calls to 2-5 (session 38).
  * Values are kept per arithmetic type (float and double: the one the matrix was made with
@@ -57,6 +57,12 @@ constexpr int kStreamThreads = 256;
  * diagonals (col - row) holding at least 1 / kDiagFill of their slots is stored by diagonal. */
 constexpr uint32_t kMaxDiagonals = 64;
 constexpr double kDiagFill = 1.2;
+/* Scans of a small matrix's row offsets (the longest row; SpMM's list of long rows) are made on
+ * the host, from the arrays the orientation was uploaded from: up to kHostScanRows rows a scan
+ * costs 1 ns a row there, against 16-18 us for a launch and the result's copy back (H200, session
+ * 41: memset, launch and an 8-byte copy 17.5 us at 2k-10k rows, 26 us at 100k; the host scan 2.0
+ * us at 2k rows, 9.7 us at 10k, 96 us at 100k). */
+constexpr uint32_t kHostScanRows = 16384;
 
 struct mg__spmv_form {
     /* The upload (form_upload, with the form): what every kernel reads. */
@@ -65,8 +71,9 @@ struct mg__spmv_form {
     uint64_t *d_off;               /* n + 1 (NULL: not built yet) */
     uint32_t *d_idx;               /* nnz */
     void *d_val[2];                /* nnz floats [0], doubles [1]; NULL until made, both for a pattern */
-    /* The longest row's entries, by one reduction at the upload: SpMM's rule (spmm_gpu.cu,
-     * rows_lanes) asks whether a row is over kLongRow without the layout below. */
+    /* The longest row's entries, found at the upload (on the host up to kHostScanRows rows, else
+     * by one reduction on the device): SpMM's rule (spmm_gpu.cu, rows_lanes) asks whether a row
+     * is over kLongRow without the layout below. */
     uint64_t max_row;
     size_t bytes;                  /* device memory held (the upload's and the layout's) */
     uint32_t sms;                  /* the device's multiprocessors */
@@ -133,6 +140,11 @@ struct mg__gpu_matrix {
  * built on first use for transpose): the upload only, which is all SpMM, SDDMM and SpGEMM read. */
 mg_status mg__gpu_matrix_of(mg_context ctx, const mg_matrix A, bool transpose, mg__gpu_matrix **g,
                             mg__spmv_form **f);
+
+/* The host CSR op(A)'s device form is uploaded from: A's, or for transpose A's CSC (made and kept
+ * on A by the upload). */
+mg_status mg__gpu_host_orientation(mg_context ctx, const mg_matrix A, bool transpose, const uint64_t **off,
+                                   const uint32_t **idx);
 
 /* mg__gpu_matrix_of with the orientation's SpMV layout built too (on first use, timed into
  * g->seconds), as the SpMV entry points below need. A failed layout build gives back what it made
