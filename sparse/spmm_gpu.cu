@@ -119,8 +119,11 @@ constexpr uint32_t kLongSpmm = kSeg;
  * 1.44x, 0.57x -> 1.32x / 1.57x; mbeacxc (rows to 484, groups before) 1.03x -> 1.10x / 1.53x, 0.97x
  * -> 0.88x / 1.28x; R-MAT 15 0.54x -> 0.46x / 0.66x, 0.77x -> 0.64x / 0.86x; in double 0.66x ->
  * 0.74x / 1.00x; dblp-2010 (rows to 238) unchanged; R-MAT 19 (16M entries) 1.42x -> 1.69x (from
- * 1024). */
-constexpr uint64_t kLongGroup = 256;
+ * 1024). From 128 instead of 256 (session 41, s41a, both precisions, K 32 and 128): rajat01 fp32
+ * K 32 1.21x -> 1.64x, K 128 0.83x -> 1.18x, fp64 1.01x -> 1.34x; mbeacxc 1.46x -> 1.73x (fp64
+ * 1.43x -> 1.67x); adder_dcop_05 1.46x -> 1.59x; dblp-2010 (47 rows over 128) 1.15x -> 1.31x;
+ * R-MAT 15 0.87x -> 0.93x (fp64 0.94x -> 1.03x); no cell slower beyond the runs' spread. */
+constexpr uint64_t kLongGroup = 128;
 constexpr uint64_t kBlockRowMax = 65536;
 constexpr unsigned kFull = 0xffffffffu;
 
@@ -990,15 +993,41 @@ __global__ void list_long_rows(const uint64_t *off, uint32_t n, uint64_t limit, 
     }
 }
 
-/* s's list of f's rows of more than kLongGroup entries (the row groups' blocks): one launch and a
- * round trip for the count (the list's last slot), timed by CUDA events into s->seconds. */
-mg_status long_rows_build(mg_context ctx, const mg__spmv_form *f, mg__spmm_form *s) {
+/* The rows of more than kLongGroup entries of a small matrix's host offsets off into s's list: a
+ * count, then the list made on the host and copied up (kHostScanRows). */
+mg_status long_rows_host(mg_context ctx, const mg__spmv_form *f, const uint64_t *off, mg__spmm_form *s) {
+    uint32_t nlong = 0;
+    for (uint32_t i = 0; i < f->n; i++) nlong += off[i + 1] - off[i] > kLongGroup;
+    uint32_t *rows = static_cast<uint32_t *>(mg__malloc((size_t)nlong * 4));
+    if (rows == nullptr) return mg__error(ctx, MG_OUT_OF_MEMORY, "the SpMM long rows: out of host memory");
+    for (uint32_t i = 0, k = 0; i < f->n; i++)
+        if (off[i + 1] - off[i] > kLongGroup) rows[k++] = i;
+    mg_status st = spmm_alloc(ctx, s, (void **)&s->d_long_rows, (size_t)nlong * 4, "the SpMM long rows");
+    if (st == MG_SUCCESS) {
+        const cudaError_t e = cudaMemcpy(s->d_long_rows, rows, (size_t)nlong * 4, cudaMemcpyHostToDevice);
+        if (e != cudaSuccess) st = cu_fail(ctx, e, "cudaMemcpy", "the SpMM long rows");
+    }
+    mg__free(rows);
+    if (st == MG_SUCCESS) s->nlong = nlong;
+    return st;
+}
+
+/* s's list of f's rows of more than kLongGroup entries (the row groups' blocks), timed by CUDA
+ * events into s->seconds: from the host offsets off up to kHostScanRows rows, else on the device,
+ * one launch and a round trip for the count (the list's last slot). */
+mg_status long_rows_build(mg_context ctx, const mg__spmv_form *f, const uint64_t *off, mg__spmm_form *s) {
     timer_guard timer;
     double ms = 0;
     s->long_listed = true;
     if (f->max_row <= kLongGroup) return MG_SUCCESS; /* none: no launch, no allocation */
     TRY(mg__gpu_timer_create(ctx, &timer.t));
     TRY(mg__gpu_timer_start(ctx, timer.t));
+    if (f->n <= kHostScanRows) {
+        TRY(long_rows_host(ctx, f, off, s));
+        TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
+        s->seconds += ms / 1e3;
+        return MG_SUCCESS;
+    }
     const uint64_t most = f->nnz / (kLongGroup + 1); /* rows that can be longer */
     TRY(spmm_alloc(ctx, s, (void **)&s->d_long_rows, (size_t)(most + 1) * 4, "the SpMM long rows"));
     uint32_t *const count = s->d_long_rows + most;
@@ -1083,8 +1112,12 @@ mg_status spmm_form_of(mg_context ctx, const mg_matrix A, bool transpose, bool s
     mg_status st = MG_SUCCESS;
     const bool panels = tiles(*f);
     if (!(*s)->segmented && (panels || (sddmm && (*f)->max_row > kLongRow))) st = spmm_segments_build(ctx, *f, *s);
-    if (st == MG_SUCCESS && !(*s)->long_listed && !panels && !sddmm)
-        st = long_rows_build(ctx, *f, *s);
+    if (st == MG_SUCCESS && !(*s)->long_listed && !panels && !sddmm) {
+        const uint64_t *off;
+        const uint32_t *idx;
+        st = mg__gpu_host_orientation(ctx, A, transpose, &off, &idx);
+        if (st == MG_SUCCESS) st = long_rows_build(ctx, *f, off, *s);
+    }
     if (st == MG_SUCCESS && (*s)->d_dense_first == nullptr && panels) st = spmm_tiles_build(ctx, *f, *s);
     if (st != MG_SUCCESS) spmm_form_free(*s);
     return st;

@@ -202,6 +202,36 @@ static void check_prepare(const mg_matrix A, const char *name, const char *const
     if (refuse != NULL) CHECK(strstr(a.kernel, refuse) == NULL);
 }
 
+/* The row groups' list of long rows made on the device: a matrix of more rows than the host scans
+ * (16384, kHostScanRows) with rows over 128 entries. Its kernel names the count taken from the
+ * CSR, and products by A and by A^T (whose CSC is listed the same way) are checked. */
+static void check_long_rows_device(void) {
+    mg_matrix_gen_options go;
+    mg_matrix_gen_options_init(&go);
+    go.kind = MG_MATGEN_RMAT;
+    go.values = MG_VALUES_FLOAT;
+    go.scale = 15;
+    go.nnz_per_row = 8;
+    mg_matrix A = NULL;
+    CHECK_OK(cpu, mg_matrix_generate(cpu, &A, &go));
+    if (A == NULL) return;
+    const uint64_t *off;
+    const uint32_t *idx;
+    const void *val;
+    CHECK_OK(ctx, mg_matrix_csr(A, &off, &idx, &val));
+    uint32_t over = 0;
+    for (uint32_t i = 0; i < mg_matrix_rows(A); i++) over += off[i + 1] - off[i] > 128;
+    mg_gpu_matrix_info a;
+    char want[64];
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &a));
+    printf("long rows (device list): K 32 %s\n", a.kernel);
+    snprintf(want, sizeof want, "csr-groups (8 lanes; %u rows a block)", over); /* 32768 rows: a group a row */
+    CHECK(mg_matrix_rows(A) > 16384 && over > 0 && strcmp(a.kernel, want) == 0);
+    spmm_case(A, "long rows (device list)", MG_FLOAT, 32, false, 1, 0);
+    spmm_case(A, "long rows (device list)", MG_FLOAT, 32, true, -0.5, 2);
+    mg_matrix_free(&A);
+}
+
 /* The form built in parts (the row groups need neither segments nor panels: both are built when a
  * call needs the panels), on a fresh matrix of short rows and some of 129-828 entries (float
  * values): prepared for K 32 it names the row groups' kernel (no segments) and holds no tiles;
@@ -214,8 +244,8 @@ static void check_parts(void) {
     const uint32_t *idx;
     const void *val;
     CHECK_OK(ctx, mg_matrix_csr(A, &off, &idx, &val));
-    uint32_t over = 0; /* rows of more than 256 entries (duplicates merged): a block each */
-    for (uint32_t i = 0; i < 2000; i++) over += off[i + 1] - off[i] > 256;
+    uint32_t over = 0; /* rows of more than 128 entries (duplicates merged): a block each */
+    for (uint32_t i = 0; i < 2000; i++) over += off[i + 1] - off[i] > 128;
     char want[64];
     CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &a));
     printf("parts: K 32 %s, %zu device bytes\n", a.kernel, a.device_bytes);
@@ -306,6 +336,7 @@ int main(void) {
     }
 
     check_parts();
+    check_long_rows_device();
 
     /* Generated: R-MAT (hub columns dense in a panel beside a sparse remainder), banded and
      * block-diagonal (every column of a panel dense), a 2D stencil (a column has 3 entries in a
