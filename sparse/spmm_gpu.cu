@@ -1217,7 +1217,15 @@ constexpr uint64_t kRowsMean = 128;
 /* Beyond 16 vectors the SpMM's groups split K over blockIdx.y in chunks of 8 V (the SDDMM needs
  * the whole row of A in one group, so it cannot). A/B at K 128 on the H200 (session 37,
  * MG_SPMM_ROWS_SPLIT): cuSPARSE's geometric mean 0.75x -> 0.89x in float (4 chunks), 0.67x ->
- * 0.77x in double (8 chunks); 16 lanes a row gave 0.85x / 0.76x. K over 128 keeps the panels. */
+ * 0.77x in double (8 chunks); 16 lanes a row gave 0.85x / 0.76x. K over 128 keeps the panels.
+ * Tried at K 128 in session 41 and not taken (H200, 15 real matrices, float / double): the chunks
+ * fastest in the grid, so a B row's pieces are read at about the same time (0.97x -> 1.00x /
+ * 0.93x -> 0.97x, within the runs' spread); a warp of 32 lanes a row, one chunk (0.97x -> 0.90x /
+ * 0.93x -> 0.87x; dblp-2010 0.66x -> 0.53x); 8 lanes of 4 vectors each, G V apart, one chunk in
+ * float and two in double (1.05x -> 0.76x / 1.01x -> 1.03x). Double gained on the large graphs
+ * (dblp-2010 0.66x -> 0.89x, coAuthorsDBLP 0.75x -> 0.89x, wave 1.02x -> 1.29x) and lost on the
+ * small matrices, whose rows then have a quarter of the lanes; float lost on 14 of 15 at the 4
+ * entries in flight that kept ptxas to 64 registers. Branch wip/spmm-lane-vectors holds it. */
 constexpr uint32_t kRowsSplitMaxK = 128;
 template <typename T> uint32_t rows_lanes(const mg__spmv_form *f, uint32_t K, bool sddmm) {
     constexpr uint32_t V = 16 / sizeof(T);

@@ -956,11 +956,11 @@ mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A, mg_gpu_matrix
 /* Builds what SpMM calls of k dense columns need of A's device forms, once each (MG_UNAVAILABLE
  * without a usable GPU): the CSR's upload and longest row, and where k takes the panel kernels (or
  * k is 0: every k and SDDMM) the row panels, dense tiles and long rows' segments, else the list of
- * rows over 256 entries; a later call that needs more (an SDDMM of over 16 16-byte vectors a row
+ * rows over 128 entries; a later call that needs more (an SDDMM of over 16 16-byte vectors a row
  * takes the panels) builds it then. info: the build time of every device form A holds (seconds),
  * the upload, their bytes, and the kernel a product of k columns in A's value type runs
  * ("csr-groups (8 lanes x4)": groups of 8 lanes, 4 a row, every row whole; "csr-groups (8 lanes;
- * 12 rows a block)": the 12 rows over 256 entries take a thread block each; "aspt-tiles+rows",
+ * 12 rows a block)": the 12 rows over 128 entries take a thread block each; "aspt-tiles+rows",
  * with "+split" where long rows are cut; for k 0 the parts built). */
 mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, uint32_t k, mg_gpu_matrix_info *info);
 
