@@ -294,6 +294,14 @@ static int validation_outcome(const sparse_run *r, mg_status st, char *why, size
     return -2;
 }
 
+/* The start every sparse command shares: o and r zeroed, the command line read into o. */
+static int sparse_begin(int argc, char **argv, const char *name, int cmd, sparse_opts *o, sparse_run *r) {
+    memset(o, 0, sizeof *o);
+    memset(r, 0, sizeof *r);
+    r->gpu_start.requested = MG_BACKEND_CPU;
+    return parse_sparse_opts(argc, argv, name, cmd, o);
+}
+
 /* The first steps of every sparse command: context, threads, the --output check, GPU start-up
  * beside the load, the matrix. `passes`: the work per nonzero auto's rule counts (cli.h). */
 static int sparse_setup(sparse_run *r, const sparse_opts *o, int cmd, uint64_t passes) {
@@ -413,12 +421,9 @@ static mg_status spmv_call(sparse_run *r, const sparse_opts *o, int cmd) {
 
 int cli_spmv_main(int argc, char **argv) {
     sparse_opts o;
-    memset(&o, 0, sizeof o);
     sparse_run r;
-    memset(&r, 0, sizeof r);
-    r.gpu_start.requested = MG_BACKEND_CPU;
     mg_status st = MG_SUCCESS;
-    int rc = parse_sparse_opts(argc, argv, "spmv", CMD_SPMV, &o);
+    int rc = sparse_begin(argc, argv, "spmv", CMD_SPMV, &o, &r);
     if (rc != CLI_OK || (rc = sparse_setup(&r, &o, CMD_SPMV, o.runs + 1)) != CLI_OK ||
         (rc = sparse_select(&r, &o, CMD_SPMV)) != CLI_OK)
         goto cleanup;
@@ -587,12 +592,9 @@ cleanup:
 
 int cli_cg_main(int argc, char **argv) {
     sparse_opts o;
-    memset(&o, 0, sizeof o);
     sparse_run r;
-    memset(&r, 0, sizeof r);
-    r.gpu_start.requested = MG_BACKEND_CPU;
     mg_status st = MG_SUCCESS;
-    int rc = parse_sparse_opts(argc, argv, "cg", CMD_CG, &o);
+    int rc = sparse_begin(argc, argv, "cg", CMD_CG, &o, &r);
     if (rc != CLI_OK || (rc = sparse_setup(&r, &o, CMD_CG, o.runs + 1)) != CLI_OK ||
         (rc = sparse_select(&r, &o, CMD_CG)) != CLI_OK)
         goto cleanup;
@@ -825,14 +827,11 @@ static mg_status product_call(sparse_run *r, const sparse_opts *o, int cmd) {
 
 static int product_main(int argc, char **argv, const char *name, int cmd) {
     sparse_opts o;
-    memset(&o, 0, sizeof o);
     sparse_run r;
-    memset(&r, 0, sizeof r);
-    r.gpu_start.requested = MG_BACKEND_CPU;
     mg_status st = MG_SUCCESS;
     mg_matrix sampled = NULL; /* sddmm --output: C as a matrix of S's pattern */
     const bool sddmm = cmd == CMD_SDDMM;
-    int rc = parse_sparse_opts(argc, argv, name, cmd, &o);
+    int rc = sparse_begin(argc, argv, name, cmd, &o, &r);
     /* Until the operand files are read, auto's rule assumes the largest K: a small file is then
      * one that no K could make worth the GPU. */
     if (rc != CLI_OK || (rc = sparse_setup(&r, &o, cmd, o.k ? o.k : MAX_K)) != CLI_OK) goto cleanup;
@@ -1046,13 +1045,10 @@ static int read_operand(sparse_run *r, const sparse_opts *o, const char *path, m
 
 int cli_spgemm_main(int argc, char **argv) {
     sparse_opts o;
-    memset(&o, 0, sizeof o);
     sparse_run r;
-    memset(&r, 0, sizeof r);
-    r.gpu_start.requested = MG_BACKEND_CPU;
     mg_status st = MG_SUCCESS;
     mg_matrix B = NULL, M = NULL, C = NULL;
-    int rc = parse_sparse_opts(argc, argv, "spgemm", CMD_SPGEMM, &o);
+    int rc = sparse_begin(argc, argv, "spgemm", CMD_SPGEMM, &o, &r);
     if (rc != CLI_OK || (rc = sparse_setup(&r, &o, CMD_SPGEMM, o.runs + 1)) != CLI_OK) goto cleanup;
     const char *b_file = o.file_b != NULL ? o.file_b : o.file;
     if (o.file_b != NULL && (rc = read_operand(&r, &o, o.file_b, &B)) != CLI_OK) goto cleanup;
