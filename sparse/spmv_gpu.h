@@ -8,8 +8,8 @@
  * chunk to finish combining their partial results. The CSR is uploaded on first use by any kernel;
  * the binning and the other SpMV layouts only on first use by SpMV or CG (mg__gpu_spmv_form_of):
  * SpMM, SDDMM and SpGEMM read only the CSR and its longest row's length (a host scan of a small
- * matrix's offsets, else one small launch into the slot after them, no allocation), so their preprocessing holds no binning, sampling or
- * temporary storage: on the 16 real and generated matrices of 1-2M entries whose SpMM takes the
+ * matrix's offsets, else one small launch into the slot after them, no allocation), so their
+ * preprocessing holds no binning, sampling or temporary storage: on the 16 real and generated matrices of 1-2M entries whose SpMM takes the
  * row groups, K 32 on the H200, it went from 7-13 calls to 2-5 (session 38).
  * Values are kept per arithmetic type (float and double: the one the matrix was made with
  * uploaded, the other converted on the device on first use), so a float SpMV on a double matrix
