@@ -351,16 +351,22 @@ spmm_panels(uint32_t n, uint32_t K, const uint64_t *__restrict__ off,
     }
 }
 
-/* The sum over entries e0, e0 + stride, ... of [b, e) in batches of G (lane g of the group loading
- * entry e0 + g's column and value, then the group's B rows loaded, kUnroll at a time, before any is
- * used) of A's value times B's row: this lane's V values at kr. */
-template <typename T, int V, int G, bool PATTERN>
-__device__ inline vec<T, V> row_part(uint64_t e0, uint64_t e, uint64_t stride, int g, unsigned gmask,
-                                     uint32_t K, uint32_t kr, const uint32_t *__restrict__ idx,
-                                     const T *__restrict__ val, const T *__restrict__ B) {
+/* The sums over entries e0, e0 + stride, ... of [b, e) in batches of G (lane g of the group loading
+ * entry e0 + g's column and value, then the group's B rows loaded, U entries at a time, before any
+ * is used) of A's value times B's row: this lane's NV vectors of V values at kr[0 .. NV - 1], into
+ * acc. With NV > 1 (8 lanes of 4 vectors), U is 2 entries (8 loads in flight a lane): ptxas (CUDA
+ * 13, sm_90) gives float 86 registers and double 96 (2 blocks a multiprocessor); at U 4 float took
+ * 64 and lost on 14 of 15 matrices in s41c (the schedule holds fewer loads in flight), double 154
+ * (1 block). */
+template <typename T, int V, int G, int NV, bool PATTERN>
+__device__ inline void row_part(uint64_t e0, uint64_t e, uint64_t stride, int g, unsigned gmask, uint32_t K,
+                                const uint32_t (&kr)[NV], const uint32_t *__restrict__ idx,
+                                const T *__restrict__ val, const T *__restrict__ B, vec<T, V> (&acc)[NV]) {
     typedef vec<T, V> VT;
-    constexpr int U = G < kUnroll ? G : kUnroll;
-    VT acc = vzero<T, V>();
+    constexpr int U = NV == 1 ? (G < kUnroll ? G : kUnroll) : 2;
+    static_assert(U >= 1 && G % U == 0, "whole unrolled steps in a batch");
+#pragma unroll
+    for (int j = 0; j < NV; j++) acc[j] = vzero<T, V>();
     for (; e0 < e; e0 += stride) {
         uint32_t c = 0;
         T v = T(0);
@@ -371,17 +377,22 @@ __device__ inline vec<T, V> row_part(uint64_t e0, uint64_t e, uint64_t stride, i
         const uint32_t cnt = (uint32_t)min((uint64_t)G, e - e0);
 #pragma unroll
         for (int u0 = 0; u0 < G; u0 += U) {
-            VT bv[U];
+            VT bv[U][NV];
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const uint32_t cu = __shfl_sync(gmask, c, u0 + u, G);
-                bv[u] = (uint32_t)(u0 + u) < cnt ? vload<T, V>(B + (uint64_t)cu * K + kr) : vzero<T, V>();
+                const bool ok = (uint32_t)(u0 + u) < cnt;
+#pragma unroll
+                for (int j = 0; j < NV; j++) bv[u][j] = ok ? vload<T, V>(B + (uint64_t)cu * K + kr[j]) : vzero<T, V>();
             }
 #pragma unroll
-            for (int u = 0; u < U; u++) vfma(acc, __shfl_sync(gmask, v, u0 + u, G), bv[u]);
+            for (int u = 0; u < U; u++) {
+                const T vu = __shfl_sync(gmask, v, u0 + u, G);
+#pragma unroll
+                for (int j = 0; j < NV; j++) vfma(acc[j], vu, bv[u][j]);
+            }
         }
     }
-    return acc;
 }
 
 /* C's V values at kk of a row: alpha sum + beta C (C not read where beta is 0). */
@@ -397,14 +408,15 @@ __device__ inline void store_row(T *__restrict__ C, uint64_t row, uint32_t K, ui
     *c = out;
 }
 
-/* R groups of G lanes a row, each lane V values of K (G V of K a block's y): group r takes the
- * row's entries r G .. r G + G - 1, then every R G-th batch on (row_part); the R groups' sums are
- * added by shuffles at the end. R > 1 shortens a row's chain of dependent batches R times and puts
- * R times the lanes to work, for matrices of few rows. A row of more than long_row entries is
- * left to a block of its own: blocks 0 .. nlong - 1 take long_rows' rows (so they start first),
- * kBlock / G groups each, their sums added in shared memory. Without those blocks one group walked
- * a row of thousands alone while the launch waited for it. */
-template <typename T, int V, int G, int R, bool PATTERN>
+/* R groups of G lanes a row, each lane NV vectors of V values of K, G apart (a group's lanes read
+ * G V consecutive values of each, G V NV of K a block's y): group r takes the row's entries
+ * r G .. r G + G - 1, then every R G-th batch on (row_part); the R groups' sums are added by
+ * shuffles at the end. R > 1 shortens a row's chain of dependent batches R times and puts R times
+ * the lanes to work, for matrices of few rows. A row of more than long_row entries is left to a
+ * block of its own: blocks 0 .. nlong - 1 take long_rows' rows (so they start first), kBlock / G
+ * groups each, their sums added in shared memory. Without those blocks one group walked a row of
+ * thousands alone while the launch waited for it. */
+template <typename T, int V, int G, int R, int NV, bool PATTERN>
 __global__ void __launch_bounds__(kBlock)
 spmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
           const T *__restrict__ val, const T *__restrict__ B, T *__restrict__ C, T alpha, T beta,
@@ -413,22 +425,32 @@ spmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32
     static_assert(G * R <= 32 && (R & (R - 1)) == 0, "a row's groups within a warp");
     const int lane = threadIdx.x & 31, g = lane & (G - 1);
     const unsigned gmask = G == 32 ? kFull : ((1u << G) - 1) << (lane & ~(G - 1));
-    const uint32_t kk = blockIdx.y * G * V + g * V;
-    const bool k_in = kk < K;
-    const uint32_t kr = k_in ? kk : K - V;
+    uint32_t kk[NV], kr[NV]; /* this lane's vectors' first values; kr: clamped (read, not written) */
+#pragma unroll
+    for (int j = 0; j < NV; j++) {
+        kk[j] = (blockIdx.y * NV + j) * G * V + g * V;
+        kr[j] = kk[j] < K ? kk[j] : K - V;
+    }
+    VT acc[NV];
     if (blockIdx.x < nlong) {
-        __shared__ VT part[kBlock];
+        __shared__ VT part[NV][kBlock];
         const uint32_t row = long_rows[blockIdx.x];
         const int q = threadIdx.x / G;
-        part[threadIdx.x] = row_part<T, V, G, PATTERN>(off[row] + (uint64_t)q * G, off[row + 1], kBlock, g,
-                                                       gmask, K, kr, idx, val, B);
-        __syncthreads();
-        if (q != 0 || !k_in) return;
-        VT acc = part[g];
-        for (int p = 1; p < kBlock / G; p++)
+        row_part<T, V, G, NV, PATTERN>(off[row] + (uint64_t)q * G, off[row + 1], kBlock, g, gmask, K, kr, idx,
+                                       val, B, acc);
 #pragma unroll
-            for (int i = 0; i < V; i++) acc.v[i] += part[p * G + g].v[i];
-        store_row<T, V>(C, row, K, kk, acc, alpha, beta);
+        for (int j = 0; j < NV; j++) part[j][threadIdx.x] = acc[j];
+        __syncthreads();
+        if (q != 0) return;
+#pragma unroll
+        for (int j = 0; j < NV; j++) {
+            if (kk[j] >= K) continue;
+            VT sum = part[j][g];
+            for (int p = 1; p < kBlock / G; p++)
+#pragma unroll
+                for (int i = 0; i < V; i++) sum.v[i] += part[j][p * G + g].v[i];
+            store_row<T, V>(C, row, K, kk[j], sum, alpha, beta);
+        }
         return;
     }
     const int r = (lane / G) & (R - 1);
@@ -437,13 +459,17 @@ spmm_rows(uint32_t n, uint32_t K, const uint64_t *__restrict__ off, const uint32
     if (row >= n) return; /* the row's R groups together: their shuffles name only their lanes */
     const uint64_t b = off[row], e = off[row + 1];
     if (e - b > long_row) return;
-    VT acc = row_part<T, V, G, PATTERN>(b + (uint64_t)r * G, e, (uint64_t)G * R, g, gmask, K, kr, idx, val, B);
+    row_part<T, V, G, NV, PATTERN>(b + (uint64_t)r * G, e, (uint64_t)G * R, g, gmask, K, kr, idx, val, B, acc);
 #pragma unroll
     for (int m = G; m < G * R; m <<= 1)
 #pragma unroll
-        for (int i = 0; i < V; i++) acc.v[i] += __shfl_xor_sync(rmask, acc.v[i], m);
-    if (!k_in || r != 0) return;
-    store_row<T, V>(C, row, K, kk, acc, alpha, beta);
+        for (int j = 0; j < NV; j++)
+#pragma unroll
+            for (int i = 0; i < V; i++) acc[j].v[i] += __shfl_xor_sync(rmask, acc[j].v[i], m);
+    if (r != 0) return;
+#pragma unroll
+    for (int j = 0; j < NV; j++)
+        if (kk[j] < K) store_row<T, V>(C, row, K, kk[j], acc[j], alpha, beta);
 }
 
 /* A warp per segment of kSeg entries of a long row and K chunk, kWarps segments a block; alpha
@@ -1183,11 +1209,12 @@ int lane_width(uint32_t K, size_t type_size) {
     return 1;
 }
 
-template <typename T, int V, int G, int R, bool PATTERN>
+template <typename T, int V, int G, int R, int NV, bool PATTERN>
 mg_status spmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s, const T *val,
                            uint32_t K, const T *B, T *C, T alpha, T beta) {
-    const dim3 grid((unsigned)(s->nlong + ((uint64_t)f->n * G * R + kBlock - 1) / kBlock), (K + G * V - 1) / (G * V));
-    spmm_rows<T, V, G, R, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, f->d_idx, val, B, C, alpha, beta,
+    const dim3 grid((unsigned)(s->nlong + ((uint64_t)f->n * G * R + kBlock - 1) / kBlock),
+                    (K + G * V * NV - 1) / (G * V * NV));
+    spmm_rows<T, V, G, R, NV, PATTERN><<<grid, kBlock>>>(f->n, K, f->d_off, f->d_idx, val, B, C, alpha, beta,
                                                      s->d_long_rows, s->nlong,
                                                      s->nlong ? kLongGroup : UINT64_MAX);
     LAUNCHED("spmm_rows");
@@ -1214,19 +1241,19 @@ mg_status spmm_rows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spm
  * matrices with rows over kLongRow (1024) left the panels for the groups (see kLongGroup). */
 constexpr uint64_t kRowsMean = 128;
 
-/* Beyond 16 vectors the SpMM's groups split K over blockIdx.y in chunks of 8 V (the SDDMM needs
- * the whole row of A in one group, so it cannot). A/B at K 128 on the H200 (session 37,
- * MG_SPMM_ROWS_SPLIT): cuSPARSE's geometric mean 0.75x -> 0.89x in float (4 chunks), 0.67x ->
- * 0.77x in double (8 chunks); 16 lanes a row gave 0.85x / 0.76x. K over 128 keeps the panels.
- * Tried at K 128 in session 41 and not taken (H200, 15 real matrices, float / double): the chunks
- * fastest in the grid, so a B row's pieces are read at about the same time (0.97x -> 1.00x /
- * 0.93x -> 0.97x, within the runs' spread); a warp of 32 lanes a row, one chunk (0.97x -> 0.90x /
- * 0.93x -> 0.87x; dblp-2010 0.66x -> 0.53x); 8 lanes of 4 vectors each, G V apart, one chunk in
- * float and two in double (1.05x -> 0.76x / 1.01x -> 1.03x). Double gained on the large graphs
- * (dblp-2010 0.66x -> 0.89x, coAuthorsDBLP 0.75x -> 0.89x, wave 1.02x -> 1.29x) and lost on the
- * small matrices, whose rows then have a quarter of the lanes; float lost on 14 of 15 at the 4
- * entries in flight that kept ptxas to 64 registers. Branch wip/spmm-lane-vectors holds it. */
+/* Beyond 16 vectors the SpMM's groups split K over blockIdx.y (the SDDMM needs the whole row of A
+ * in one group, so it cannot). A/B at K 128 on the H200 (session 37, MG_SPMM_ROWS_SPLIT):
+ * cuSPARSE's geometric mean 0.75x -> 0.89x in float (4 chunks of 8 V), 0.67x -> 0.77x in double
+ * (8 chunks); 16 lanes a row gave 0.85x / 0.76x. K over 128 keeps the panels. Session 41 (s41a)
+ * tried the chunks fastest in the grid (a B row's pieces read at about the same time: 0.97x ->
+ * 1.00x, within the spread) and a warp of 32 lanes a row, one chunk (0.97x -> 0.90x; dblp-2010
+ * 0.66x -> 0.53x). Since session 42 a lane holds kSplitVectors vectors, G V apart, on matrices
+ * of kSplitVectorsRows rows or more, so a group reads a whole 128-float row of B an entry (4
+ * independent loads a lane). A/B s42a (H200, K 128, 15 real matrices, float / double): 1.06x ->
+ * 1.09x / 1.02x -> 1.09x; dblp-2010 0.68x -> 0.85x / 0.66x -> 0.91x, coAuthorsDBLP 0.78x ->
+ * 0.85x / 0.75x -> 0.92x, wave 1.08x -> 1.21x / 1.02x -> 1.29x. */
 constexpr uint32_t kRowsSplitMaxK = 128;
+constexpr uint32_t kSplitVectors = 4;
 template <typename T> uint32_t rows_lanes(const mg__spmv_form *f, uint32_t K, bool sddmm) {
     constexpr uint32_t V = 16 / sizeof(T);
     if (K % V != 0 || K / V < 8 || f->nnz > kRowsMean * f->n) return 0;
@@ -1236,6 +1263,19 @@ template <typename T> uint32_t rows_lanes(const mg__spmv_form *f, uint32_t K, bo
 }
 uint32_t rows_lanes_of(const mg__spmv_form *f, mg_type t, uint32_t K, bool sddmm) {
     return t == MG_DOUBLE ? rows_lanes<double>(f, K, sddmm) : rows_lanes<float>(f, K, sddmm);
+}
+
+/* Vectors of V a lane in the SpMM's row groups (kSplitVectors where K is split on a matrix of at
+ * least kSplitVectorsRows rows, else 1), and K's chunks over blockIdx.y for G lanes a group. In
+ * s41c (double) the 4 vectors won from 8738 rows (bcsstk33) up and lost below 7135 (bips98_606
+ * even, rajat01 and the smaller ones slower). */
+constexpr uint32_t kSplitVectorsRows = 8192;
+uint32_t rows_vectors(const mg__spmv_form *f, uint32_t K, uint32_t V) {
+    return K / V > 16 && f->n >= kSplitVectorsRows ? kSplitVectors : 1;
+}
+uint32_t rows_chunks(const mg__spmv_form *f, uint32_t K, uint32_t G, uint32_t V) {
+    const uint32_t span = G * V * rows_vectors(f, K, V);
+    return (K + span - 1) / span;
 }
 
 /* The groups of G lanes a row (1, 2 or 4, at most a warp), from the lanes a launch of one group a
@@ -1258,16 +1298,23 @@ template <typename T, int W>
 using sddmm_kernel = mg_status (*)(mg_context, const mg__spmv_form *, const mg__spmm_form *, const T *,
                                    uint32_t, const T *, const T *, T *, T, T);
 
-/* The row-group launch of G lanes (8 or 16) and R groups a row (1, 2 or 4, G R <= 32). */
+/* The row-group launch of G lanes (8 or 16), R groups a row (1, 2 or 4, G R <= 32) and NV vectors
+ * a lane (1, or kSplitVectors with 8 lanes). */
 template <typename T, int W>
-rows_kernel<T, W> spmm_rows_pick(uint32_t G, uint32_t R, bool pattern) {
-    if (G == 16) {
-        if (R >= 2) return pattern ? spmm_rows_launch<T, W, 16, 2, true> : spmm_rows_launch<T, W, 16, 2, false>;
-        return pattern ? spmm_rows_launch<T, W, 16, 1, true> : spmm_rows_launch<T, W, 16, 1, false>;
+rows_kernel<T, W> spmm_rows_pick(uint32_t G, uint32_t R, uint32_t NV, bool pattern) {
+    constexpr int S = kSplitVectors;
+    if (NV == S) {
+        if (R >= 4) return pattern ? spmm_rows_launch<T, W, 8, 4, S, true> : spmm_rows_launch<T, W, 8, 4, S, false>;
+        if (R == 2) return pattern ? spmm_rows_launch<T, W, 8, 2, S, true> : spmm_rows_launch<T, W, 8, 2, S, false>;
+        return pattern ? spmm_rows_launch<T, W, 8, 1, S, true> : spmm_rows_launch<T, W, 8, 1, S, false>;
     }
-    if (R >= 4) return pattern ? spmm_rows_launch<T, W, 8, 4, true> : spmm_rows_launch<T, W, 8, 4, false>;
-    if (R == 2) return pattern ? spmm_rows_launch<T, W, 8, 2, true> : spmm_rows_launch<T, W, 8, 2, false>;
-    return pattern ? spmm_rows_launch<T, W, 8, 1, true> : spmm_rows_launch<T, W, 8, 1, false>;
+    if (G == 16) {
+        if (R >= 2) return pattern ? spmm_rows_launch<T, W, 16, 2, 1, true> : spmm_rows_launch<T, W, 16, 2, 1, false>;
+        return pattern ? spmm_rows_launch<T, W, 16, 1, 1, true> : spmm_rows_launch<T, W, 16, 1, 1, false>;
+    }
+    if (R >= 4) return pattern ? spmm_rows_launch<T, W, 8, 4, 1, true> : spmm_rows_launch<T, W, 8, 4, 1, false>;
+    if (R == 2) return pattern ? spmm_rows_launch<T, W, 8, 2, 1, true> : spmm_rows_launch<T, W, 8, 2, 1, false>;
+    return pattern ? spmm_rows_launch<T, W, 8, 1, 1, true> : spmm_rows_launch<T, W, 8, 1, 1, false>;
 }
 
 template <typename T>
@@ -1278,7 +1325,8 @@ mg_status spmm_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_for
     const bool pattern = val == nullptr;
     const uint32_t lanes = rows_lanes<T>(f, K, false);
     if (lanes != 0) {
-        const rows_kernel<T, W> launch = spmm_rows_pick<T, W>(lanes, rows_groups(f, lanes, (K + lanes * W - 1) / (lanes * W)), pattern);
+        const rows_kernel<T, W> launch = spmm_rows_pick<T, W>(lanes, rows_groups(f, lanes, rows_chunks(f, K, lanes, W)),
+                                                              rows_vectors(f, K, W), pattern);
         return launch(ctx, f, s, val, K, B, C, alpha, beta);
     }
     const int V = lane_width(K, sizeof(T));
@@ -1477,15 +1525,13 @@ extern "C" mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix 
     info->csr_bytes = ((size_t)A->rows + 1) * 8 + (size_t)A->nnz * 4 +
                       (size_t)A->nnz * (A->values == MG_VALUES_NONE ? 0 : A->values == MG_VALUES_FLOAT ? 4 : 8);
     if (lanes != 0) {
-        const uint32_t V = own == MG_DOUBLE ? 2 : 4, R = rows_groups(f, lanes, (k + lanes * V - 1) / (lanes * V));
-        snprintf(info->kernel, sizeof info->kernel, "csr-groups (%s lanes%s", lanes == 8 ? "8" : "16",
-                 R == 4 ? " x4" : R == 2 ? " x2" : "");
-        const size_t used = strlen(info->kernel);
-        if (s->nlong > 0)
-            snprintf(info->kernel + used, sizeof info->kernel - used, "; %u row%s a block)", s->nlong,
-                     s->nlong == 1 ? "" : "s");
-        else
-            snprintf(info->kernel + used, sizeof info->kernel - used, ")");
+        const uint32_t V = own == MG_DOUBLE ? 2 : 4, R = rows_groups(f, lanes, rows_chunks(f, k, lanes, V));
+        const uint32_t nv = rows_vectors(f, k, V);
+        char vectors[24] = "", blocks[32] = "";
+        if (nv > 1) snprintf(vectors, sizeof vectors, " of %u vectors", nv);
+        if (s->nlong > 0) snprintf(blocks, sizeof blocks, "; %u row%s a block", s->nlong, s->nlong == 1 ? "" : "s");
+        snprintf(info->kernel, sizeof info->kernel, "csr-groups (%u lanes%s%s%s)", lanes, vectors,
+                 R == 4 ? " x4" : R == 2 ? " x2" : "", blocks);
     }
     else
         snprintf(info->kernel, sizeof info->kernel, "aspt%s%s%s", s->dense_entries > 0 ? "-tiles" : "",

@@ -945,7 +945,7 @@ typedef struct {
     double upload_seconds; /* copying the host CSR to the device                                */
     size_t device_bytes;   /* device memory the matrix's device forms hold                      */
     size_t csr_bytes;      /* a plain CSR: (rows+1)*8 + nnz*4 + nnz*value bytes                 */
-    char kernel[48];       /* the SpMV kernel the per-matrix rule chose ("csr-stream",
+    char kernel[64];       /* the SpMV kernel the per-matrix rule chose ("csr-stream",
                               "csr-pipelined", "csr-vector", "diagonal (5)", "profile"), or
                               mg_matrix_gpu_prepare_spmm's                                      */
 } mg_gpu_matrix_info;
@@ -959,7 +959,8 @@ mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A, mg_gpu_matrix
  * rows over 128 entries; a later call that needs more (an SDDMM of over 16 16-byte vectors a row
  * takes the panels) builds it then. info: the build time of every device form A holds (seconds),
  * the upload, their bytes, and the kernel a product of k columns in A's value type runs
- * ("csr-groups (8 lanes x4)": groups of 8 lanes, 4 a row, every row whole; "csr-groups (8 lanes;
+ * ("csr-groups (8 lanes x4)": groups of 8 lanes, 4 a row, every row whole; "csr-groups (8 lanes of
+ * 4 vectors x2)": each lane 4 vectors of 16 bytes, where k is over 16 of them; "csr-groups (8 lanes;
  * 12 rows a block)": the 12 rows over 128 entries take a thread block each; "aspt-tiles+rows",
  * with "+split" where long rows are cut; for k 0 the parts built). */
 mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, uint32_t k, mg_gpu_matrix_info *info);

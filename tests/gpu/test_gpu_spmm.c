@@ -1,7 +1,7 @@
 /*
  * test_gpu_spmm.c — the GPU SpMM and SDDMM (sparse/spmm_gpu.cu) against the CPU backend and the
  * serial checkers mg_check_spmm / mg_check_sddmm: K across the lane widths and their tails (1, 2,
- * 31, 32, 33, 64, 128, 130, 512), float and double, pattern / float / double values, A and A^T,
+ * 31, 32, 33, 64, 96, 128, 130, 512), float and double, pattern / float / double values, A and A^T,
  * alpha/beta, rectangular matrices with empty rows and columns, long rows split into segments (rows
  * of 100 to 159 entries about the form's limit, of 600 to 9000, a dense row of 100k entries), and
  * generated matrices whose SpMM form has dense tiles, a row-wise remainder or both (the form's
@@ -222,13 +222,21 @@ static void check_long_rows_device(void) {
     uint32_t over = 0;
     for (uint32_t i = 0; i < mg_matrix_rows(A); i++) over += off[i + 1] - off[i] > 128;
     mg_gpu_matrix_info a;
-    char want[64];
+    char want[80];
     CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &a));
     printf("long rows (device list): K 32 %s\n", a.kernel);
     snprintf(want, sizeof want, "csr-groups (8 lanes; %u rows a block)", over); /* 32768 rows: a group a row */
     CHECK(mg_matrix_rows(A) > 16384 && over > 0 && strcmp(a.kernel, want) == 0);
     spmm_case(A, "long rows (device list)", MG_FLOAT, 32, false, 1, 0);
     spmm_case(A, "long rows (device list)", MG_FLOAT, 32, true, -0.5, 2);
+    /* over 8192 rows a split K takes 4 vectors a lane: K 128 and 96 (lanes past K) */
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 128, &a));
+    printf("long rows (device list): K 128 %s\n", a.kernel);
+    snprintf(want, sizeof want, "csr-groups (8 lanes of 4 vectors; %u rows a block)", over);
+    CHECK(strcmp(a.kernel, want) == 0);
+    spmm_case(A, "long rows (device list)", MG_FLOAT, 128, false, 1, 0);
+    spmm_case(A, "long rows (device list)", MG_DOUBLE, 96, false, 1, 0.5);
+    spmm_case(A, "long rows (device list)", MG_FLOAT, 96, true, 2, 0);
     mg_matrix_free(&A);
 }
 
@@ -246,13 +254,14 @@ static void check_parts(void) {
     CHECK_OK(ctx, mg_matrix_csr(A, &off, &idx, &val));
     uint32_t over = 0; /* rows of more than 128 entries (duplicates merged): a block each */
     for (uint32_t i = 0; i < 2000; i++) over += off[i + 1] - off[i] > 128;
-    char want[64];
+    char want[80];
     CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &a));
     printf("parts: K 32 %s, %zu device bytes\n", a.kernel, a.device_bytes);
     snprintf(want, sizeof want, "csr-groups (8 lanes x4; %u rows a block)", over); /* 2000 rows: 4 groups a row */
     CHECK(over > 0 && strcmp(a.kernel, want) == 0);
     CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 128, &b)); /* K split over blocks: no panels */
-    /* K split in 4 chunks: 64000 lanes with 2 groups a row; the list of long rows made once */
+    /* K split in 4 chunks (2000 rows: one vector a lane): 64000 lanes with 2 groups a row; the
+     * list of long rows made once */
     snprintf(want, sizeof want, "csr-groups (8 lanes x2; %u rows a block)", over);
     CHECK(strcmp(b.kernel, want) == 0 && b.device_bytes == a.device_bytes);
     spmm_case(A, "parts", MG_FLOAT, 32, false, 1, 0);
@@ -303,9 +312,10 @@ int main(void) {
     CHECK_OK(ctx, mg_context_create(&cpu));
     printf("device: %s\n", info.name);
 
-    static const uint32_t all_k[] = {1, 2, 31, 32, 33, 64, 128, 130, 512};
+    /* 96: the row groups' lanes of 4 vectors in part past K (24 of 32 in float, 48 of 64 in double) */
+    static const uint32_t all_k[] = {1, 2, 31, 32, 33, 64, 96, 128, 130, 512};
     static const uint32_t few_k[] = {1, 33, 64};
-    const int n_all = small_mode ? 4 : 9;
+    const int n_all = small_mode ? 4 : 10;
     static const char *const split[] = {"+split"};
     static const char *const rows[] = {"+rows"};
     struct {
