@@ -2,7 +2,8 @@
  * check_spmm.c — verifiers of mg_spmm and mg_sddmm: plain serial products in double over the CSR
  * (A^T B by scattering A's rows, so neither the CSC nor the engines' code is involved), compared
  * entry by entry with mg_check_spmv's rule (check_spmv.c): within rtol * (|alpha| sum of the
- * products' magnitudes + |beta C_in|) + atol, rtol 1e-5 for float and 1e-12 for double.
+ * products' magnitudes + |beta C_in|) + atol, rtol 1e-5 for float and 1e-12 for double (1.25e-3
+ * for float with opts->tf32: the GPU's tensor-core products).
  *
  * A B is made a row of C at a time (its sums and scales, 2 K doubles), reading each B row it needs
  * whole. A^T B scatters, so its reference holds a block of C's columns for every row (at most
@@ -80,7 +81,10 @@ mg_status mg_check_spmm(mg_context ctx, const mg_matrix A, const mg_dense B, con
                  "mg_check_spmm: out of memory for the reference (%zu rows x %zu columns)", rows,
                  block);
 
-    const double rtol = mg__check_rtol(B->type), atol = mg__check_atol(B->type);
+    /* TF32 products: each of A's and B's values rounded to 10 bits of mantissa (at most 2^-11
+     * of itself), so a product within 2^-10 of its magnitude, plus float's sums */
+    const double rtol = o.tf32 && B->type == MG_FLOAT ? 1.25e-3 : mg__check_rtol(B->type);
+    const double atol = mg__check_atol(B->type);
     spmm_miss miss = {SIZE_MAX, 0, 0, 0};
     if (!o.transpose) {
         for (uint32_t r = 0; r < A->rows && miss.at == SIZE_MAX; r++) {

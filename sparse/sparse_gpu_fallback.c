@@ -51,9 +51,11 @@ mg_status mg__gpu_sddmm(mg_context ctx, const mg_matrix S, const mg_dense A, con
     return mg__error(ctx, MG_UNAVAILABLE, "mg_sddmm: this build has no CUDA backend");
 }
 
-mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, uint32_t k, mg_gpu_matrix_info *info) {
+mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, uint32_t k,
+                                     const mg_spmm_options *opts, mg_gpu_matrix_info *info) {
     (void)A;
     (void)k;
+    (void)opts;
     if (info != NULL) memset(info, 0, sizeof *info);
     return mg__error(ctx, MG_UNAVAILABLE,
                      "mg_matrix_gpu_prepare_spmm: this build has no CUDA backend");

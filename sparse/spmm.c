@@ -13,6 +13,7 @@ void mg_spmm_options_init(mg_spmm_options *opts) {
     opts->transpose = false;
     opts->alpha = 1.0;
     opts->beta = 0.0;
+    opts->tf32 = false;
 }
 
 void mg_sddmm_options_init(mg_sddmm_options *opts) {

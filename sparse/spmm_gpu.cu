@@ -45,6 +45,8 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
+#include <atomic>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -77,6 +79,14 @@ struct mg__spmm_form {
     uint32_t nlong;            /* rows of more than kLongGroup entries, a block each in spmm_rows */
     uint32_t *d_long_rows;     /* nlong: those rows, in no set order */
     void *d_rval[2];           /* nnz reordered values, float [0] and double [1]; NULL until made */
+    bool windowed;             /* the TF32 windows built (spmm_windows_build) */
+    uint32_t nwin;             /* windows of kWindow rows */
+    uint32_t nwblocks;         /* their blocks of 8 distinct columns, all windows together */
+    uint32_t *d_wblock;        /* nwin + 1: each window's first block */
+    uint32_t *d_wcol;          /* nwblocks * 8: a window's distinct columns ascending, its last
+                                  repeated to fill its last block */
+    float *d_wfrag;            /* nwblocks * 128: the blocks' 16 x 8 values of A, rounded to TF32,
+                                  in the order of the mma's A fragment */
     size_t bytes;
     double seconds;            /* building its parts and values (CUDA events) */
 };
@@ -125,6 +135,11 @@ constexpr uint32_t kLongSpmm = kSeg;
  * R-MAT 15 0.87x -> 0.93x (fp64 0.94x -> 1.03x); no cell slower beyond the runs' spread. */
 constexpr uint64_t kLongGroup = 128;
 constexpr uint64_t kBlockRowMax = 65536;
+/* The TF32 path (opts->tf32, float): windows of kWindow rows (the mma's M), each window's distinct
+ * columns once, in blocks of 8 (the mma's K); kWindowWarps warps a thread block, a window each. */
+constexpr uint32_t kWindow = 16;
+constexpr int kWindowWarps = 4;
+constexpr double kWindowsReuse = 4.0; /* entries a distinct column of a window; see windows_eligible */
 constexpr unsigned kFull = 0xffffffffu;
 
 /* ---- vectors of V values a lane ------------------------------------------------------------------ */
@@ -519,6 +534,97 @@ spmm_segments(uint32_t nsegs, uint32_t K, const uint64_t *__restrict__ off,
     for (int i = 0; i < V; i++) atomicAdd(C + (uint64_t)row * K + kk + i, alpha * acc.v[i]);
 }
 
+/* ---- TF32 windows -------------------------------------------------------------------------------- */
+
+/* x rounded to TF32 (10 bits of mantissa, to nearest, ties away from zero), as mma takes it. */
+__device__ inline uint32_t tf32_of(float x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return r;
+#else
+    return (__float_as_uint(x) + 0x1000u) & ~0x1fffu;
+#endif
+}
+
+/* d += a b on the tensor cores (m16n8k8, TF32 in, float sums): a this lane's 4 values of the 16 x 8
+ * A fragment, b0 and b1 its 2 of the 8 x 8 B fragment. Only devices of compute capability 8.0 on
+ * run it (windows_device). */
+__device__ inline void mma_tf32(float (&d)[4], const float4 &a, uint32_t b0, uint32_t b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                 "{%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(__float_as_uint(a.x)), "r"(__float_as_uint(a.y)), "r"(__float_as_uint(a.z)),
+                   "r"(__float_as_uint(a.w)), "r"(b0), "r"(b1));
+#endif
+}
+
+/* One block of a window: 4 mma, the j-th taking value j of the lane's two B vectors x and y. */
+__device__ inline void window_block(float (&acc)[4][4], const float4 &a, const float4 &x, const float4 &y) {
+    mma_tf32(acc[0], a, tf32_of(x.x), tf32_of(y.x));
+    mma_tf32(acc[1], a, tf32_of(x.y), tf32_of(y.y));
+    mma_tf32(acc[2], a, tf32_of(x.z), tf32_of(y.z));
+    mma_tf32(acc[3], a, tf32_of(x.w), tf32_of(y.w));
+}
+
+/* C = alpha A B + beta C on the TF32 windows: a warp per (window, 32 columns of K at 32
+ * blockIdx.y), K a multiple of 4. A window's block b holds 8 columns wcol[8 b .. 8 b + 7] and A's
+ * 16 x 8 values there in the mma's A-fragment order (lane 4 g + t: (g, t), (g + 8, t), (g, t + 4),
+ * (g + 8, t + 4)), so a lane reads its 4 as one float4. Lane (g, t) reads B rows wcol[8 b + t] and
+ * wcol[8 b + t + 4] at columns 4 g .. 4 g + 3 of the warp's 32, a float4 each; mma j takes their
+ * value j as its B fragment, so its column g is the warp's column 4 g + j and its sums (g, 2 t),
+ * (g, 2 t + 1) are columns 8 t + j and 8 t + 4 + j, stored as two float4 a row. A warp reads each
+ * B row a window needs once, 128 bytes, however many of the window's rows hold the column. Blocks
+ * are taken two at a time, their loads issued before either's mma. */
+template <bool BETA>
+__global__ void __launch_bounds__(kWindowWarps * 32)
+spmm_windows(uint32_t nwin, uint32_t n, uint32_t K, const uint32_t *__restrict__ wblock,
+             const uint32_t *__restrict__ wcol, const float4 *__restrict__ wfrag, const float *__restrict__ B,
+             float *__restrict__ C, float alpha, float beta) {
+    const uint32_t w = blockIdx.x * kWindowWarps + threadIdx.x / 32, lane = threadIdx.x & 31;
+    if (w >= nwin) return;
+    const uint32_t g = lane >> 2, t = lane & 3, kb = blockIdx.y * 32 + 4 * g;
+    const bool k_in = kb < K;
+    const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+    const auto b_at = [&](uint32_t col) { return k_in ? *(const float4 *)(B + (uint64_t)col * K + kb) : zero; };
+    float acc[4][4] = {};
+    const uint32_t end = wblock[w + 1];
+    uint32_t b = wblock[w];
+    for (; b + 2 <= end; b += 2) {
+        const float4 a0 = wfrag[(uint64_t)b * 32 + lane], a1 = wfrag[(uint64_t)(b + 1) * 32 + lane];
+        const float4 x0 = b_at(wcol[(uint64_t)b * 8 + t]), y0 = b_at(wcol[(uint64_t)b * 8 + t + 4]);
+        const float4 x1 = b_at(wcol[(uint64_t)b * 8 + 8 + t]), y1 = b_at(wcol[(uint64_t)b * 8 + 12 + t]);
+        window_block(acc, a0, x0, y0);
+        window_block(acc, a1, x1, y1);
+    }
+    if (b < end)
+        window_block(acc, wfrag[(uint64_t)b * 32 + lane], b_at(wcol[(uint64_t)b * 8 + t]),
+                     b_at(wcol[(uint64_t)b * 8 + t + 4]));
+    const uint32_t c0 = blockIdx.y * 32 + 8 * t;
+#pragma unroll
+    for (int h = 0; h < 2; h++) { /* rows g and g + 8 */
+        const uint32_t r = w * kWindow + g + 8 * h;
+        if (r >= n) continue;
+#pragma unroll
+        for (int q = 0; q < 2; q++) { /* columns c0 and c0 + 4 */
+            const uint32_t c = c0 + 4 * q;
+            if (c >= K) continue;
+            float4 *const p = (float4 *)(C + (uint64_t)r * K + c);
+            const int i = 2 * h + q;
+            float4 v = make_float4(alpha * acc[0][i], alpha * acc[1][i], alpha * acc[2][i], alpha * acc[3][i]);
+            if (BETA) {
+                const float4 old = *p;
+                v.x += beta * old.x;
+                v.y += beta * old.y;
+                v.z += beta * old.z;
+                v.w += beta * old.w;
+            }
+            *p = v;
+        }
+    }
+}
+
 /* ---- SDDMM kernels ------------------------------------------------------------------------------- */
 
 /* Row i of A (K values) in registers: NC chunks of 32 V, zeros past K. */
@@ -904,6 +1010,9 @@ void spmm_form_free(mg__spmm_form *s) {
     dfree(s->d_long_rows);
     dfree(s->d_rval[0]);
     dfree(s->d_rval[1]);
+    dfree(s->d_wblock);
+    dfree(s->d_wcol);
+    dfree(s->d_wfrag);
     memset(s, 0, sizeof *s);
 }
 
@@ -1179,6 +1288,106 @@ mg_status spmm_form_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_for
     return MG_SUCCESS;
 }
 
+/* ---- building the TF32 windows ------------------------------------------------------------------- */
+
+/* Half a warp a window, lane i of the half its row i (rows sorted, distinct columns): the rows'
+ * columns walked as one merge, each step's least head among the 16 being the window's next
+ * distinct column, taken by the rows that hold it. A lane keeps its row's next 4 columns (and
+ * values) in registers, loaded together, so a step waits on memory once in 4 of its row's
+ * entries. FILL false: the window's blocks of 8 (distinct columns / 8, rounded up) into count[w];
+ * FILL true: the columns into wcol from 8 wblock[w] on (the last repeated to the block's end) and
+ * A's values (val in float; NULL: 1), rounded to TF32, into the fragment slots (wfrag zeroed). */
+template <bool FILL>
+__global__ void window_merge(const uint64_t *__restrict__ off, const uint32_t *__restrict__ idx,
+                             const float *__restrict__ val, uint32_t n, uint32_t nwin, uint32_t *count,
+                             const uint32_t *__restrict__ wblock, uint32_t *wcol, float *wfrag) {
+    const uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / kWindow, lr = threadIdx.x % kWindow;
+    const unsigned half = 0xffffu << (threadIdx.x & 16);
+    const uint32_t r = w * kWindow + lr;
+    uint64_t p = 0, e = 0;
+    if (w < nwin && r < n) {
+        p = off[r];
+        e = off[r + 1];
+    }
+    uint32_t c[4];
+    float v[4];
+    int used = 0;
+    const auto refill = [&]() {
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            c[i] = p + i < e ? idx[p + i] : UINT32_MAX;
+            if (FILL) v[i] = p + i >= e ? 0.f : val != nullptr ? val[p + i] : 1.f;
+        }
+    };
+    refill();
+    const uint64_t base = FILL && w < nwin ? (uint64_t)wblock[w] * 8 : 0;
+    uint32_t steps = 0, last = 0;
+    for (;;) {
+        uint32_t m = c[0];
+#pragma unroll
+        for (int d = 8; d >= 1; d >>= 1) m = min(m, __shfl_xor_sync(half, m, d, 16));
+        if (m == UINT32_MAX) break; /* the same in all 16 lanes */
+        if (c[0] == m) {
+            if (FILL) {
+                const uint32_t cc = steps % 8, lane = (lr % 8) * 4 + cc % 4, slot = (lr >= 8) + 2 * (cc >= 4);
+                wfrag[(base + steps - cc) * 16 + lane * 4 + slot] = __uint_as_float(tf32_of(v[0]));
+            }
+            p++;
+            c[0] = c[1], c[1] = c[2], c[2] = c[3], c[3] = UINT32_MAX;
+            if (FILL) v[0] = v[1], v[1] = v[2], v[2] = v[3];
+            if (++used == 4) {
+                refill();
+                used = 0;
+            }
+        }
+        if (FILL && lr == 0) wcol[base + steps] = m;
+        last = m;
+        steps++;
+    }
+    if (w >= nwin || lr != 0) return;
+    if (!FILL) count[w] = (steps + 7) / 8;
+    else
+        for (uint32_t q = steps; q % 8 != 0; q++) wcol[base + q] = last;
+}
+
+/* s's TF32 windows of f (values val in float; NULL for a pattern) on the device, timed by CUDA
+ * events into s->seconds: a merge pass counting each window's blocks, their scan, and where a
+ * distinct column serves kWindowsReuse entries or more a second pass filling the columns and
+ * values; else only the count is kept (d_wfrag NULL: the windows do not pay). */
+mg_status spmm_windows_build(mg_context ctx, const mg__spmv_form *f, const float *val, mg__spmm_form *s) {
+    timer_guard timer;
+    double ms = 0;
+    const uint32_t n = f->n;
+    s->windowed = true;
+    s->nwin = (uint32_t)(((uint64_t)n + kWindow - 1) / kWindow);
+    TRY(mg__gpu_timer_create(ctx, &timer.t));
+    TRY(mg__gpu_timer_start(ctx, timer.t));
+    TRY(spmm_alloc(ctx, s, (void **)&s->d_wblock, ((size_t)s->nwin + 1) * 4, "the SpMM TF32 windows"));
+    dbuf count, temp;
+    TRY(dbuf_alloc(ctx, &count, ((size_t)s->nwin + 1) * 4, "the SpMM TF32 windows' blocks"));
+    const unsigned grid = (unsigned)(((uint64_t)s->nwin * kWindow + kThreads - 1) / kThreads);
+    CU(cudaMemsetAsync((uint32_t *)count.p + s->nwin, 0, 4));
+    window_merge<false><<<grid, kThreads>>>(f->d_off, f->d_idx, nullptr, n, s->nwin, (uint32_t *)count.p,
+                                            nullptr, nullptr, nullptr);
+    LAUNCHED("window_merge");
+    size_t bytes = 0;
+    CU(cub::DeviceScan::ExclusiveSum(nullptr, bytes, (const uint32_t *)count.p, s->d_wblock, (int64_t)s->nwin + 1));
+    TRY(dbuf_alloc(ctx, &temp, bytes, "the SpMM TF32 windows' scan"));
+    CU(cub::DeviceScan::ExclusiveSum(temp.p, bytes, (const uint32_t *)count.p, s->d_wblock, (int64_t)s->nwin + 1));
+    CU(cudaMemcpy(&s->nwblocks, s->d_wblock + s->nwin, 4, cudaMemcpyDeviceToHost));
+    if (s->nwblocks > 0 && (double)f->nnz >= kWindowsReuse * 8 * s->nwblocks) {
+        TRY(spmm_alloc(ctx, s, (void **)&s->d_wcol, (size_t)s->nwblocks * 8 * 4, "the SpMM TF32 windows' columns"));
+        TRY(spmm_alloc(ctx, s, (void **)&s->d_wfrag, (size_t)s->nwblocks * 128 * 4, "the SpMM TF32 windows' values"));
+        CU(cudaMemsetAsync(s->d_wfrag, 0, (size_t)s->nwblocks * 128 * 4));
+        window_merge<true><<<grid, kThreads>>>(f->d_off, f->d_idx, val, n, s->nwin, nullptr, s->d_wblock,
+                                               s->d_wcol, s->d_wfrag);
+        LAUNCHED("window_merge");
+    }
+    TRY(mg__gpu_timer_stop(ctx, timer.t, &ms));
+    s->seconds += ms / 1e3;
+    return MG_SUCCESS;
+}
+
 /* ---- launches ------------------------------------------------------------------------------------ */
 
 template <typename T, int V, bool PATTERN>
@@ -1339,6 +1548,86 @@ mg_status spmm_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_for
     return spmm_launch_p<T, 1>(ctx, f, s, rval, K, B, C, alpha, beta);
 }
 
+/* Whether this device runs the TF32 windows: compute capability 8.0 or more, and spmm_windows
+ * compiled for it with the mma (a PTX of 8.0 or more; a build for older devices has none). Asked
+ * once a device (every call of a product asks). */
+bool windows_device() {
+    static std::atomic<int> known[64]; /* 0 not asked, 1 runs them, 2 does not */
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    if (known[dev].load() == 0) {
+        int major = 0;
+        cudaFuncAttributes fa;
+        bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+                  cudaFuncGetAttributes(&fa, spmm_windows<false>) == cudaSuccess && major >= 8 &&
+                  fa.ptxVersion >= 80;
+        (void)cudaGetLastError();
+        known[dev].store(ok ? 1 : 2);
+    }
+    return known[dev].load() == 1;
+}
+
+/* The TF32 windows' rule, before they are built: float with opts->tf32, K a multiple of 4 (whole
+ * float4 loads), a device that runs them, at least kWindowsMinRows rows and no row over
+ * kWindowsMaxRow (a window's blocks are one warp's chain). In s42b (H200, a first kernel of one
+ * warp a window, K 32 and 128, against cuSPARSE's best) the matrices of 500-3000 rows (31-180
+ * windows, too few warps) ran 0.8-0.95x where the row groups reach 1.0-1.9x, and rows of thousands
+ * (rajat01, adder_dcop_05: one warp walks the long row's window) 0.24-0.42x. Then the windows are
+ * counted (spmm_windows_build) and taken where a distinct column of a window serves
+ * kWindowsReuse entries or more: each B row is then read a quarter as often as by the row
+ * kernels. s42b, windows against the row groups (x cuSPARSE's best, K 32 / 128): bcsstk16 (6.5
+ * entries a column) 1.05 / 1.65 against 1.01 / 0.83; bcsstk33 (5.8) 1.18 / 1.95 against 0.98 /
+ * 0.94; Dubcova1 (1.9) 0.60 / 1.02 against 1.00 / 1.34. Below 4 the windows won only where B is
+ * far over the L2 (dblp-2010, 2.0, K 128: 1.14 against 0.85) and lost on others of that size in
+ * s42c (uniform 62500, 1.0, K 128: 0.78; wave, 1.8: 1.03 against 1.21). */
+constexpr uint32_t kWindowsMinRows = 4096;
+constexpr uint64_t kWindowsMaxRow = 256;
+bool windows_eligible(const mg__spmv_form *f, uint32_t K) {
+    return K >= 4 && K % 4 == 0 && (K + 31) / 32 <= 65535 && f->n >= kWindowsMinRows &&
+           f->max_row <= kWindowsMaxRow && windows_device();
+}
+
+mg_status spmm_windows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s, uint32_t K,
+                              const float *B, float *C, float alpha, float beta) {
+    if (f->n == 0) return MG_SUCCESS;
+    const dim3 grid((s->nwin + kWindowWarps - 1) / kWindowWarps, (K + 31) / 32);
+    if (beta != 0)
+        spmm_windows<true><<<grid, kWindowWarps * 32>>>(s->nwin, f->n, K, s->d_wblock, s->d_wcol,
+                                                        (const float4 *)s->d_wfrag, B, C, alpha, beta);
+    else
+        spmm_windows<false><<<grid, kWindowWarps * 32>>>(s->nwin, f->n, K, s->d_wblock, s->d_wcol,
+                                                         (const float4 *)s->d_wfrag, B, C, alpha, beta);
+    LAUNCHED("spmm_windows");
+    return MG_SUCCESS;
+}
+
+/* A's SpMM form for products of K columns (orientation transpose): with tf32 where the rule takes
+ * them the TF32 windows (*windows true; built on first use from A's values in float), else the
+ * parts the exact kernels need, panels(f) saying whether those are the panel kernels. */
+template <typename Panels>
+mg_status spmm_form_for(mg_context ctx, const mg_matrix A, bool transpose, bool tf32, uint32_t K, Panels panels,
+                        mg__gpu_matrix **g, mg__spmv_form **f, mg__spmm_form **s, bool *windows) {
+    *windows = false;
+    const auto eligible = [&](const mg__spmv_form *of) { return tf32 && windows_eligible(of, K); };
+    const auto exact_panels = [&](const mg__spmv_form *of) { return !eligible(of) && panels(of); };
+    TRY(spmm_form_of(ctx, A, transpose, false, exact_panels, g, f, s));
+    if (!eligible(*f)) return MG_SUCCESS;
+    if (!(*s)->windowed) {
+        const void *val = nullptr;
+        if ((*g)->values != MG_VALUES_NONE) TRY(mg__gpu_form_values(ctx, *g, *f, MG_FLOAT, &val));
+        const mg_status st = spmm_windows_build(ctx, *f, static_cast<const float *>(val), *s);
+        if (st != MG_SUCCESS) {
+            spmm_form_free(*s);
+            return st;
+        }
+    }
+    *windows = (*s)->d_wfrag != nullptr;
+    return *windows ? MG_SUCCESS : spmm_form_of(ctx, A, transpose, false, panels, g, f, s);
+}
+
 template <typename T, int V, int NC>
 mg_status sddmm_segments_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s,
                                 const uint32_t *rcol, const uint32_t *rperm, const T *rval, uint32_t K,
@@ -1447,15 +1736,19 @@ extern "C" mg_status mg__gpu_spmm(mg_context ctx, const mg_matrix A, const mg_de
     const void *rval = nullptr, *val = nullptr; /* the panels' reordered values, or the CSR's own */
     const uint32_t K = B->cols;
     const auto panels = [&](const mg__spmv_form *of) { return rows_lanes_of(of, B->type, K, false) == 0; };
-    TRY(spmm_form_of(ctx, A, opts->transpose, false, panels, &g, &f, &s));
-    if (panels(f)) TRY(spmm_form_values(ctx, g, f, s, B->type, &rval));
-    else TRY(mg__gpu_form_values(ctx, g, f, B->type, &val));
+    bool windows = false;
+    TRY(spmm_form_for(ctx, A, opts->transpose, opts->tf32 && B->type == MG_FLOAT, K, panels, &g, &f, &s, &windows));
+    if (!windows && panels(f)) TRY(spmm_form_values(ctx, g, f, s, B->type, &rval));
+    else if (!windows) TRY(mg__gpu_form_values(ctx, g, f, B->type, &val));
     TRY(mg__gpu_dense_to_device(ctx, B));
     /* C's old values are read only when beta is not 0; C is marked device-resident only once the
      * kernels are queued, so a failure leaves it as it was */
     if (opts->beta != 0) TRY(mg__gpu_dense_to_device(ctx, C));
     else TRY(mg__gpu_dense_reserve(ctx, C));
-    if (B->type == MG_DOUBLE)
+    if (windows)
+        TRY(spmm_windows_launch(ctx, f, s, K, (const float *)B->d_data, (float *)C->d_data, (float)opts->alpha,
+                                (float)opts->beta));
+    else if (B->type == MG_DOUBLE)
         TRY(spmm_launch<double>(ctx, f, s, (const double *)val, (const double *)rval, K,
                                 (const double *)B->d_data, (double *)C->d_data, opts->alpha, opts->beta));
     else
@@ -1495,7 +1788,7 @@ extern "C" mg_status mg__gpu_sddmm(mg_context ctx, const mg_matrix S, const mg_d
 }
 
 extern "C" mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, uint32_t k,
-                                                mg_gpu_matrix_info *info) {
+                                                const mg_spmm_options *opts, mg_gpu_matrix_info *info) {
     mg__gpu_matrix *g = nullptr;
     mg__spmv_form *f = nullptr;
     mg__spmm_form *s = nullptr;
@@ -1505,26 +1798,33 @@ extern "C" mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix 
     TRY(mg__check_context(ctx));
     TRY(mg__check_matrix(ctx, A, "mg_matrix_gpu_prepare_spmm: A"));
     TRY(mg__gpu_device_count(ctx, "mg_matrix_gpu_prepare_spmm", &devices));
-    /* the matrix's own value type, so a product in it finds everything built; a pattern's products
-     * may be in either */
-    const mg_type own = A->values == MG_VALUES_DOUBLE ? MG_DOUBLE : MG_FLOAT;
+    mg_spmm_options o;
+    mg_spmm_options_init(&o);
+    if (opts != nullptr) o = *opts;
+    /* the matrix's own value type, so a product in it finds everything built (float with tf32,
+     * whose products are float's); a pattern's products may be in either */
+    const mg_type own = A->values == MG_VALUES_DOUBLE && !o.tf32 ? MG_DOUBLE : MG_FLOAT;
     const auto panels = [&](const mg__spmv_form *of) {
         if (k == 0) return true;
         if (A->values == MG_VALUES_NONE)
             return rows_lanes_of(of, MG_FLOAT, k, false) == 0 || rows_lanes_of(of, MG_DOUBLE, k, false) == 0;
         return rows_lanes_of(of, own, k, false) == 0;
     };
-    TRY(spmm_form_of(ctx, A, false, false, panels, &g, &f, &s));
-    const uint32_t lanes = k == 0 ? 0 : rows_lanes_of(f, own, k, false);
-    if (lanes == 0) TRY(spmm_form_values(ctx, g, f, s, own, &values));
-    else TRY(mg__gpu_form_values(ctx, g, f, own, &values));
+    bool windows = false;
+    TRY(spmm_form_for(ctx, A, o.transpose, o.tf32 && own == MG_FLOAT, k, panels, &g, &f, &s, &windows));
+    const uint32_t lanes = k == 0 || windows ? 0 : rows_lanes_of(f, own, k, false);
+    if (!windows && lanes == 0) TRY(spmm_form_values(ctx, g, f, s, own, &values));
+    else if (!windows) TRY(mg__gpu_form_values(ctx, g, f, own, &values));
     if (info == nullptr) return MG_SUCCESS;
     info->seconds = g->seconds + s->seconds;
     info->upload_seconds = g->upload_seconds;
     info->device_bytes = g->csr.bytes + g->csc.bytes + g->spmm->of[0].bytes + g->spmm->of[1].bytes;
     info->csr_bytes = ((size_t)A->rows + 1) * 8 + (size_t)A->nnz * 4 +
                       (size_t)A->nnz * (A->values == MG_VALUES_NONE ? 0 : A->values == MG_VALUES_FLOAT ? 4 : 8);
-    if (lanes != 0) {
+    if (windows)
+        snprintf(info->kernel, sizeof info->kernel, "tc-windows (tf32; %.1f entries a column)",
+                 (double)f->nnz / ((double)s->nwblocks * 8));
+    else if (lanes != 0) {
         const uint32_t V = own == MG_DOUBLE ? 2 : 4, R = rows_groups(f, lanes, rows_chunks(f, k, lanes, V));
         const uint32_t nv = rows_vectors(f, k, V);
         char vectors[24] = "", blocks[32] = "";

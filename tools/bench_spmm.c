@@ -106,10 +106,15 @@ static void *random_dense(uint32_t rows, uint32_t k, mg_type type, uint64_t seed
     return x;
 }
 
-/* Whether C passes mg_check_spmm (a wrong C is fatal unless `may_fail`, then false). */
+/* mgraph's SpMM options: the defaults, or with --tf32 TF32 allowed (mg_check_spmm then holds
+ * mgraph's float results to TF32's tolerance; cuSPARSE's are held to float's). */
+static mg_spmm_options spmm_opts;
+
+/* Whether C passes mg_check_spmm with opts (a wrong C is fatal unless `may_fail`, then false). */
 static bool check_spmm_or(const set_entry *e, bool single, uint32_t k, const char *who,
-                          const mg_matrix A, const mg_dense B, const mg_dense C, bool may_fail) {
-    if (mg_check_spmm(ctx, A, B, NULL, C, NULL) == MG_SUCCESS) return true;
+                          const mg_matrix A, const mg_dense B, const mg_dense C,
+                          const mg_spmm_options *opts, bool may_fail) {
+    if (mg_check_spmm(ctx, A, B, NULL, C, opts) == MG_SUCCESS) return true;
     if (may_fail) {
         fprintf(stderr, BENCH_NAME ": %s %s K %u: %s's SpMM is outside the fp32 tolerance (%s): "
                 "its time is marked * and left out of the best\n", e->name, single ? "fp32" : "fp64",
@@ -123,7 +128,8 @@ static bool check_spmm_or(const set_entry *e, bool single, uint32_t k, const cha
 
 static void check_spmm(const set_entry *e, bool single, uint32_t k, const char *who,
                        const mg_matrix A, const mg_dense B, const mg_dense C) {
-    (void)check_spmm_or(e, single, k, who, A, B, C, false);
+    (void)check_spmm_or(e, single, k, who, A, B, C, strcmp(who, "mgraph") == 0 ? &spmm_opts : NULL,
+                        false);
 }
 
 static void check_sddmm(const set_entry *e, bool single, uint32_t k, const char *who,
@@ -143,7 +149,7 @@ static double time_mgraph(bool sddmm, const mg_matrix A, mg_dense L, mg_dense B,
     for (int r = -1; r < runs; r++) {
         DIE_IF(mg__gpu_timer_start(ctx, timer));
         for (int c = 0; c < calls; c++)
-            DIE_IF(sddmm ? mg_sddmm(ctx, A, L, B, C, NULL) : mg_spmm(ctx, A, B, C, NULL));
+            DIE_IF(sddmm ? mg_sddmm(ctx, A, L, B, C, NULL) : mg_spmm(ctx, A, B, C, &spmm_opts));
         DIE_IF(mg__gpu_timer_stop(ctx, timer, r < 0 ? &ms[0] : &ms[r]));
         ms[r < 0 ? 0 : r] /= calls;
     }
@@ -330,7 +336,7 @@ static double time_ell(const set_entry *e, const mg_matrix A, const mg_dense B, 
         DIE_IF(mg__gpu_copy_to_host(ctx, hC, d_C, (size_t)rows * k * vs));
         DIE_IF(mg_dense_create(ctx, &Cc, rows, k, single ? MG_FLOAT : MG_DOUBLE));
         DIE_IF(mg_dense_load(ctx, Cc, hC));
-        *inexact = !check_spmm_or(e, single, k, "cuSPARSE blocked-ELL", A, B, Cc, single);
+        *inexact = !check_spmm_or(e, single, k, "cuSPARSE blocked-ELL", A, B, Cc, NULL, single);
         mg_dense_free(&Cc);
         free(hC);
     }
@@ -603,7 +609,9 @@ static void usage(FILE *f) {
                "  --ks LIST           the dense operands' columns K, e.g. 32,128,512 (default; 1..1024)\n"
                "  --calls N           calls a timed sample, back to back, reported per call\n"
                "                      (default 1: each call alone, its host work and launch counted)\n"
-               "  --no-sddmm          SpMM only\n" SET_USAGE
+               "  --no-sddmm          SpMM only\n"
+               "  --tf32              mgraph's fp32 SpMM may take TF32 tensor cores (opts.tf32; its\n"
+               "                      results checked to TF32's tolerance, cuSPARSE's to float's)\n" SET_USAGE
                "                      (default sizes: 1M,16M,64M)\n"
                "exit: 0 done (or skipped: no GPU), 1 an error or a wrong result, 2 a usage error\n");
 }
@@ -614,7 +622,12 @@ int main(int argc, char **argv) {
     uint32_t ks[SET_MAX_KS] = {32, 128, 512};
     int nks = 3;
     bool sddmm = true;
+    mg_spmm_options_init(&spmm_opts);
     for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--tf32") == 0) {
+            spmm_opts.tf32 = true;
+            continue;
+        }
         if (strcmp(argv[i], "--no-sddmm") == 0) {
             sddmm = false;
             continue;
@@ -687,7 +700,7 @@ int main(int argc, char **argv) {
                 mg_matrix A = NULL;
                 set_load(&set[i], single ? MG_VALUES_FLOAT : MG_VALUES_DOUBLE, &A);
                 mg_gpu_matrix_info info;
-                DIE_IF(mg_matrix_gpu_prepare_spmm(ctx, A, ks[j], &info));
+                DIE_IF(mg_matrix_gpu_prepare_spmm(ctx, A, ks[j], &spmm_opts, &info));
                 bench_one(&set[i], A, &info, ks[j], single, sddmm, o.runs, o.format, &probe, timer,
                           &s[p][j]);
                 mg_matrix_free(&A);
@@ -698,9 +711,10 @@ int main(int argc, char **argv) {
             const summary *t = &s[p][j];
             if (t->spmm.count == 0) continue;
             const char *pn = p ? "fp64" : "fp32";
-            table_note(o.format, "SpMM %s K %u, %d matrices: geometric mean speedup %.2fx over the "
+            table_note(o.format, "SpMM %s%s K %u, %d matrices: geometric mean speedup %.2fx over the "
                        "best cuSPARSE (goal fp32, K 32 and 128: >= 1.5x), least %.2fx (%s; goal >= "
-                       "0.9x); preprocessing at most %.2f calls (%s; goal <= 5)", pn, ks[j],
+                       "0.9x); preprocessing at most %.2f calls (%s; goal <= 5)", pn,
+                       !p && spmm_opts.tf32 ? " (TF32 allowed)" : "", ks[j],
                        t->spmm.count, geo_mean(&t->spmm), t->spmm.min, t->spmm.min_name,
                        t->worst_prep, t->worst_prep_name);
             if (t->sddmm.count)

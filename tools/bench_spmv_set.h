@@ -479,7 +479,7 @@ static inline void set_warm_build(bool spmm) {
         mg_gpu_matrix_info info;
         DIE_IF(mg_matrix_create_from_coo(ctx, &A, N, N, k, r, c, NULL, MG_VALUES_NONE));
         DIE_IF(mg_matrix_gpu_prepare(ctx, A, &info));
-        if (spmm) DIE_IF(mg_matrix_gpu_prepare_spmm(ctx, A, 0, &info));
+        if (spmm) DIE_IF(mg_matrix_gpu_prepare_spmm(ctx, A, 0, NULL, &info));
         mg_matrix_free(&A);
     }
     free(r);

@@ -54,6 +54,7 @@ typedef struct {
     bool on_gpu;
     bool spmm_form;      /* spmm, sddmm: the device form is mg_matrix_gpu_prepare_spmm's   */
     uint32_t spmm_k;     /* the K it is built for                                          */
+    mg_spmm_options spmm_opts; /* and the orientation and TF32 (spmm's options; sddmm's defaults) */
     mg_gpu_matrix_info gpu;
     char backend_why[512];
 } sparse_run;
@@ -134,6 +135,10 @@ static int parse_sparse_opts(int argc, char **argv, const char *name, int cmd, s
         double alpha = 1, beta = 0;
         o->seed = 1;
         o->spmm.transpose = a->value[OPT_TRANSPOSE] != NULL;
+        o->spmm.tf32 = a->value[OPT_TF32] != NULL;
+        if (o->spmm.tf32 && o->type != MG_FLOAT)
+            return cli_usage_error(name, "spmm: --tf32 needs --precision single (TF32 rounds float "
+                                   "values)");
         if (a->value[OPT_ALPHA] &&
             (rc = cli_double(a, OPT_ALPHA, -DBL_MAX, DBL_MAX, false, false, &alpha)) != CLI_OK)
             return rc;
@@ -253,7 +258,7 @@ static int vector_operand(sparse_run *r, const sparse_opts *o, cli_opt_id id, ui
  * built lazily in the warm-up is counted too). */
 static int gpu_info_after_runs(sparse_run *r) {
     if (!r->on_gpu) return CLI_OK;
-    mg_status st = r->spmm_form ? mg_matrix_gpu_prepare_spmm(r->ctx, r->A, r->spmm_k, &r->gpu)
+    mg_status st = r->spmm_form ? mg_matrix_gpu_prepare_spmm(r->ctx, r->A, r->spmm_k, &r->spmm_opts, &r->gpu)
                                 : mg_matrix_gpu_prepare(r->ctx, r->A, &r->gpu);
     return st == MG_SUCCESS ? CLI_OK : cli_lib_error(r->ctx, st);
 }
@@ -886,6 +891,8 @@ static int product_main(int argc, char **argv, const char *name, int cmd) {
     }
     r.gpu_start.passes = k;
     r.spmm_k = k;
+    mg_spmm_options_init(&r.spmm_opts);
+    if (!sddmm) r.spmm_opts = o.spmm;
     if ((rc = sparse_select(&r, &o, cmd)) != CLI_OK) goto cleanup;
 
     if ((st = timed_runs(&r, &o, cmd, product_call)) != MG_SUCCESS) {
@@ -938,7 +945,9 @@ static int product_main(int argc, char **argv, const char *name, int cmd) {
             printf(", \"%s\": ", labels[i]);
             cli_json_string(stdout, o.a.value[ids[i]] ? o.a.value[ids[i]] : "random");
         }
-        if (!sddmm) printf(", \"transpose\": %s", t ? "true" : "false");
+        if (!sddmm)
+            printf(", \"transpose\": %s, \"tf32\": %s", t ? "true" : "false",
+                   o.spmm.tf32 ? "true" : "false");
         printf(", \"alpha\": %.17g, \"beta\": %.17g, \"run_s\": %.9f, \"run_min_s\": %.9f, "
                "\"run_max_s\": %.9f, \"runs\": %llu, \"gflops\": %.6f, \"gbs\": %.6f, "
                "\"bytes\": %.0f", sddmm ? o.sddmm.alpha : o.spmm.alpha, beta, median, r.times[0],
@@ -957,7 +966,8 @@ static int product_main(int argc, char **argv, const char *name, int cmd) {
         if (sddmm)
             printf("product: C = S .* (A B^T), %llu values\n", (unsigned long long)nnz);
         else
-            printf("product: C = A%s B, %u x %u\n", t ? "^T" : "", c_rows, k);
+            printf("product: C = A%s B, %u x %u%s\n", t ? "^T" : "", c_rows, k,
+                   o.spmm.tf32 ? " (TF32 allowed)" : "");
         printf("run: %.6f s (median of %llu)\n", median, (unsigned long long)o.runs);
         printf("GFLOP/s: %.3f\n", gflops);
         printf("GB/s: %.3f\n", gbs);

@@ -390,7 +390,8 @@ static const char HELP_CG[] =
     "k, seed, the operand sources (a file or \"random\"), alpha, beta.\n"
 
 static const char HELP_SPMM[] =
-    "Usage: mgraph spmm FILE [--k K] [--b FILE] [--transpose] [--beta B --c FILE] [OPTIONS]\n"
+    "Usage: mgraph spmm FILE [--k K] [--b FILE] [--transpose] [--beta B --c FILE] [--tf32]\n"
+    "                   [OPTIONS]\n"
     "\n"
     "C = alpha * (A B) + beta * C, A sparse from FILE, B dense with K columns.\n"
     "  --b FILE           B: A's cols rows (rows with --transpose) and K columns (default:\n"
@@ -398,6 +399,10 @@ static const char HELP_SPMM[] =
     "  --transpose        C = A^T B\n"
     "  --c FILE           the initial C, A's rows x K (cols x K with --transpose); needs a\n"
     "                     non-zero --beta\n"
+    "  --tf32             with --precision single on the GPU, allow TF32 tensor cores where\n"
+    "                     they are faster: products of values rounded to 10-bit mantissas, an\n"
+    "                     entry within about 1e-3 of its products' magnitudes (--validate\n"
+    "                     allows 1.25e-3); the kernel line says whether they were taken\n"
     "  --output FILE      C as a Matrix Market array file\n"
     HELP_COMMON_PRODUCT;
 
@@ -620,6 +625,7 @@ static const struct {
     [OPT_Y] = {"--y", true, CMD_SPMV},
     [OPT_SEMIRING] = {"--semiring", true, CMD_SPMV | CMD_SPGEMM},
     [OPT_TRANSPOSE] = {"--transpose", false, CMD_SPMV | CMD_SPMM},
+    [OPT_TF32] = {"--tf32", false, CMD_SPMM},
     [OPT_ALPHA] = {"--alpha", true, CMD_SPMV | CMD_SPMM | CMD_SDDMM},
     [OPT_BETA] = {"--beta", true, CMD_SPMV | CMD_SPMM | CMD_SDDMM},
     [OPT_PRECISION] = {"--precision", true, CMD_SPARSE | CMD_PR},

@@ -953,17 +953,6 @@ typedef struct {
 /* Builds A's device form once (MG_UNAVAILABLE without a usable GPU); later SpMV and CG calls on a
  * GPU context reuse it. */
 mg_status mg_matrix_gpu_prepare(mg_context ctx, const mg_matrix A, mg_gpu_matrix_info *info);
-/* Builds what SpMM calls of k dense columns need of A's device forms, once each (MG_UNAVAILABLE
- * without a usable GPU): the CSR's upload and longest row, and where k takes the panel kernels (or
- * k is 0: every k and SDDMM) the row panels, dense tiles and long rows' segments, else the list of
- * rows over 128 entries; a later call that needs more (an SDDMM of over 16 16-byte vectors a row
- * takes the panels) builds it then. info: the build time of every device form A holds (seconds),
- * the upload, their bytes, and the kernel a product of k columns in A's value type runs
- * ("csr-groups (8 lanes x4)": groups of 8 lanes, 4 a row, every row whole; "csr-groups (8 lanes of
- * 4 vectors x2)": each lane 4 vectors of 16 bytes, where k is over 16 of them; "csr-groups (8 lanes;
- * 12 rows a block)": the 12 rows over 128 entries take a thread block each; "aspt-tiles+rows",
- * with "+split" where long rows are cut; for k 0 the parts built). */
-mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, uint32_t k, mg_gpu_matrix_info *info);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Dense matrices and vectors (operands of the sparse kernels)                                      */
@@ -1037,6 +1026,12 @@ typedef struct {
     bool transpose;        /* C = op(A) B with op(A) = A^T instead of A                          */
     /* C = alpha * (op(A) B) + beta * C (defaults 1 and 0; beta 0 never reads C). */
     double alpha, beta;
+    /* Float products on a GPU context may use TF32 tensor cores (default false): A's and B's
+     * values are rounded to 10-bit mantissas before they are multiplied, so an entry of C is
+     * within about 2^-10 of the sum of its products' magnitudes instead of float's 1e-5
+     * (mg_check_spmm allows 1.25e-3). Taken where the per-matrix rule finds it faster (see
+     * mg_matrix_gpu_prepare_spmm's kernel name); ignored for double and on the CPU. */
+    bool tf32;
 } mg_spmm_options;
 
 void mg_spmm_options_init(mg_spmm_options *opts);
@@ -1048,10 +1043,25 @@ void mg_spmm_options_init(mg_spmm_options *opts);
 mg_status mg_spmm(mg_context ctx, const mg_matrix A, const mg_dense B, mg_dense C,
                   const mg_spmm_options *opts);
 /* Checks C (computed as mg_spmm(A, B, C_in, opts)) against a plain serial SpMM in double, entry by
- * entry with mg_check_spmv's tolerance rule; the message names the first (row, column) off. C_in:
+ * entry with mg_check_spmv's tolerance rule (rtol 1.25e-3 for float with opts->tf32); the message
+ * names the first (row, column) off. C_in:
  * C before the call (NULL when beta is 0). */
 mg_status mg_check_spmm(mg_context ctx, const mg_matrix A, const mg_dense B, const mg_dense C_in,
                         const mg_dense C, const mg_spmm_options *opts);
+/* Builds what SpMM calls of k dense columns with opts (NULL: the defaults) need of A's device
+ * forms, once each (MG_UNAVAILABLE without a usable GPU): the CSR's (with transpose the CSC's)
+ * upload and longest row; with tf32 (float) the TF32 windows where the rule considers them; and
+ * where k takes the panel kernels (or k is 0: every k and SDDMM) the row panels, dense tiles and
+ * long rows' segments, else the list of rows over 128 entries; a later call that needs more (an SDDMM of over 16 16-byte vectors a row
+ * takes the panels) builds it then. info: the build time of every device form A holds (seconds),
+ * the upload, their bytes, and the kernel a product of k columns in A's value type runs
+ * ("csr-groups (8 lanes x4)": groups of 8 lanes, 4 a row, every row whole; "csr-groups (8 lanes of
+ * 4 vectors x2)": each lane 4 vectors of 16 bytes, where k is over 16 of them; "csr-groups (8 lanes;
+ * 12 rows a block)": the 12 rows over 128 entries take a thread block each; "aspt-tiles+rows",
+ * with "+split" where long rows are cut; "tc-windows (tf32; 2.0 entries a column)": 16-row windows
+ * on tensor cores, each window's distinct columns once; for k 0 the parts built). */
+mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, uint32_t k,
+                                     const mg_spmm_options *opts, mg_gpu_matrix_info *info);
 
 typedef struct {
     /* C = alpha * (S .* (A B^T)) + beta * C (defaults 1 and 0; beta 0 never reads C). */

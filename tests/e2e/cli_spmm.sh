@@ -217,6 +217,16 @@ assert d["a"] == "random" and d["b"] == "random" and d["seed"] == 1 and "transpo
 assert d["bytes"] == 5 * 8 + 6 * 12 + 36 * 8 + 6 * 8, d["bytes"]
 EOF
 
+# --tf32 on the CPU: accepted, the exact float product (TF32 is the GPU's), reported in --json.
+expect_rc 0 spmm "$A" --b "$TMP/b.mtx" --tf32 --precision single --backend cpu --json --validate \
+    --output "$TMP/c32.mtx"
+ref spmm "$A" "$TMP/b.mtx" "$TMP/c32.mtx" 0 1 0 -
+python3 - "$TMP/out" <<'EOF' || fail "spmm --tf32 --json: $(cat "$TMP/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["tf32"] is True and d["precision"] == "single" and d["validated"] is True, d
+EOF
+
 # Bad usage: exit 2, the flag or file named, a hint, nothing on stdout, no --output file.
 printf '1 2\n3 4\n5 6\n' >"$TMP/b3.txt"
 printf '1 2 3\n4 5 6\n7 8 9\n10 11 12\n13 14 15\n' >"$TMP/b5x3.txt"
@@ -257,6 +267,9 @@ check_usage "'--x' does not apply to 'spmm'" spmm "$A" --k 2 --x "$TMP/l.txt"
 check_usage "'--semiring' does not apply to 'sddmm'" sddmm "$A" --k 2 --semiring min-plus
 check_usage "'--k' does not apply to 'spmv'" spmv "$A" --k 2
 check_usage "'half' for --precision" spmm "$A" --k 2 --precision half
+check_usage "--tf32 needs --precision single" spmm "$A" --k 2 --tf32
+check_usage "--tf32 needs --precision single" spmm "$A" --k 2 --tf32 --precision double
+check_usage "'--tf32' does not apply to 'sddmm'" sddmm "$A" --k 2 --tf32 --precision single
 check_usage "missing the matrix FILE" spmm --k 2
 expect_rc 2 spmm "$A" --b "$TMP/b.mtx" --output "$TMP/b.mtx"
 expect_err "is the input file"
@@ -295,6 +308,32 @@ if "$MGRAPH" probe >/dev/null 2>&1; then
     expect_rc 0 sddmm "$A" --a "$TMP/l.txt" --b "$TMP/r.txt" --alpha 3 --beta -1 --c "$TMP/s.mtx" \
         --output "$TMP/s2.mtx" --validate --backend gpu --runs 3
     ref sddmm "$A" "$TMP/l.txt" "$TMP/r.txt" "$TMP/s2.mtx" 3 -1 "$TMP/s.mtx"
+    # --tf32: a banded matrix of 5000 rows (17 entries a row, a window's distinct column serving
+    # 8 entries) takes the TF32 windows; K 36 (a part of the second 32 columns), alpha and beta,
+    # A^T; K 6 (not a multiple of 4) keeps the exact kernels.
+    python3 - "$TMP/band.mtx" <<'EOF'
+import sys
+n, w = 5000, 8
+with open(sys.argv[1], 'w') as f:
+    es = [(i, j) for i in range(n) for j in range(max(0, i - w), min(n, i + w + 1))]
+    f.write('%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n' % (n, n, len(es)))
+    for i, j in es:
+        f.write('%d %d %.6g\n' % (i + 1, j + 1, 1.0 + ((i * 7 + j * 13) % 17) / 8.0 - 1.0))
+EOF
+    for k in 32 36; do
+        expect_rc 0 spmm "$TMP/band.mtx" --k "$k" --precision single --tf32 --validate --backend gpu
+        expect_out_line '^gpu preprocess: .*kernel tc-windows \(tf32; 8\.[0-9] entries a column\)$'
+        expect_out_line '^validation: PASS$'
+    done
+    python3 -c 'print("\n".join(" ".join(str((i + j) % 5 - 2) for j in range(64)) for i in range(5000)))' \
+        >"$TMP/band-c.txt"
+    expect_rc 0 spmm "$TMP/band.mtx" --k 64 --precision single --tf32 --transpose --alpha -2 \
+        --beta 0.5 --c "$TMP/band-c.txt" --validate --backend gpu
+    expect_out_line 'kernel tc-windows'
+    expect_out_line '^validation: PASS$'
+    expect_rc 0 spmm "$TMP/band.mtx" --k 6 --precision single --tf32 --validate --backend gpu
+    expect_out_line '^validation: PASS$'
+    if grep -q 'tc-windows' "$TMP/out"; then fail "K 6 took the TF32 windows: $(cat "$TMP/out")"; fi
     for m in small_general small_int small_sym small_real; do
         for k in 1 33; do
             for p in single double; do

@@ -5,7 +5,8 @@
  * alpha/beta, rectangular matrices with empty rows and columns, long rows split into segments (rows
  * of 100 to 159 entries about the form's limit, of 600 to 9000, a dense row of 100k entries), and
  * generated matrices whose SpMM form has dense tiles, a row-wise remainder or both (the form's
- * report, mg_matrix_gpu_prepare_spmm, says which and is built once).
+ * report, mg_matrix_gpu_prepare_spmm, says which and is built once); TF32 products (opts.tf32) on
+ * the windows where the rule takes them and the exact kernels where it does not.
  * Also chained products with no wait between them. Exits 77 (skipped) where no GPU is usable.
  */
 #include "gpu/gpu_test.h"
@@ -80,15 +81,16 @@ static mg_dense copy_dense(mg_context c, uint32_t rows, uint32_t cols, mg_type t
 }
 
 /* The GPU's X and the CPU's Y agree within eps of the largest magnitude (the checkers hold the
- * strict per-entry rule; this catches a result the checker and CPU agree on but the GPU does not). */
-static int count_off(const mg_dense X, const mg_dense Y, mg_type t, const char *what) {
+ * strict per-entry rule; this catches a result the checker and CPU agree on but the GPU does not);
+ * tf32: the GPU's float products may be TF32's, eps 2e-3. */
+static int count_off(const mg_dense X, const mg_dense Y, mg_type t, bool tf32, const char *what) {
     const size_t n = (size_t)mg_dense_rows(X) * mg_dense_cols(X);
     void *g = malloc(n * 8 + 8), *w = malloc(n * 8 + 8);
     CHECK_OK(ctx, mg_dense_extract(ctx, X, g));
     CHECK_OK(cpu, mg_dense_extract(cpu, Y, w));
     double scale = 1;
     for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs(from_typed(t, w, i)));
-    const double eps = (t == MG_FLOAT ? 1e-4 : 1e-10) * scale;
+    const double eps = (t == MG_FLOAT ? (tf32 ? 2e-3 : 1e-4) : 1e-10) * scale;
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
         const double a = from_typed(t, g, i), b = from_typed(t, w, i);
@@ -102,28 +104,27 @@ static int count_off(const mg_dense X, const mg_dense Y, mg_type t, const char *
     return bad;
 }
 
-static void spmm_case(const mg_matrix A, const char *name, mg_type t, uint32_t K, bool transpose,
-                      double alpha, double beta) {
+/* C = alpha op(A) B + beta C on the GPU (options o) against the CPU and mg_check_spmm. */
+static void spmm_run(const mg_matrix A, const char *name, mg_type t, uint32_t K, const mg_spmm_options *po) {
+    const mg_spmm_options o = *po;
+    const bool transpose = o.transpose;
+    const double alpha = o.alpha, beta = o.beta;
     const uint32_t nb = transpose ? mg_matrix_rows(A) : mg_matrix_cols(A);
     const uint32_t nc = transpose ? mg_matrix_cols(A) : mg_matrix_rows(A);
     double *bv = malloc((size_t)nb * K * 8 + 8), *cv = malloc((size_t)nc * K * 8 + 8);
     mg_dense Bg = random_dense(ctx, nb, K, t, bv), Cg = random_dense(ctx, nc, K, t, cv);
     mg_dense Bc = copy_dense(cpu, nb, K, t, bv), Cc = copy_dense(cpu, nc, K, t, cv);
     mg_dense Cin = copy_dense(cpu, nc, K, t, cv);
-    mg_spmm_options o;
-    mg_spmm_options_init(&o);
-    o.transpose = transpose;
-    o.alpha = alpha;
-    o.beta = beta;
     char what[160];
-    snprintf(what, sizeof what, "spmm %s %s K %u%s alpha %g beta %g", name,
-             t == MG_FLOAT ? "float" : "double", K, transpose ? " A^T" : "", alpha, beta);
+    snprintf(what, sizeof what, "spmm %s %s K %u%s alpha %g beta %g%s", name,
+             t == MG_FLOAT ? "float" : "double", K, transpose ? " A^T" : "", alpha, beta,
+             o.tf32 ? " tf32" : "");
     const int before = check_failures_;
     CHECK_OK(ctx, mg_spmm(ctx, A, Bg, Cg, &o));
     CHECK(Bg->on_device && Cg->on_device);
     CHECK_OK(cpu, mg_spmm(cpu, A, Bc, Cc, &o));
     CHECK_OK(cpu, mg_check_spmm(cpu, A, Bc, beta != 0 ? Cin : NULL, Cg, &o));
-    CHECK(count_off(Cg, Cc, t, what) == 0);
+    CHECK(count_off(Cg, Cc, t, o.tf32, what) == 0);
     if (check_failures_ != before) fprintf(stderr, "  case: %s\n", what);
     mg_dense_free(&Bg);
     mg_dense_free(&Cg);
@@ -132,6 +133,16 @@ static void spmm_case(const mg_matrix A, const char *name, mg_type t, uint32_t K
     mg_dense_free(&Cin);
     free(bv);
     free(cv);
+}
+
+static void spmm_case(const mg_matrix A, const char *name, mg_type t, uint32_t K, bool transpose,
+                      double alpha, double beta) {
+    mg_spmm_options o;
+    mg_spmm_options_init(&o);
+    o.transpose = transpose;
+    o.alpha = alpha;
+    o.beta = beta;
+    spmm_run(A, name, t, K, &o);
 }
 
 static void sddmm_case(const mg_matrix S, const char *name, mg_type t, uint32_t K, double alpha,
@@ -156,7 +167,7 @@ static void sddmm_case(const mg_matrix S, const char *name, mg_type t, uint32_t 
     CHECK(Cg->on_device);
     CHECK_OK(cpu, mg_sddmm(cpu, S, Ac, Bc, Cc, &o));
     CHECK_OK(cpu, mg_check_sddmm(cpu, S, Ac, Bc, beta != 0 ? Cin : NULL, Cg, &o));
-    CHECK(count_off(Cg, Cc, t, what) == 0);
+    CHECK(count_off(Cg, Cc, t, false, what) == 0);
     if (check_failures_ != before) fprintf(stderr, "  case: %s\n", what);
     mg_dense_free(&Ag);
     mg_dense_free(&Bg);
@@ -188,8 +199,8 @@ static void sweep(const mg_matrix A, const char *name, const uint32_t *ks, int n
 static void check_prepare(const mg_matrix A, const char *name, const char *const *want, int nwant,
                           const char *refuse) {
     mg_gpu_matrix_info a, b;
-    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 0, &a));
-    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 0, &b));
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 0, NULL, &a));
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 0, NULL, &b));
     printf("%s: %s, form %.3f ms, upload %.3f ms, %zu device bytes (CSR %zu)\n", name, a.kernel,
            a.seconds * 1e3, a.upload_seconds * 1e3, a.device_bytes, a.csr_bytes);
     CHECK(a.seconds > 0 && a.seconds == b.seconds);
@@ -223,14 +234,14 @@ static void check_long_rows_device(void) {
     for (uint32_t i = 0; i < mg_matrix_rows(A); i++) over += off[i + 1] - off[i] > 128;
     mg_gpu_matrix_info a;
     char want[80];
-    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &a));
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, NULL, &a));
     printf("long rows (device list): K 32 %s\n", a.kernel);
     snprintf(want, sizeof want, "csr-groups (8 lanes; %u rows a block)", over); /* 32768 rows: a group a row */
     CHECK(mg_matrix_rows(A) > 16384 && over > 0 && strcmp(a.kernel, want) == 0);
     spmm_case(A, "long rows (device list)", MG_FLOAT, 32, false, 1, 0);
     spmm_case(A, "long rows (device list)", MG_FLOAT, 32, true, -0.5, 2);
     /* over 8192 rows a split K takes 4 vectors a lane: K 128 and 96 (lanes past K) */
-    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 128, &a));
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 128, NULL, &a));
     printf("long rows (device list): K 128 %s\n", a.kernel);
     snprintf(want, sizeof want, "csr-groups (8 lanes of 4 vectors; %u rows a block)", over);
     CHECK(strcmp(a.kernel, want) == 0);
@@ -255,25 +266,25 @@ static void check_parts(void) {
     uint32_t over = 0; /* rows of more than 128 entries (duplicates merged): a block each */
     for (uint32_t i = 0; i < 2000; i++) over += off[i + 1] - off[i] > 128;
     char want[80];
-    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &a));
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, NULL, &a));
     printf("parts: K 32 %s, %zu device bytes\n", a.kernel, a.device_bytes);
     snprintf(want, sizeof want, "csr-groups (8 lanes x4; %u rows a block)", over); /* 2000 rows: 4 groups a row */
     CHECK(over > 0 && strcmp(a.kernel, want) == 0);
-    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 128, &b)); /* K split over blocks: no panels */
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 128, NULL, &b)); /* K split over blocks: no panels */
     /* K split in 4 chunks (2000 rows: one vector a lane): 64000 lanes with 2 groups a row; the
      * list of long rows made once */
     snprintf(want, sizeof want, "csr-groups (8 lanes x2; %u rows a block)", over);
     CHECK(strcmp(b.kernel, want) == 0 && b.device_bytes == a.device_bytes);
     spmm_case(A, "parts", MG_FLOAT, 32, false, 1, 0);
     spmm_case(A, "parts", MG_DOUBLE, 32, true, 1, 0.5);
-    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, &b));
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 32, NULL, &b));
     CHECK(b.device_bytes > a.device_bytes); /* the CSC's form and the double values */
     spmm_case(A, "parts", MG_FLOAT, 130, false, -1, 0);  /* the panels (K not a multiple of 4), built here */
     sddmm_case(A, "parts", MG_FLOAT, 32, 1, 0);
-    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 0, &c));
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 0, NULL, &c));
     printf("parts: every K %s, %zu device bytes\n", c.kernel, c.device_bytes);
     CHECK(strncmp(c.kernel, "aspt", 4) == 0 && c.device_bytes > b.device_bytes && c.seconds > b.seconds);
-    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 130, &b));
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, 130, NULL, &b));
     CHECK(strncmp(b.kernel, "aspt", 4) == 0 && b.device_bytes == c.device_bytes && b.seconds == c.seconds);
     mg_matrix_free(&A);
 }
@@ -296,12 +307,101 @@ static void check_chained(const mg_matrix A, uint32_t K) {
         CHECK_OK(cpu, mg_spmm(cpu, A, cx[k & 1], cx[!(k & 1)], &o));
     }
     CHECK_OK(ctx, mg_context_finish(ctx));
-    CHECK(count_off(gx[0], cx[0], MG_DOUBLE, "chained") == 0);
+    CHECK(count_off(gx[0], cx[0], MG_DOUBLE, false, "chained") == 0);
     for (int k = 0; k < 2; k++) {
         mg_dense_free(&gx[k]);
         mg_dense_free(&cx[k]);
     }
     free(v);
+}
+
+/* A band of rows x cols: row i (none where i is a multiple of 7) holds the columns within 6 of
+ * i cols / rows, so a window of 16 rows shares most of its columns (about 8 entries a distinct
+ * column). */
+static mg_matrix make_band(uint32_t rows, uint32_t cols, mg_values vt) {
+    uint32_t *ri = malloc((size_t)rows * 13 * 4), *ci = malloc((size_t)rows * 13 * 4);
+    double *vd = malloc((size_t)rows * 13 * 8);
+    float *vf = malloc((size_t)rows * 13 * 4);
+    uint64_t k = 0;
+    for (uint32_t i = 0; i < rows; i++) {
+        const int64_t mid = (int64_t)i * cols / rows;
+        for (int64_t c = mid - 6; i % 7 && c <= mid + 6; c++) {
+            if (c < 0 || c >= cols) continue;
+            ri[k] = i;
+            ci[k] = (uint32_t)c;
+            vd[k] = (next_rand() % 2000) / 1000.0 - 1.0;
+            vf[k] = (float)vd[k];
+            k++;
+        }
+    }
+    mg_matrix A = NULL;
+    const void *v = vt == MG_VALUES_DOUBLE ? (const void *)vd : vt == MG_VALUES_FLOAT ? (const void *)vf : NULL;
+    CHECK_OK(cpu, mg_matrix_create_from_coo(cpu, &A, rows, cols, k, ri, ci, v, vt));
+    free(ri);
+    free(ci);
+    free(vd);
+    free(vf);
+    return A;
+}
+
+/* Whether a product of K float columns with tf32 (A^T with transpose) runs the TF32 windows. */
+static bool takes_windows(const mg_matrix A, uint32_t K, bool transpose) {
+    mg_spmm_options o;
+    mg_spmm_options_init(&o);
+    o.tf32 = true;
+    o.transpose = transpose;
+    mg_gpu_matrix_info a;
+    CHECK_OK(ctx, mg_matrix_gpu_prepare_spmm(ctx, A, K, &o, &a));
+    printf("tf32 K %u%s: %s, %zu device bytes\n", K, transpose ? " A^T" : "", a.kernel, a.device_bytes);
+    return strncmp(a.kernel, "tc-windows (tf32; ", 18) == 0;
+}
+
+static void tf32_case(const mg_matrix A, const char *name, mg_type t, uint32_t K, bool transpose, double alpha,
+                      double beta) {
+    mg_spmm_options o;
+    mg_spmm_options_init(&o);
+    o.tf32 = true;
+    o.transpose = transpose;
+    o.alpha = alpha;
+    o.beta = beta;
+    spmm_run(A, name, t, K, &o);
+}
+
+/* TF32 (opts.tf32): a band of 5003 x 4100 (a part window at the end, empty rows, and 4100 rows in
+ * A^T) takes the windows at K multiples of 4, for float, pattern and double values (read in float);
+ * K past a multiple of 32 (36) leaves lanes without columns; alpha and beta. K 130 (not a multiple
+ * of 4), double B, a matrix with rows over 128 entries and one of fewer than 4096 rows keep the
+ * exact kernels (checked to float's or double's tolerance where tf32 is ignored), as does a matrix
+ * of random columns, whose windows are counted and found not to pay. */
+static void check_tf32(void) {
+    mg_matrix A = make_band(5003, 4100, MG_VALUES_FLOAT);
+    CHECK(takes_windows(A, 32, false) && takes_windows(A, 36, false) && takes_windows(A, 32, true));
+    CHECK(!takes_windows(A, 130, false));
+    static const uint32_t ks[] = {4, 32, 36, 64, 128, 512};
+    for (int i = 0; i < (small_mode ? 3 : 6); i++) tf32_case(A, "band", MG_FLOAT, ks[i], false, 1, 0);
+    tf32_case(A, "band", MG_FLOAT, 36, false, -0.5, 2);
+    tf32_case(A, "band", MG_FLOAT, 64, true, 1.5, 0);
+    tf32_case(A, "band", MG_FLOAT, 130, false, 1, 0);
+    /* ignored for double: checked to double's tolerance */
+    spmm_case(A, "band (tf32 asked, double)", MG_DOUBLE, 32, false, 1, 0);
+    mg_matrix_free(&A);
+    for (int p = 0; p < 2; p++) {
+        A = make_band(4200, 4200, p ? MG_VALUES_DOUBLE : MG_VALUES_NONE);
+        CHECK(takes_windows(A, 128, false));
+        tf32_case(A, p ? "band double values" : "band pattern", MG_FLOAT, 128, false, 1, 0);
+        mg_matrix_free(&A);
+    }
+    A = make_matrix(5000, 5000, len_12, MG_VALUES_FLOAT); /* random columns: counted, not taken */
+    CHECK(!takes_windows(A, 32, false));
+    tf32_case(A, "random columns", MG_FLOAT, 32, false, 1, 0);
+    mg_matrix_free(&A);
+    A = make_matrix(5000, 5000, len_some_long, MG_VALUES_FLOAT); /* rows to 828 entries */
+    CHECK(!takes_windows(A, 32, false));
+    tf32_case(A, "some long rows", MG_FLOAT, 32, false, 1, 0);
+    mg_matrix_free(&A);
+    A = make_band(3000, 3000, MG_VALUES_FLOAT); /* 188 windows */
+    CHECK(!takes_windows(A, 32, false));
+    mg_matrix_free(&A);
 }
 
 int main(void) {
@@ -347,6 +447,7 @@ int main(void) {
 
     check_parts();
     check_long_rows_device();
+    check_tf32();
 
     /* Generated: R-MAT (hub columns dense in a panel beside a sparse remainder), banded and
      * block-diagonal (every column of a panel dense), a 2D stencil (a column has 3 entries in a
