@@ -39,6 +39,13 @@
  * row with A's row in their registers, reading the CSR G entries at a time, a halving reduction
  * leaving lane i entry i's dot product to write in CSR order; rows whole where none is over
  * kLongRow, else the rows over kLongSpmm in segments as above.
+ *
+ * TF32 (opts->tf32, float; session 42): rows are cut into windows of kWindow (16), each window's
+ * distinct columns taken once, in blocks of 8, and its 16 x 8 blocks of A multiplied by B's rows
+ * on the tensor cores (mma m16n8k8, spmm_windows), so a B row is read once a window however many
+ * of its rows hold that column. The windows are counted by a merge of the window's sorted rows
+ * (window_merge) and built only where a distinct column serves kWindowsReuse entries or more
+ * (windows_eligible says where they are considered at all); elsewhere the exact kernels run.
  */
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
@@ -568,7 +575,7 @@ __device__ inline void window_block(float (&acc)[4][4], const float4 &a, const f
     mma_tf32(acc[3], a, tf32_of(x.w), tf32_of(y.w));
 }
 
-/* C = alpha A B + beta C on the TF32 windows: a warp per (window, 32 columns of K at 32
+/* C = alpha A B + beta C on the TF32 windows: S warps per (window, 32 columns of K at 32
  * blockIdx.y), K a multiple of 4. A window's block b holds 8 columns wcol[8 b .. 8 b + 7] and A's
  * 16 x 8 values there in the mma's A-fragment order (lane 4 g + t: (g, t), (g + 8, t), (g, t + 4),
  * (g + 8, t + 4)), so a lane reads its 4 as one float4. Lane (g, t) reads B rows wcol[8 b + t] and
@@ -576,21 +583,28 @@ __device__ inline void window_block(float (&acc)[4][4], const float4 &a, const f
  * value j as its B fragment, so its column g is the warp's column 4 g + j and its sums (g, 2 t),
  * (g, 2 t + 1) are columns 8 t + j and 8 t + 4 + j, stored as two float4 a row. A warp reads each
  * B row a window needs once, 128 bytes, however many of the window's rows hold the column. Blocks
- * are taken two at a time, their loads issued before either's mma. */
-template <bool BETA>
+ * are taken two at a time, their loads issued before either's mma. With S > 1 (windows too few
+ * to fill the device, windows_split) warp s of a window takes the s-th S-th of its blocks and the
+ * S sums are added in shared memory. */
+template <bool BETA, int S>
 __global__ void __launch_bounds__(kWindowWarps * 32)
 spmm_windows(uint32_t nwin, uint32_t n, uint32_t K, const uint32_t *__restrict__ wblock,
              const uint32_t *__restrict__ wcol, const float4 *__restrict__ wfrag, const float *__restrict__ B,
              float *__restrict__ C, float alpha, float beta) {
-    const uint32_t w = blockIdx.x * kWindowWarps + threadIdx.x / 32, lane = threadIdx.x & 31;
-    if (w >= nwin) return;
+    static_assert(kWindowWarps % S == 0, "whole windows a thread block");
+    const uint32_t wi = threadIdx.x / 32, lane = threadIdx.x & 31, s = wi % S;
+    const uint32_t w = blockIdx.x * (kWindowWarps / S) + wi / S;
     const uint32_t g = lane >> 2, t = lane & 3, kb = blockIdx.y * 32 + 4 * g;
     const bool k_in = kb < K;
     const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
     const auto b_at = [&](uint32_t col) { return k_in ? *(const float4 *)(B + (uint64_t)col * K + kb) : zero; };
     float acc[4][4] = {};
-    const uint32_t end = wblock[w + 1];
-    uint32_t b = wblock[w];
+    uint32_t b = 0, end = 0;
+    if (w < nwin) {
+        const uint32_t first = wblock[w], len = wblock[w + 1] - first;
+        b = first + (uint32_t)((uint64_t)len * s / S);
+        end = first + (uint32_t)((uint64_t)len * (s + 1) / S);
+    }
     for (; b + 2 <= end; b += 2) {
         const float4 a0 = wfrag[(uint64_t)b * 32 + lane], a1 = wfrag[(uint64_t)(b + 1) * 32 + lane];
         const float4 x0 = b_at(wcol[(uint64_t)b * 8 + t]), y0 = b_at(wcol[(uint64_t)b * 8 + t + 4]);
@@ -601,6 +615,18 @@ spmm_windows(uint32_t nwin, uint32_t n, uint32_t K, const uint32_t *__restrict__
     if (b < end)
         window_block(acc, wfrag[(uint64_t)b * 32 + lane], b_at(wcol[(uint64_t)b * 8 + t]),
                      b_at(wcol[(uint64_t)b * 8 + t + 4]));
+    if (S > 1) {
+        __shared__ float part[S > 1 ? kWindowWarps : 1][16][32];
+#pragma unroll
+        for (int i = 0; i < 16; i++) part[wi][i][lane] = acc[i / 4][i % 4];
+        __syncthreads();
+        if (s != 0) return;
+#pragma unroll
+        for (int o = 1; o < S; o++)
+#pragma unroll
+            for (int i = 0; i < 16; i++) acc[i / 4][i % 4] += part[wi + o][i][lane];
+    }
+    if (w >= nwin) return;
     const uint32_t c0 = blockIdx.y * 32 + 8 * t;
 #pragma unroll
     for (int h = 0; h < 2; h++) { /* rows g and g + 8 */
@@ -1292,9 +1318,9 @@ mg_status spmm_form_values(mg_context ctx, const mg__gpu_matrix *g, mg__spmv_for
 
 /* Half a warp a window, lane i of the half its row i (rows sorted, distinct columns): the rows'
  * columns walked as one merge, each step's least head among the 16 being the window's next
- * distinct column, taken by the rows that hold it. A lane keeps its row's next 4 columns (and
- * values) in registers, loaded together, so a step waits on memory once in 4 of its row's
- * entries. FILL false: the window's blocks of 8 (distinct columns / 8, rounded up) into count[w];
+ * distinct column, taken by the rows that hold it. A lane keeps its row's next 8 columns (and
+ * values) in registers, loaded 4 together a chunk ahead of their use, so a step seldom waits on
+ * memory. FILL false: the window's blocks of 8 (distinct columns / 8, rounded up) into count[w];
  * FILL true: the columns into wcol from 8 wblock[w] on (the last repeated to the block's end) and
  * A's values (val in float; NULL: 1), rounded to TF32, into the fragment slots (wfrag zeroed). */
 template <bool FILL>
@@ -1309,17 +1335,18 @@ __global__ void window_merge(const uint64_t *__restrict__ off, const uint32_t *_
         p = off[r];
         e = off[r + 1];
     }
-    uint32_t c[4];
-    float v[4];
+    uint32_t c[4], nc[4]; /* this chunk of 4 of the row, and the next, loaded a chunk ahead */
+    float v[4], nv[4];
     int used = 0;
-    const auto refill = [&]() {
+    const auto load = [&](uint64_t at, uint32_t (&cols)[4], float (&vals)[4]) {
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            c[i] = p + i < e ? idx[p + i] : UINT32_MAX;
-            if (FILL) v[i] = p + i >= e ? 0.f : val != nullptr ? val[p + i] : 1.f;
+            cols[i] = at + i < e ? idx[at + i] : UINT32_MAX;
+            if (FILL) vals[i] = at + i >= e ? 0.f : val != nullptr ? val[at + i] : 1.f;
         }
     };
-    refill();
+    load(p, c, v);
+    load(p + 4, nc, nv);
     const uint64_t base = FILL && w < nwin ? (uint64_t)wblock[w] * 8 : 0;
     uint32_t steps = 0, last = 0;
     for (;;) {
@@ -1336,7 +1363,9 @@ __global__ void window_merge(const uint64_t *__restrict__ off, const uint32_t *_
             c[0] = c[1], c[1] = c[2], c[2] = c[3], c[3] = UINT32_MAX;
             if (FILL) v[0] = v[1], v[1] = v[2], v[2] = v[3];
             if (++used == 4) {
-                refill();
+#pragma unroll
+                for (int i = 0; i < 4; i++) c[i] = nc[i], v[i] = nv[i];
+                load(p + 4, nc, nv);
                 used = 0;
             }
         }
@@ -1562,7 +1591,7 @@ bool windows_device() {
         int major = 0;
         cudaFuncAttributes fa;
         bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-                  cudaFuncGetAttributes(&fa, spmm_windows<false>) == cudaSuccess && major >= 8 &&
+                  cudaFuncGetAttributes(&fa, spmm_windows<false, 1>) == cudaSuccess && major >= 8 &&
                   fa.ptxVersion >= 80;
         (void)cudaGetLastError();
         known[dev].store(ok ? 1 : 2);
@@ -1590,16 +1619,35 @@ bool windows_eligible(const mg__spmv_form *f, uint32_t K) {
            f->max_row <= kWindowsMaxRow && windows_device();
 }
 
+/* Warps a window (1, 2 or 4): enough for about 16 warps a multiprocessor where the windows and
+ * K's chunks of 32 are fewer (bcsstk33 at K 32: 546 windows, 4 a window). A/B s42e (H200, fp32,
+ * x cuSPARSE's best, one warp a window -> this): K 32 bcsstk16 0.95x -> 1.33x, bcsstk33 0.97x ->
+ * 1.35x, blockdiag15616-64 1.58x -> 1.94x; K 128 bcsstk16 1.45x -> 1.58x, the rest within the
+ * runs' spread. */
+uint32_t windows_split(const mg__spmv_form *f, const mg__spmm_form *s, uint32_t K) {
+    const uint64_t warps = (uint64_t)s->nwin * ((K + 31) / 32), want = (uint64_t)f->sms * 16;
+    return warps >= want ? 1 : 2 * warps >= want ? 2 : 4;
+}
+
+template <int S>
+void windows_launch_s(const mg__spmv_form *f, const mg__spmm_form *s, uint32_t K, const float *B, float *C,
+                      float alpha, float beta) {
+    const dim3 grid((unsigned)(((uint64_t)s->nwin * S + kWindowWarps - 1) / kWindowWarps), (K + 31) / 32);
+    if (beta != 0)
+        spmm_windows<true, S><<<grid, kWindowWarps * 32>>>(s->nwin, f->n, K, s->d_wblock, s->d_wcol,
+                                                           (const float4 *)s->d_wfrag, B, C, alpha, beta);
+    else
+        spmm_windows<false, S><<<grid, kWindowWarps * 32>>>(s->nwin, f->n, K, s->d_wblock, s->d_wcol,
+                                                            (const float4 *)s->d_wfrag, B, C, alpha, beta);
+}
+
 mg_status spmm_windows_launch(mg_context ctx, const mg__spmv_form *f, const mg__spmm_form *s, uint32_t K,
                               const float *B, float *C, float alpha, float beta) {
     if (f->n == 0) return MG_SUCCESS;
-    const dim3 grid((s->nwin + kWindowWarps - 1) / kWindowWarps, (K + 31) / 32);
-    if (beta != 0)
-        spmm_windows<true><<<grid, kWindowWarps * 32>>>(s->nwin, f->n, K, s->d_wblock, s->d_wcol,
-                                                        (const float4 *)s->d_wfrag, B, C, alpha, beta);
-    else
-        spmm_windows<false><<<grid, kWindowWarps * 32>>>(s->nwin, f->n, K, s->d_wblock, s->d_wcol,
-                                                         (const float4 *)s->d_wfrag, B, C, alpha, beta);
+    const uint32_t split = windows_split(f, s, K);
+    if (split == 4) windows_launch_s<4>(f, s, K, B, C, alpha, beta);
+    else if (split == 2) windows_launch_s<2>(f, s, K, B, C, alpha, beta);
+    else windows_launch_s<1>(f, s, K, B, C, alpha, beta);
     LAUNCHED("spmm_windows");
     return MG_SUCCESS;
 }
