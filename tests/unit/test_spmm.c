@@ -693,6 +693,42 @@ static void test_verifiers_and_failures(void) {
     free_coo(&L);
 }
 
+/* ---- TF32 allowed: exact on the CPU; the verifier's looser tolerance ---------------------------- */
+
+/* opts.tf32 leaves the CPU's product exact (the same float result as without); mg_check_spmm
+ * takes 1.25e-3 of the products' magnitudes for float with tf32, float's 1e-5 without, and
+ * double's own with double operands. A = [2 0 0 1; 0 0 0 0; 4 0 3 0] and B = [1 2; 3 4; 0.5 1;
+ * 2 1] are positive, so an entry's magnitude sum is the entry: C[2][1] = 11. */
+static void test_tf32(void) {
+    static const double av[] = {2, 1, 4, 3}, bv[] = {1, 2, 3, 4, 0.5, 1, 2, 1};
+    mg_matrix A = from_coo(3, 4, 4, hr, hc, av, MG_VALUES_FLOAT);
+    mg_spmm_options o;
+    mg_spmm_options_init(&o);
+    CHECK(!o.tf32);
+    o.tf32 = true;
+    for (int t = 0; t < 2; t++) {
+        const mg_type type = t ? MG_DOUBLE : MG_FLOAT;
+        mg_dense B = dense(type, 4, 2, bv), C = dense(type, 3, 2, NULL), E = dense(type, 3, 2, NULL);
+        CHECK_OK(ctx, mg_spmm(ctx, A, B, C, &o));
+        CHECK_OK(ctx, mg_spmm(ctx, A, B, E, NULL));
+        static const double want[] = {4, 5, 0, 0, 5.5, 11};
+        expect_equal(C, want, 6);
+        expect_equal(E, want, 6);
+        CHECK_OK(ctx, mg_check_spmm(ctx, A, B, NULL, C, &o));
+        CHECK_OK(ctx, mg_dense_set(ctx, C, 2, 1, 11 * (1 + 5e-4)));
+        if (type == MG_FLOAT) CHECK_OK(ctx, mg_check_spmm(ctx, A, B, NULL, C, &o));
+        else CHECK(mg_check_spmm(ctx, A, B, NULL, C, &o) == MG_INVALID_ARGUMENT);
+        CHECK(mg_check_spmm(ctx, A, B, NULL, C, NULL) == MG_INVALID_ARGUMENT);
+        CHECK(strstr(mg_context_error(ctx), "C[2][1]") != NULL);
+        CHECK_OK(ctx, mg_dense_set(ctx, C, 2, 1, 11 * (1 + 2e-3)));
+        CHECK(mg_check_spmm(ctx, A, B, NULL, C, &o) == MG_INVALID_ARGUMENT);
+        mg_dense_free(&B);
+        mg_dense_free(&C);
+        mg_dense_free(&E);
+    }
+    mg_matrix_free(&A);
+}
+
 /* ---- an SDDMM result as a matrix ----------------------------------------------------------------- */
 
 static void test_with_values(void) {
@@ -780,6 +816,7 @@ int main(void) {
     test_bad_spmm_arguments();
     test_bad_sddmm_arguments();
     test_verifiers_and_failures();
+    test_tf32();
     test_with_values();
     temp_dir_remove();
     mg_context_free(&ctx);
