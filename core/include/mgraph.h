@@ -1050,16 +1050,17 @@ mg_status mg_check_spmm(mg_context ctx, const mg_matrix A, const mg_dense B, con
                         const mg_dense C, const mg_spmm_options *opts);
 /* Builds what SpMM calls of k dense columns with opts (NULL: the defaults) need of A's device
  * forms, once each (MG_UNAVAILABLE without a usable GPU): the CSR's (with transpose the CSC's)
- * upload and longest row; with tf32 (float) the TF32 windows where the rule considers them; and
- * where k takes the panel kernels (or k is 0: every k and SDDMM) the row panels, dense tiles and
- * long rows' segments, else the list of rows over 128 entries; a later call that needs more (an SDDMM of over 16 16-byte vectors a row
- * takes the panels) builds it then. info: the build time of every device form A holds (seconds),
- * the upload, their bytes, and the kernel a product of k columns in A's value type runs
- * ("csr-groups (8 lanes x4)": groups of 8 lanes, 4 a row, every row whole; "csr-groups (8 lanes of
- * 4 vectors x2)": each lane 4 vectors of 16 bytes, where k is over 16 of them; "csr-groups (8 lanes;
- * 12 rows a block)": the 12 rows over 128 entries take a thread block each; "aspt-tiles+rows",
- * with "+split" where long rows are cut; "tc-windows (tf32; 2.0 entries a column)": 16-row windows
- * on tensor cores, each window's distinct columns once; for k 0 the parts built). */
+ * upload and longest row; with tf32 the TF32 windows where the rule considers them; and where k
+ * takes the panel kernels (or k is 0: every k and SDDMM) the row panels, dense tiles and long
+ * rows' segments, else the list of rows over 128 entries. A later call that needs more (an SDDMM
+ * of over 16 16-byte vectors a row takes the panels) builds it then. info: the build time of
+ * every device form A holds (seconds), the upload, their bytes, and the kernel a product of k
+ * columns in A's value type (float with tf32) runs ("csr-groups (8 lanes x4)": groups of 8 lanes,
+ * 4 a row, every row whole; "csr-groups (8 lanes of 4 vectors x2)": each lane 4 vectors of 16
+ * bytes, where k is over 16 of them; "csr-groups (8 lanes; 12 rows a block)": the 12 rows over
+ * 128 entries take a thread block each; "aspt-tiles+rows", with "+split" where long rows are cut;
+ * "tc-windows (tf32; 6.5 entries a column)": 16-row windows on the tensor cores, each window's
+ * distinct columns once, each serving 6.5 entries on average; for k 0 the parts built). */
 mg_status mg_matrix_gpu_prepare_spmm(mg_context ctx, const mg_matrix A, uint32_t k,
                                      const mg_spmm_options *opts, mg_gpu_matrix_info *info);
 
